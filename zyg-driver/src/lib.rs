@@ -1,0 +1,1 @@
+//! zyg-driver: the pipeline behind the `zyg` command.

@@ -1,0 +1,221 @@
+//! Functions and modules: the tables of values, instructions and blocks, and their layout.
+
+use crate::constant::Constant;
+use crate::entities::{Block, Inst, Value};
+use crate::inst::InstKind;
+use crate::types::{Signature, Type};
+use cranelift_entity::PrimaryMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+/// Where an instruction came from in the user's source, from debug info.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLoc {
+    pub file: Arc<str>,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueDef {
+    Param(u32),
+    Inst(Inst),
+    Const(Constant),
+    /// Named by a text-form reference before its definition was parsed.
+    Pending,
+}
+
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+#[derive(Clone, Debug)]
+pub struct InstData {
+    pub kind: InstKind,
+    /// The result value; `None` for instructions that produce nothing.
+    pub result: Option<Value>,
+    pub loc: Option<SourceLoc>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct BlockData {
+    /// The label the block had in its source, if any (kept for diagnostics).
+    pub name: Option<String>,
+    pub insts: Vec<Inst>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Linkage {
+    External,
+    Internal,
+}
+
+/// A function: its signature, and its values, instructions and blocks in entity tables.
+/// `layout` holds the block order; the first block is the entry.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub sig: Signature,
+    pub linkage: Linkage,
+    /// LLVM function attributes to set on the written function (e.g. `alwaysinline`).
+    pub attributes: Vec<String>,
+    pub params: Vec<Value>,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub insts: PrimaryMap<Inst, InstData>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+    pub layout: Vec<Block>,
+    constants: HashMap<Constant, Value>,
+}
+
+impl Function {
+    pub fn new(name: impl Into<String>, sig: Signature) -> Function {
+        let mut values = PrimaryMap::new();
+        let params = sig
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| values.push(ValueData { ty: ty.clone(), def: ValueDef::Param(i as u32) }))
+            .collect();
+        Function {
+            name: name.into(),
+            sig,
+            linkage: Linkage::External,
+            attributes: Vec::new(),
+            params,
+            values,
+            insts: PrimaryMap::new(),
+            blocks: PrimaryMap::new(),
+            layout: Vec::new(),
+            constants: HashMap::new(),
+        }
+    }
+
+    pub fn entry(&self) -> Option<Block> {
+        self.layout.first().copied()
+    }
+
+    pub fn ty(&self, v: Value) -> &Type {
+        &self.values[v].ty
+    }
+
+    /// The constant a value is, if it is one.
+    pub fn constant(&self, v: Value) -> Option<&Constant> {
+        match &self.values[v].def {
+            ValueDef::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The instruction that defines `v`, if any.
+    pub fn def_inst(&self, v: Value) -> Option<Inst> {
+        match self.values[v].def {
+            ValueDef::Inst(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The value for a constant, shared by all its uses.
+    pub fn constant_value(&mut self, c: Constant) -> Value {
+        if let Some(v) = self.constants.get(&c) {
+            return *v;
+        }
+        let v = self.values.push(ValueData { ty: c.ty(), def: ValueDef::Const(c.clone()) });
+        self.constants.insert(c, v);
+        v
+    }
+
+    /// A new block placed at the end of the layout.
+    pub fn create_block(&mut self, name: Option<String>) -> Block {
+        let b = self.blocks.push(BlockData { name, insts: Vec::new() });
+        self.layout.push(b);
+        b
+    }
+
+    /// Creates an instruction (and its result value when `ty` is not void), unattached.
+    pub fn make_inst(&mut self, kind: InstKind, ty: Type) -> Inst {
+        let inst = self.insts.push(InstData { kind, result: None, loc: None });
+        if !ty.is_void() {
+            let v = self.values.push(ValueData { ty, def: ValueDef::Inst(inst) });
+            self.insts[inst].result = Some(v);
+        }
+        inst
+    }
+
+    /// Appends a new instruction to `block` and returns it.
+    pub fn append_inst(&mut self, block: Block, kind: InstKind, ty: Type) -> Inst {
+        let inst = self.make_inst(kind, ty);
+        self.blocks[block].insts.push(inst);
+        inst
+    }
+
+    /// Appends a new instruction that has a result, and returns the result.
+    pub fn append_value(&mut self, block: Block, kind: InstKind, ty: Type) -> Value {
+        debug_assert!(!ty.is_void());
+        let inst = self.append_inst(block, kind, ty);
+        self.insts[inst].result.expect("non-void instruction has a result")
+    }
+
+    pub fn result(&self, inst: Inst) -> Option<Value> {
+        self.insts[inst].result
+    }
+
+    /// The last instruction of a block, if it is a terminator.
+    pub fn terminator(&self, block: Block) -> Option<Inst> {
+        let last = *self.blocks[block].insts.last()?;
+        self.insts[last].kind.is_terminator().then_some(last)
+    }
+
+    pub fn successors(&self, block: Block) -> Vec<Block> {
+        self.terminator(block).map(|t| self.insts[t].kind.successors()).unwrap_or_default()
+    }
+
+    /// The phi instructions at the head of a block.
+    pub fn phis(&self, block: Block) -> impl Iterator<Item = Inst> + '_ {
+        self.blocks[block]
+            .insts
+            .iter()
+            .copied()
+            .take_while(move |i| matches!(self.insts[*i].kind, InstKind::Phi { .. }))
+    }
+
+    /// Instructions in layout order, with their blocks.
+    pub fn inst_order(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
+        self.layout.iter().flat_map(move |b| self.blocks[*b].insts.iter().map(move |i| (*b, *i)))
+    }
+
+    /// The name of a block for messages: its source label, or its entity number.
+    pub fn block_label(&self, block: Block) -> String {
+        self.blocks[block].name.clone().unwrap_or_else(|| block.to_string())
+    }
+
+    pub fn is_declaration(&self) -> bool {
+        self.layout.is_empty()
+    }
+}
+
+/// A module: defined functions, and the signatures of the external functions they call.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub functions: Vec<Function>,
+    pub declarations: BTreeMap<String, Signature>,
+}
+
+impl Module {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// The signature of a function the module defines or declares.
+    pub fn signature(&self, name: &str) -> Option<&Signature> {
+        self.function(name).map(|f| &f.sig).or_else(|| self.declarations.get(name))
+    }
+}

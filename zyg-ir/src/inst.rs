@@ -1,0 +1,261 @@
+//! Instructions: what each one is (its kind and operands), apart from where it sits.
+
+use crate::constant::Constant;
+use crate::entities::{Block, Value};
+use crate::types::{Signature, Type};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    FAdd, FSub, FMul, FDiv, FRem,
+    Add, Sub, Mul, UDiv, SDiv, URem, SRem,
+    Shl, LShr, AShr, And, Or, Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    FNeg,
+    Freeze,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastOp {
+    FPExt, FPTrunc, SIToFP, UIToFP, FPToSI, FPToUI,
+    ZExt, SExt, Trunc, BitCast, PtrToInt, IntToPtr, AddrSpaceCast,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatPred {
+    False, Oeq, Ogt, Oge, Olt, Ole, One, Ord, Uno, Ueq, Ugt, Uge, Ult, Ule, Une, True,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntPred {
+    Eq, Ne, Ugt, Uge, Ult, Ule, Sgt, Sge, Slt, Sle,
+}
+
+/// What a call calls: a function by name, or a pointer value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callee {
+    Direct(Arc<str>),
+    Indirect(Value),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstKind {
+    Binary { op: BinOp, args: [Value; 2] },
+    Unary { op: UnOp, arg: Value },
+    Cast { op: CastOp, arg: Value },
+    FCmp { pred: FloatPred, args: [Value; 2] },
+    ICmp { pred: IntPred, args: [Value; 2] },
+    Select { cond: Value, then_value: Value, else_value: Value },
+    Phi { incoming: Vec<(Block, Value)> },
+    Call { callee: Callee, sig: Signature, args: Vec<Value> },
+    Alloca { ty: Type },
+    Load { ty: Type, ptr: Value },
+    Store { value: Value, ptr: Value },
+    Gep { source_ty: Type, base: Value, indices: Vec<Value>, inbounds: bool },
+    ExtractValue { agg: Value, indices: Vec<u32> },
+    InsertValue { agg: Value, value: Value, indices: Vec<u32> },
+    // Terminators.
+    Br { dest: Block },
+    CondBr { cond: Value, then_dest: Block, else_dest: Block },
+    Switch { value: Value, default: Block, cases: Vec<(Constant, Block)> },
+    Ret { value: Option<Value> },
+    Unreachable,
+}
+
+impl InstKind {
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Br { .. }
+                | InstKind::CondBr { .. }
+                | InstKind::Switch { .. }
+                | InstKind::Ret { .. }
+                | InstKind::Unreachable
+        )
+    }
+
+    /// The blocks control may go to next, in order, without duplicates.
+    pub fn successors(&self) -> Vec<Block> {
+        let mut out: Vec<Block> = Vec::new();
+        let mut push = |b: Block| {
+            if !out.contains(&b) {
+                out.push(b);
+            }
+        };
+        match self {
+            InstKind::Br { dest } => push(*dest),
+            InstKind::CondBr { then_dest, else_dest, .. } => {
+                push(*then_dest);
+                push(*else_dest);
+            }
+            InstKind::Switch { default, cases, .. } => {
+                push(*default);
+                for (_, b) in cases {
+                    push(*b);
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// Every block this instruction names (successors and phi predecessors), mutably.
+    pub fn blocks_mut(&mut self) -> Vec<&mut Block> {
+        match self {
+            InstKind::Br { dest } => vec![dest],
+            InstKind::CondBr { then_dest, else_dest, .. } => vec![then_dest, else_dest],
+            InstKind::Switch { default, cases, .. } => {
+                let mut v = vec![default];
+                v.extend(cases.iter_mut().map(|(_, b)| b));
+                v
+            }
+            InstKind::Phi { incoming } => incoming.iter_mut().map(|(b, _)| b).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The value operands, in order.
+    pub fn operands(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        self.visit_operands(|v| out.push(v));
+        out
+    }
+
+    fn visit_operands(&self, mut f: impl FnMut(Value)) {
+        match self {
+            InstKind::Binary { args, .. } | InstKind::FCmp { args, .. } | InstKind::ICmp { args, .. } => {
+                args.iter().copied().for_each(f)
+            }
+            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => f(*arg),
+            InstKind::Select { cond, then_value, else_value } => {
+                f(*cond);
+                f(*then_value);
+                f(*else_value);
+            }
+            InstKind::Phi { incoming } => incoming.iter().for_each(|(_, v)| f(*v)),
+            InstKind::Call { callee, args, .. } => {
+                if let Callee::Indirect(v) = callee {
+                    f(*v);
+                }
+                args.iter().copied().for_each(f)
+            }
+            InstKind::Alloca { .. } => {}
+            InstKind::Load { ptr, .. } => f(*ptr),
+            InstKind::Store { value, ptr } => {
+                f(*value);
+                f(*ptr);
+            }
+            InstKind::Gep { base, indices, .. } => {
+                f(*base);
+                indices.iter().copied().for_each(f)
+            }
+            InstKind::ExtractValue { agg, .. } => f(*agg),
+            InstKind::InsertValue { agg, value, .. } => {
+                f(*agg);
+                f(*value);
+            }
+            InstKind::Br { .. } | InstKind::Unreachable => {}
+            InstKind::CondBr { cond, .. } => f(*cond),
+            InstKind::Switch { value, .. } => f(*value),
+            InstKind::Ret { value } => value.iter().copied().for_each(f),
+        }
+    }
+
+    /// Every value operand, mutably: lets a pass rewrite operands through a map.
+    pub fn operands_mut(&mut self) -> Vec<&mut Value> {
+        match self {
+            InstKind::Binary { args, .. } | InstKind::FCmp { args, .. } | InstKind::ICmp { args, .. } => {
+                args.iter_mut().collect()
+            }
+            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => vec![arg],
+            InstKind::Select { cond, then_value, else_value } => vec![cond, then_value, else_value],
+            InstKind::Phi { incoming } => incoming.iter_mut().map(|(_, v)| v).collect(),
+            InstKind::Call { callee, args, .. } => {
+                let mut v: Vec<&mut Value> = Vec::new();
+                if let Callee::Indirect(c) = callee {
+                    v.push(c);
+                }
+                v.extend(args.iter_mut());
+                v
+            }
+            InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => Vec::new(),
+            InstKind::Load { ptr, .. } => vec![ptr],
+            InstKind::Store { value, ptr } => vec![value, ptr],
+            InstKind::Gep { base, indices, .. } => {
+                let mut v = vec![base];
+                v.extend(indices.iter_mut());
+                v
+            }
+            InstKind::ExtractValue { agg, .. } => vec![agg],
+            InstKind::InsertValue { agg, value, .. } => vec![agg, value],
+            InstKind::CondBr { cond, .. } => vec![cond],
+            InstKind::Switch { value, .. } => vec![value],
+            InstKind::Ret { value } => value.iter_mut().collect(),
+        }
+    }
+
+    /// The mnemonic used by the text form and in diagnostics.
+    pub fn opcode_name(&self) -> &'static str {
+        match self {
+            InstKind::Binary { op, .. } => op.name(),
+            InstKind::Unary { op: UnOp::FNeg, .. } => "fneg",
+            InstKind::Unary { op: UnOp::Freeze, .. } => "freeze",
+            InstKind::Cast { op, .. } => op.name(),
+            InstKind::FCmp { .. } => "fcmp",
+            InstKind::ICmp { .. } => "icmp",
+            InstKind::Select { .. } => "select",
+            InstKind::Phi { .. } => "phi",
+            InstKind::Call { .. } => "call",
+            InstKind::Alloca { .. } => "alloca",
+            InstKind::Load { .. } => "load",
+            InstKind::Store { .. } => "store",
+            InstKind::Gep { .. } => "getelementptr",
+            InstKind::ExtractValue { .. } => "extractvalue",
+            InstKind::InsertValue { .. } => "insertvalue",
+            InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
+            InstKind::Switch { .. } => "switch",
+            InstKind::Ret { .. } => "ret",
+            InstKind::Unreachable => "unreachable",
+        }
+    }
+}
+
+macro_rules! named_enum {
+    ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
+        impl $ty {
+            pub const ALL: &'static [$ty] = &[$($ty::$variant),*];
+            pub fn name(self) -> &'static str {
+                match self { $($ty::$variant => $name),* }
+            }
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name { $($name => Some($ty::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+named_enum!(BinOp {
+    FAdd = "fadd", FSub = "fsub", FMul = "fmul", FDiv = "fdiv", FRem = "frem",
+    Add = "add", Sub = "sub", Mul = "mul", UDiv = "udiv", SDiv = "sdiv", URem = "urem", SRem = "srem",
+    Shl = "shl", LShr = "lshr", AShr = "ashr", And = "and", Or = "or", Xor = "xor",
+});
+
+named_enum!(CastOp {
+    FPExt = "fpext", FPTrunc = "fptrunc", SIToFP = "sitofp", UIToFP = "uitofp",
+    FPToSI = "fptosi", FPToUI = "fptoui", ZExt = "zext", SExt = "sext", Trunc = "trunc",
+    BitCast = "bitcast", PtrToInt = "ptrtoint", IntToPtr = "inttoptr", AddrSpaceCast = "addrspacecast",
+});
+
+named_enum!(FloatPred {
+    False = "false", Oeq = "oeq", Ogt = "ogt", Oge = "oge", Olt = "olt", Ole = "ole", One = "one",
+    Ord = "ord", Uno = "uno", Ueq = "ueq", Ugt = "ugt", Uge = "uge", Ult = "ult", Ule = "ule",
+    Une = "une", True = "true",
+});
+
+named_enum!(IntPred {
+    Eq = "eq", Ne = "ne", Ugt = "ugt", Uge = "uge", Ult = "ult", Ule = "ule",
+    Sgt = "sgt", Sge = "sge", Slt = "slt", Sle = "sle",
+});

@@ -1,0 +1,14 @@
+//! zyg-ir: zyg's own SSA IR (Cranelift-style entity tables), its CFG analyses, a text form
+//! for tests, and the bridge to LLVM IR (`llvm` feature).
+
+pub mod constant;
+pub mod entities;
+pub mod function;
+pub mod inst;
+pub mod types;
+
+pub use constant::Constant;
+pub use entities::{Block, Inst, Value};
+pub use function::{BlockData, Function, InstData, Linkage, Module, SourceLoc, ValueData, ValueDef};
+pub use inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
+pub use types::{FloatTy, Signature, Type};
