@@ -5,6 +5,8 @@ pub mod constant;
 pub mod entities;
 pub mod function;
 pub mod inst;
+#[cfg(feature = "llvm")]
+pub mod llvm;
 pub mod types;
 
 pub use constant::Constant;

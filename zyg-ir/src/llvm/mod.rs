@@ -1,0 +1,12 @@
+//! The bridge between LLVM IR and zyg-ir: a reader (LLVM → zyg-ir) and a writer (zyg-ir →
+//! LLVM). Both walk LLVM's C API through `llvm-sys` (re-exported by inkwell), because the
+//! reader needs introspection inkwell does not wrap and the writer is generic over opcodes;
+//! all `unsafe` of the crate lives in this module, over handles owned by an inkwell
+//! `Context`/`Module` that outlive every call.
+
+mod raw;
+pub mod reader;
+pub mod writer;
+
+pub use reader::{read_functions, ReadError, ReadModule};
+pub use writer::{write_function, WriteError};

@@ -1,0 +1,116 @@
+//! Small safe wrappers over the LLVM C API calls both the reader and the writer make.
+
+use crate::function::SourceLoc;
+use crate::types::{FloatTy, Type};
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMTypeKind;
+use std::ffi::{c_char, CStr};
+
+/// The name of a value (function, global, instruction), or "" when it has none.
+pub fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    // SAFETY: `v` is a live value; LLVM returns a pointer to `len` bytes it owns.
+    unsafe {
+        let ptr = LLVMGetValueName2(v, &mut len);
+        if ptr.is_null() {
+            return String::new();
+        }
+        String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned()
+    }
+}
+
+/// LLVM's own printing of a value (used in diagnostics and to read x86_fp80 constants).
+pub fn print_value(v: LLVMValueRef) -> String {
+    // SAFETY: LLVM allocates the message; we copy it and free it with LLVMDisposeMessage.
+    unsafe { take_message(LLVMPrintValueToString(v)) }
+}
+
+pub fn print_type(t: LLVMTypeRef) -> String {
+    // SAFETY: as in `print_value`.
+    unsafe { take_message(LLVMPrintTypeToString(t)) }
+}
+
+/// Copies and frees a message string allocated by LLVM.
+///
+/// # Safety
+/// `msg` must be null or a string allocated by LLVM that nothing else frees.
+pub unsafe fn take_message(msg: *mut c_char) -> String {
+    if msg.is_null() {
+        return String::new();
+    }
+    let s = CStr::from_ptr(msg).to_string_lossy().into_owned();
+    LLVMDisposeMessage(msg);
+    s
+}
+
+/// The source location of an instruction, when it has debug info.
+pub fn debug_loc(inst: LLVMValueRef) -> Option<SourceLoc> {
+    // SAFETY: `inst` is a live instruction; the filename pointer is owned by LLVM.
+    unsafe {
+        let line = LLVMGetDebugLocLine(inst);
+        if line == 0 {
+            return None;
+        }
+        let mut len = 0u32;
+        let ptr = LLVMGetDebugLocFilename(inst, &mut len);
+        let file = if ptr.is_null() {
+            String::from("<unknown>")
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len as usize)).into_owned()
+        };
+        Some(SourceLoc { file: file.into(), line, column: LLVMGetDebugLocColumn(inst) })
+    }
+}
+
+/// Converts an LLVM type to a zyg-ir type, or says which type is not supported.
+pub fn read_type(t: LLVMTypeRef) -> Result<Type, String> {
+    // SAFETY: `t` is a live type of the context; the queries below match its kind.
+    unsafe {
+        Ok(match LLVMGetTypeKind(t) {
+            LLVMTypeKind::LLVMVoidTypeKind => Type::Void,
+            LLVMTypeKind::LLVMIntegerTypeKind => Type::Int(LLVMGetIntTypeWidth(t)),
+            LLVMTypeKind::LLVMFloatTypeKind => Type::Float(FloatTy::F32),
+            LLVMTypeKind::LLVMDoubleTypeKind => Type::Float(FloatTy::F64),
+            LLVMTypeKind::LLVMX86_FP80TypeKind => Type::Float(FloatTy::X86Fp80),
+            LLVMTypeKind::LLVMPointerTypeKind => Type::Ptr(LLVMGetPointerAddressSpace(t)),
+            LLVMTypeKind::LLVMVectorTypeKind => {
+                Type::Vector(LLVMGetVectorSize(t), read_type(LLVMGetElementType(t))?.into())
+            }
+            LLVMTypeKind::LLVMArrayTypeKind => {
+                Type::Array(LLVMGetArrayLength2(t), read_type(LLVMGetElementType(t))?.into())
+            }
+            LLVMTypeKind::LLVMStructTypeKind => {
+                if LLVMIsPackedStruct(t) != 0 {
+                    return Err(format!("packed struct type `{}` is not supported yet", print_type(t)));
+                }
+                let n = LLVMCountStructElementTypes(t);
+                let mut elems = vec![std::ptr::null_mut(); n as usize];
+                LLVMGetStructElementTypes(t, elems.as_mut_ptr());
+                Type::structure(elems.into_iter().map(|e| read_type(e)).collect::<Result<_, _>>()?)
+            }
+            _ => return Err(format!("type `{}` is not supported yet", print_type(t))),
+        })
+    }
+}
+
+/// Converts a zyg-ir type to an LLVM type of `ctx`.
+pub fn llvm_type(ctx: LLVMContextRef, ty: &Type) -> LLVMTypeRef {
+    // SAFETY: `ctx` is a live context; the constructors only read their arguments.
+    unsafe {
+        match ty {
+            Type::Void => LLVMVoidTypeInContext(ctx),
+            Type::Int(bits) => LLVMIntTypeInContext(ctx, *bits),
+            Type::Float(FloatTy::F32) => LLVMFloatTypeInContext(ctx),
+            Type::Float(FloatTy::F64) => LLVMDoubleTypeInContext(ctx),
+            Type::Float(FloatTy::X86Fp80) => LLVMX86FP80TypeInContext(ctx),
+            Type::Ptr(space) => LLVMPointerTypeInContext(ctx, *space),
+            Type::Vector(n, e) => LLVMVectorType(llvm_type(ctx, e), *n),
+            Type::Array(n, e) => LLVMArrayType2(llvm_type(ctx, e), *n),
+            Type::Struct(fields) => {
+                let mut elems: Vec<_> = fields.iter().map(|f| llvm_type(ctx, f)).collect();
+                LLVMStructTypeInContext(ctx, elems.as_mut_ptr(), elems.len() as u32, 0)
+            }
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! Reads LLVM functions into zyg-ir. Unknown instructions are errors that name the
+//! function, the instruction and its source line; they never panic or pass silently.
+
+use super::raw::{debug_loc, print_value, read_type, value_name};
+use crate::constant::{Constant};
+use crate::entities::{Block, Value};
+use crate::function::{Function, Module, SourceLoc};
+use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
+use crate::types::{FloatTy, Signature, Type};
+use inkwell::llvm_sys::core::*;
+use inkwell::values::AsValueRef;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
+
+/// Why a function could not be read.
+#[derive(Debug, Clone, thiserror::Error)]
+pub struct ReadError {
+    pub function: String,
+    /// LLVM's text of the offending instruction.
+    pub instruction: Option<String>,
+    pub loc: Option<SourceLoc>,
+    pub message: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "in function `{}`", self.function)?;
+        if let Some(loc) = &self.loc {
+            write!(f, " at {loc}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(inst) = &self.instruction {
+            write!(f, "\n    {}", inst.trim())?;
+        }
+        Ok(())
+    }
+}
+
+/// The functions read, and those that could not be read (kept for diagnostics: they are an
+/// error only if the transform has to differentiate through them).
+#[derive(Debug, Default)]
+pub struct ReadModule {
+    pub module: Module,
+    pub unreadable: BTreeMap<String, ReadError>,
+}
+
+/// Reads the named functions and every defined function they call, transitively. Called
+/// functions without a body (and unreadable ones) become declarations.
+pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) -> ReadModule {
+    let mut out = ReadModule::default();
+    let mut queue: VecDeque<String> = roots.iter().cloned().collect();
+    let mut seen: std::collections::HashSet<String> = queue.iter().cloned().collect();
+    while let Some(name) = queue.pop_front() {
+        let Some(fv) = module.get_function(&name) else { continue };
+        let raw = fv.as_value_ref();
+        // SAFETY: `raw` is a function of the live module.
+        let is_declaration = unsafe { LLVMIsDeclaration(raw) != 0 };
+        match (!is_declaration).then(|| FunctionReader::read(raw)) {
+            Some(Ok((func, callees))) => {
+                for (callee, sig) in callees {
+                    out.module.declarations.entry(callee.clone()).or_insert(sig);
+                    if seen.insert(callee.clone()) {
+                        queue.push_back(callee);
+                    }
+                }
+                out.module.functions.push(func);
+            }
+            Some(Err(err)) => {
+                out.unreadable.insert(name, err);
+            }
+            None => {}
+        }
+    }
+    let defined: Vec<String> = out.module.functions.iter().map(|f| f.name.clone()).collect();
+    for name in defined {
+        out.module.declarations.remove(&name);
+    }
+    out
+}
+
+struct FunctionReader {
+    func: Function,
+    name: String,
+    blocks: HashMap<LLVMBasicBlockRef, Block>,
+    values: HashMap<LLVMValueRef, Value>,
+    callees: BTreeMap<String, Signature>,
+}
+
+impl FunctionReader {
+    fn read(raw: LLVMValueRef) -> Result<(Function, BTreeMap<String, Signature>), ReadError> {
+        let name = value_name(raw);
+        let fail = |message: String| ReadError { function: name.clone(), instruction: None, loc: None, message };
+        // SAFETY: `raw` is a defined function; its type is a function type.
+        let sig = unsafe { read_signature(LLVMGlobalGetValueType(raw)) }.map_err(fail)?;
+        let mut reader = FunctionReader {
+            func: Function::new(name.clone(), sig),
+            name,
+            blocks: HashMap::new(),
+            values: HashMap::new(),
+            callees: BTreeMap::new(),
+        };
+        // SAFETY: parameters and blocks are enumerated from the live function.
+        unsafe {
+            for (i, p) in reader.func.params.clone().into_iter().enumerate() {
+                reader.values.insert(LLVMGetParam(raw, i as u32), p);
+            }
+            // First pass: blocks and instruction results, so operands may refer forward.
+            let mut bb = LLVMGetFirstBasicBlock(raw);
+            while !bb.is_null() {
+                let label = value_name(LLVMBasicBlockAsValue(bb));
+                let block = reader.func.create_block((!label.is_empty()).then_some(label));
+                reader.blocks.insert(bb, block);
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    let ty = read_type(LLVMTypeOf(inst)).map_err(|m| reader.error(inst, m))?;
+                    let id = reader.func.append_inst(block, InstKind::Unreachable, ty);
+                    reader.func.insts[id].loc = debug_loc(inst);
+                    if let Some(v) = reader.func.result(id) {
+                        reader.values.insert(inst, v);
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+            // Second pass: what each instruction is.
+            let mut bb = LLVMGetFirstBasicBlock(raw);
+            while !bb.is_null() {
+                let block = reader.blocks[&bb];
+                let mut inst = LLVMGetFirstInstruction(bb);
+                let mut index = 0;
+                while !inst.is_null() {
+                    let kind = reader.read_inst(inst).map_err(|m| reader.error(inst, m))?;
+                    let id = reader.func.blocks[block].insts[index];
+                    reader.func.insts[id].kind = kind;
+                    index += 1;
+                    inst = LLVMGetNextInstruction(inst);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+        }
+        Ok((reader.func, reader.callees))
+    }
+
+    fn error(&self, inst: LLVMValueRef, message: String) -> ReadError {
+        ReadError {
+            function: self.name.clone(),
+            instruction: Some(print_value(inst)),
+            loc: debug_loc(inst),
+            message,
+        }
+    }
+
+    /// The zyg-ir value for an LLVM operand: a mapped instruction or parameter, or a constant.
+    unsafe fn operand(&mut self, v: LLVMValueRef) -> Result<Value, String> {
+        if let Some(val) = self.values.get(&v) {
+            return Ok(*val);
+        }
+        let c = read_constant(v)?;
+        Ok(self.func.constant_value(c))
+    }
+
+    unsafe fn op(&mut self, inst: LLVMValueRef, i: u32) -> Result<Value, String> {
+        self.operand(LLVMGetOperand(inst, i))
+    }
+
+    unsafe fn block(&self, bb: LLVMBasicBlockRef) -> Result<Block, String> {
+        self.blocks.get(&bb).copied().ok_or_else(|| "branch to a block of another function".to_string())
+    }
+
+    unsafe fn read_inst(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        use LLVMOpcode::*;
+        let opcode = LLVMGetInstructionOpcode(inst);
+        if let Some(op) = binop(opcode) {
+            return Ok(InstKind::Binary { op, args: [self.op(inst, 0)?, self.op(inst, 1)?] });
+        }
+        if let Some(op) = castop(opcode) {
+            return Ok(InstKind::Cast { op, arg: self.op(inst, 0)? });
+        }
+        Ok(match opcode {
+            LLVMFNeg => InstKind::Unary { op: UnOp::FNeg, arg: self.op(inst, 0)? },
+            LLVMFreeze => InstKind::Unary { op: UnOp::Freeze, arg: self.op(inst, 0)? },
+            LLVMFCmp => InstKind::FCmp {
+                pred: float_pred(LLVMGetFCmpPredicate(inst)),
+                args: [self.op(inst, 0)?, self.op(inst, 1)?],
+            },
+            LLVMICmp => InstKind::ICmp {
+                pred: int_pred(LLVMGetICmpPredicate(inst)),
+                args: [self.op(inst, 0)?, self.op(inst, 1)?],
+            },
+            LLVMSelect => InstKind::Select {
+                cond: self.op(inst, 0)?,
+                then_value: self.op(inst, 1)?,
+                else_value: self.op(inst, 2)?,
+            },
+            LLVMPHI => {
+                let mut incoming = Vec::new();
+                for i in 0..LLVMCountIncoming(inst) {
+                    let block = self.block(LLVMGetIncomingBlock(inst, i))?;
+                    incoming.push((block, self.operand(LLVMGetIncomingValue(inst, i))?));
+                }
+                InstKind::Phi { incoming }
+            }
+            LLVMCall => self.read_call(inst)?,
+            LLVMAlloca => {
+                let count = LLVMGetOperand(inst, 0);
+                if LLVMIsAConstantInt(count).is_null() || LLVMConstIntGetZExtValue(count) != 1 {
+                    return Err("alloca of a dynamic number of elements is not supported yet".into());
+                }
+                InstKind::Alloca { ty: read_type(LLVMGetAllocatedType(inst))? }
+            }
+            LLVMLoad => InstKind::Load { ty: read_type(LLVMTypeOf(inst))?, ptr: self.op(inst, 0)? },
+            LLVMStore => InstKind::Store { value: self.op(inst, 0)?, ptr: self.op(inst, 1)? },
+            LLVMGetElementPtr => {
+                let n = LLVMGetNumOperands(inst) as u32;
+                let indices = (1..n).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
+                InstKind::Gep {
+                    source_ty: read_type(LLVMGetGEPSourceElementType(inst))?,
+                    base: self.op(inst, 0)?,
+                    indices,
+                    inbounds: LLVMIsInBounds(inst) != 0,
+                }
+            }
+            LLVMExtractValue => InstKind::ExtractValue { agg: self.op(inst, 0)?, indices: indices(inst) },
+            LLVMInsertValue => InstKind::InsertValue {
+                agg: self.op(inst, 0)?,
+                value: self.op(inst, 1)?,
+                indices: indices(inst),
+            },
+            LLVMBr if LLVMIsConditional(inst) != 0 => InstKind::CondBr {
+                cond: self.operand(LLVMGetCondition(inst))?,
+                then_dest: self.block(LLVMGetSuccessor(inst, 0))?,
+                else_dest: self.block(LLVMGetSuccessor(inst, 1))?,
+            },
+            LLVMBr => InstKind::Br { dest: self.block(LLVMGetSuccessor(inst, 0))? },
+            LLVMSwitch => {
+                // Operands: condition, default destination, then (case value, destination) pairs.
+                let n = LLVMGetNumOperands(inst) as u32;
+                let mut cases = Vec::new();
+                for k in (2..n).step_by(2) {
+                    let value = read_constant(LLVMGetOperand(inst, k))?;
+                    let dest = self.block(LLVMValueAsBasicBlock(LLVMGetOperand(inst, k + 1)))?;
+                    cases.push((value, dest));
+                }
+                InstKind::Switch {
+                    value: self.op(inst, 0)?,
+                    default: self.block(LLVMGetSwitchDefaultDest(inst))?,
+                    cases,
+                }
+            }
+            LLVMRet => {
+                let value = if LLVMGetNumOperands(inst) > 0 { Some(self.op(inst, 0)?) } else { None };
+                InstKind::Ret { value }
+            }
+            LLVMUnreachable => InstKind::Unreachable,
+            _ => return Err(format!("the `{}` instruction is not supported yet", opcode_word(inst))),
+        })
+    }
+
+    unsafe fn read_call(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        let sig = read_signature(LLVMGetCalledFunctionType(inst))?;
+        let called = LLVMGetCalledValue(inst);
+        let callee = if !LLVMIsAFunction(called).is_null() {
+            let name = value_name(called);
+            self.callees.entry(name.clone()).or_insert_with(|| sig.clone());
+            Callee::Direct(name.into())
+        } else if !LLVMIsAInlineAsm(called).is_null() {
+            return Err("inline assembly is not supported".into());
+        } else {
+            Callee::Indirect(self.operand(called)?)
+        };
+        let args = (0..LLVMGetNumArgOperands(inst)).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
+        Ok(InstKind::Call { callee, sig, args })
+    }
+}
+
+/// The signature of an LLVM function type.
+unsafe fn read_signature(fn_ty: LLVMTypeRef) -> Result<Signature, String> {
+    let n = LLVMCountParamTypes(fn_ty);
+    let mut params = vec![std::ptr::null_mut(); n as usize];
+    LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
+    Ok(Signature {
+        params: params.into_iter().map(|t| read_type(t)).collect::<Result<_, _>>()?,
+        ret: read_type(LLVMGetReturnType(fn_ty))?,
+        variadic: LLVMIsFunctionVarArg(fn_ty) != 0,
+    })
+}
+
+unsafe fn indices(inst: LLVMValueRef) -> Vec<u32> {
+    let n = LLVMGetNumIndices(inst) as usize;
+    std::slice::from_raw_parts(LLVMGetIndices(inst), n).to_vec()
+}
+
+/// Reads a constant operand, or says which kind of constant is not supported.
+unsafe fn read_constant(v: LLVMValueRef) -> Result<Constant, String> {
+    let ty = read_type(LLVMTypeOf(v))?;
+    if !LLVMIsAConstantInt(v).is_null() {
+        let Type::Int(bits) = ty else { return Err("integer constant of non-integer type".into()) };
+        if bits > 64 {
+            return Err(format!("{bits}-bit integer constants are not supported yet"));
+        }
+        return Ok(Constant::Int { bits, value: u128::from(LLVMConstIntGetZExtValue(v)) });
+    }
+    if !LLVMIsAConstantFP(v).is_null() {
+        let float_ty = ty.float_ty().ok_or("float constant of non-float type")?;
+        return Ok(match float_ty {
+            FloatTy::X86Fp80 => Constant::Float { ty: float_ty, bits: x87_bits_of(v)? },
+            _ => {
+                let mut loses = 0;
+                Constant::float(float_ty, LLVMConstRealGetDouble(v, &mut loses))
+            }
+        });
+    }
+    if !LLVMIsAPoisonValue(v).is_null() {
+        return Ok(Constant::Poison(ty));
+    }
+    if !LLVMIsAUndefValue(v).is_null() {
+        return Ok(Constant::Undef(ty));
+    }
+    if !LLVMIsAConstantPointerNull(v).is_null() {
+        let Type::Ptr(space) = ty else { return Err("null of non-pointer type".into()) };
+        return Ok(Constant::Null(space));
+    }
+    if !LLVMIsAConstantAggregateZero(v).is_null() {
+        return Ok(Constant::Zero(ty));
+    }
+    if !LLVMIsAGlobalValue(v).is_null() {
+        return Ok(Constant::Global(value_name(v)));
+    }
+    if !LLVMIsAConstantExpr(v).is_null() {
+        return Err(format!("constant expression `{}` is not supported yet", print_value(v)));
+    }
+    Err(format!("operand `{}` is not supported yet", print_value(v)))
+}
+
+/// The exact bits of an x86_fp80 constant. The C API only offers a rounded double, so this
+/// reads LLVM's own printing, `x86_fp80 0xK<20 hex digits>`.
+unsafe fn x87_bits_of(v: LLVMValueRef) -> Result<u128, String> {
+    let text = print_value(v);
+    text.rsplit_once("0xK")
+        .and_then(|(_, hex)| u128::from_str_radix(hex.trim(), 16).ok())
+        .ok_or_else(|| format!("cannot read x86_fp80 constant `{text}`"))
+}
+
+/// The opcode's mnemonic as LLVM prints it, for "not supported" messages.
+unsafe fn opcode_word(inst: LLVMValueRef) -> String {
+    let text = print_value(inst);
+    let body = text.split_once(" = ").map(|(_, rhs)| rhs).unwrap_or(&text);
+    body.split_whitespace().next().unwrap_or("?").to_string()
+}
+
+fn binop(op: LLVMOpcode) -> Option<BinOp> {
+    use LLVMOpcode::*;
+    Some(match op {
+        LLVMFAdd => BinOp::FAdd,
+        LLVMFSub => BinOp::FSub,
+        LLVMFMul => BinOp::FMul,
+        LLVMFDiv => BinOp::FDiv,
+        LLVMFRem => BinOp::FRem,
+        LLVMAdd => BinOp::Add,
+        LLVMSub => BinOp::Sub,
+        LLVMMul => BinOp::Mul,
+        LLVMUDiv => BinOp::UDiv,
+        LLVMSDiv => BinOp::SDiv,
+        LLVMURem => BinOp::URem,
+        LLVMSRem => BinOp::SRem,
+        LLVMShl => BinOp::Shl,
+        LLVMLShr => BinOp::LShr,
+        LLVMAShr => BinOp::AShr,
+        LLVMAnd => BinOp::And,
+        LLVMOr => BinOp::Or,
+        LLVMXor => BinOp::Xor,
+        _ => return None,
+    })
+}
+
+fn castop(op: LLVMOpcode) -> Option<CastOp> {
+    use LLVMOpcode::*;
+    Some(match op {
+        LLVMFPExt => CastOp::FPExt,
+        LLVMFPTrunc => CastOp::FPTrunc,
+        LLVMSIToFP => CastOp::SIToFP,
+        LLVMUIToFP => CastOp::UIToFP,
+        LLVMFPToSI => CastOp::FPToSI,
+        LLVMFPToUI => CastOp::FPToUI,
+        LLVMZExt => CastOp::ZExt,
+        LLVMSExt => CastOp::SExt,
+        LLVMTrunc => CastOp::Trunc,
+        LLVMBitCast => CastOp::BitCast,
+        LLVMPtrToInt => CastOp::PtrToInt,
+        LLVMIntToPtr => CastOp::IntToPtr,
+        LLVMAddrSpaceCast => CastOp::AddrSpaceCast,
+        _ => return None,
+    })
+}
+
+fn float_pred(p: LLVMRealPredicate) -> FloatPred {
+    use LLVMRealPredicate::*;
+    match p {
+        LLVMRealPredicateFalse => FloatPred::False,
+        LLVMRealOEQ => FloatPred::Oeq,
+        LLVMRealOGT => FloatPred::Ogt,
+        LLVMRealOGE => FloatPred::Oge,
+        LLVMRealOLT => FloatPred::Olt,
+        LLVMRealOLE => FloatPred::Ole,
+        LLVMRealONE => FloatPred::One,
+        LLVMRealORD => FloatPred::Ord,
+        LLVMRealUNO => FloatPred::Uno,
+        LLVMRealUEQ => FloatPred::Ueq,
+        LLVMRealUGT => FloatPred::Ugt,
+        LLVMRealUGE => FloatPred::Uge,
+        LLVMRealULT => FloatPred::Ult,
+        LLVMRealULE => FloatPred::Ule,
+        LLVMRealUNE => FloatPred::Une,
+        LLVMRealPredicateTrue => FloatPred::True,
+    }
+}
+
+fn int_pred(p: LLVMIntPredicate) -> IntPred {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => IntPred::Eq,
+        LLVMIntNE => IntPred::Ne,
+        LLVMIntUGT => IntPred::Ugt,
+        LLVMIntUGE => IntPred::Uge,
+        LLVMIntULT => IntPred::Ult,
+        LLVMIntULE => IntPred::Ule,
+        LLVMIntSGT => IntPred::Sgt,
+        LLVMIntSGE => IntPred::Sge,
+        LLVMIntSLT => IntPred::Slt,
+        LLVMIntSLE => IntPred::Sle,
+    }
+}

@@ -1,0 +1,394 @@
+//! Writes zyg-ir functions into an LLVM module.
+
+use super::raw::llvm_type;
+use crate::constant::Constant;
+use crate::entities::{Block, Value};
+use crate::function::{Function, Linkage, ValueDef};
+use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
+use crate::types::{FloatTy, Signature, Type};
+use cranelift_entity::SecondaryMap;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMRealPredicate};
+use std::collections::HashSet;
+use std::ffi::CString;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("function `{0}` is already defined in the output module")]
+    AlreadyDefined(String),
+    #[error("in function `{function}`: {message}")]
+    Invalid { function: String, message: String },
+}
+
+/// Adds `func` to `module` (declaring the functions it calls as needed) and returns it.
+pub fn write_function<'ctx>(
+    module: &inkwell::module::Module<'ctx>,
+    func: &Function,
+) -> Result<inkwell::values::FunctionValue<'ctx>, WriteError> {
+    // SAFETY: the module and its context are alive for the whole call; every handle
+    // created here belongs to them.
+    unsafe {
+        let mut writer = Writer::new(module.as_mut_ptr(), func);
+        let fv = writer.define()?;
+        let result = writer.body();
+        LLVMDisposeBuilder(writer.builder);
+        result?;
+        Ok(inkwell::values::FunctionValue::new(fv).expect("a function value"))
+    }
+}
+
+struct Writer<'f> {
+    ctx: LLVMContextRef,
+    module: LLVMModuleRef,
+    builder: LLVMBuilderRef,
+    func: &'f Function,
+    fv: LLVMValueRef,
+    values: SecondaryMap<Value, Option<LLVMValueRef>>,
+    blocks: SecondaryMap<Block, Option<LLVMBasicBlockRef>>,
+}
+
+impl<'f> Writer<'f> {
+    unsafe fn new(module: LLVMModuleRef, func: &'f Function) -> Self {
+        let ctx = LLVMGetModuleContext(module);
+        Writer {
+            ctx,
+            module,
+            builder: LLVMCreateBuilderInContext(ctx),
+            func,
+            fv: std::ptr::null_mut(),
+            values: SecondaryMap::new(),
+            blocks: SecondaryMap::new(),
+        }
+    }
+
+    fn invalid(&self, message: impl Into<String>) -> WriteError {
+        WriteError::Invalid { function: self.func.name.clone(), message: message.into() }
+    }
+
+    unsafe fn define(&mut self) -> Result<LLVMValueRef, WriteError> {
+        let fv = self.get_or_declare(&self.func.name, &self.func.sig);
+        if LLVMIsDeclaration(fv) == 0 {
+            return Err(WriteError::AlreadyDefined(self.func.name.clone()));
+        }
+        if self.func.linkage == Linkage::Internal {
+            LLVMSetLinkage(fv, LLVMLinkage::LLVMInternalLinkage);
+        }
+        for attr in &self.func.attributes {
+            let kind = LLVMGetEnumAttributeKindForName(attr.as_ptr().cast(), attr.len());
+            if kind == 0 {
+                return Err(self.invalid(format!("unknown function attribute `{attr}`")));
+            }
+            let a = LLVMCreateEnumAttribute(self.ctx, kind, 0);
+            LLVMAddAttributeAtIndex(fv, inkwell::llvm_sys::LLVMAttributeFunctionIndex, a);
+        }
+        for (i, p) in self.func.params.iter().enumerate() {
+            self.values[*p] = Some(LLVMGetParam(fv, i as u32));
+        }
+        self.fv = fv;
+        Ok(fv)
+    }
+
+    /// The function named `name` in the module, declared with `sig` if it is not there yet.
+    unsafe fn get_or_declare(&self, name: &str, sig: &Signature) -> LLVMValueRef {
+        let cname = CString::new(name).unwrap_or_default();
+        let existing = LLVMGetNamedFunction(self.module, cname.as_ptr());
+        if !existing.is_null() {
+            return existing;
+        }
+        LLVMAddFunction(self.module, cname.as_ptr(), self.fn_type(sig))
+    }
+
+    unsafe fn fn_type(&self, sig: &Signature) -> LLVMTypeRef {
+        let mut params: Vec<_> = sig.params.iter().map(|t| llvm_type(self.ctx, t)).collect();
+        LLVMFunctionType(
+            llvm_type(self.ctx, &sig.ret),
+            params.as_mut_ptr(),
+            params.len() as u32,
+            sig.variadic as i32,
+        )
+    }
+
+    unsafe fn body(&mut self) -> Result<(), WriteError> {
+        let order = reverse_postorder(self.func);
+        let reachable: HashSet<Block> = order.iter().copied().collect();
+        for b in &order {
+            let label = CString::new(self.func.blocks[*b].name.clone().unwrap_or_default()).unwrap_or_default();
+            self.blocks[*b] = Some(LLVMAppendBasicBlockInContext(self.ctx, self.fv, label.as_ptr()));
+        }
+        // Reverse postorder puts every definition before the uses it dominates; phis are
+        // created empty and filled in once every value exists.
+        let mut phis = Vec::new();
+        for b in &order {
+            LLVMPositionBuilderAtEnd(self.builder, self.blocks[*b].expect("block created"));
+            for inst in &self.func.blocks[*b].insts {
+                let data = &self.func.insts[*inst];
+                let ty = data.result.map(|v| self.func.ty(v).clone()).unwrap_or(Type::Void);
+                let made = self.emit(&data.kind, &ty)?;
+                if let InstKind::Phi { incoming } = &data.kind {
+                    phis.push((made, incoming));
+                }
+                if let Some(v) = data.result {
+                    self.values[v] = Some(made);
+                }
+            }
+        }
+        for (phi, incoming) in phis {
+            for (block, value) in incoming.iter().filter(|(b, _)| reachable.contains(b)) {
+                let mut v = self.value(*value)?;
+                let mut bb = self.blocks[*block].expect("reachable block");
+                LLVMAddIncoming(phi, &mut v, &mut bb, 1);
+            }
+        }
+        Ok(())
+    }
+
+    unsafe fn value(&mut self, v: Value) -> Result<LLVMValueRef, WriteError> {
+        if let Some(made) = self.values[v] {
+            return Ok(made);
+        }
+        match &self.func.values[v].def {
+            ValueDef::Const(c) => {
+                let made = self.constant(c)?;
+                self.values[v] = Some(made);
+                Ok(made)
+            }
+            _ => Err(self.invalid(format!("value {v} is used where its definition does not dominate"))),
+        }
+    }
+
+    unsafe fn constant(&self, c: &Constant) -> Result<LLVMValueRef, WriteError> {
+        let ty = llvm_type(self.ctx, &c.ty());
+        Ok(match c {
+            Constant::Int { bits, value } if *bits <= 64 => LLVMConstInt(ty, *value as u64, 0),
+            Constant::Int { .. } => return Err(self.invalid("integer constant wider than 64 bits")),
+            Constant::Float { ty: FloatTy::X86Fp80, bits } => {
+                // The C API builds floats from doubles only; an i80 bit pattern keeps x87 exact.
+                let words = [*bits as u64, (*bits >> 64) as u64];
+                let int = LLVMConstIntOfArbitraryPrecision(LLVMIntTypeInContext(self.ctx, 80), 2, words.as_ptr());
+                LLVMConstBitCast(int, ty)
+            }
+            Constant::Float { .. } => LLVMConstReal(ty, c.as_f64().expect("float constant")),
+            Constant::Null(_) => LLVMConstPointerNull(ty),
+            Constant::Global(name) => {
+                let cname = CString::new(name.as_str()).unwrap_or_default();
+                let f = LLVMGetNamedFunction(self.module, cname.as_ptr());
+                let g = if f.is_null() { LLVMGetNamedGlobal(self.module, cname.as_ptr()) } else { f };
+                if g.is_null() {
+                    return Err(self.invalid(format!("reference to unknown global `@{name}`")));
+                }
+                g
+            }
+            Constant::Undef(_) => LLVMGetUndef(ty),
+            Constant::Poison(_) => LLVMGetPoison(ty),
+            Constant::Zero(_) => LLVMConstNull(ty),
+        })
+    }
+
+    unsafe fn emit(&mut self, kind: &InstKind, ty: &Type) -> Result<LLVMValueRef, WriteError> {
+        let b = self.builder;
+        let name = c"";
+        let lty = llvm_type(self.ctx, ty);
+        Ok(match kind {
+            InstKind::Binary { op, args } => {
+                let (l, r) = (self.value(args[0])?, self.value(args[1])?);
+                LLVMBuildBinOp(b, binop(*op), l, r, name.as_ptr())
+            }
+            InstKind::Unary { op: UnOp::FNeg, arg } => LLVMBuildFNeg(b, self.value(*arg)?, name.as_ptr()),
+            InstKind::Unary { op: UnOp::Freeze, arg } => LLVMBuildFreeze(b, self.value(*arg)?, name.as_ptr()),
+            InstKind::Cast { op, arg } => LLVMBuildCast(b, castop(*op), self.value(*arg)?, lty, name.as_ptr()),
+            InstKind::FCmp { pred, args } => {
+                let (l, r) = (self.value(args[0])?, self.value(args[1])?);
+                LLVMBuildFCmp(b, float_pred(*pred), l, r, name.as_ptr())
+            }
+            InstKind::ICmp { pred, args } => {
+                let (l, r) = (self.value(args[0])?, self.value(args[1])?);
+                LLVMBuildICmp(b, int_pred(*pred), l, r, name.as_ptr())
+            }
+            InstKind::Select { cond, then_value, else_value } => {
+                let (c, t, e) = (self.value(*cond)?, self.value(*then_value)?, self.value(*else_value)?);
+                LLVMBuildSelect(b, c, t, e, name.as_ptr())
+            }
+            InstKind::Phi { .. } => LLVMBuildPhi(b, lty, name.as_ptr()),
+            InstKind::Call { callee, sig, args } => {
+                let target = match callee {
+                    Callee::Direct(n) => self.get_or_declare(n, sig),
+                    Callee::Indirect(v) => self.value(*v)?,
+                };
+                let mut argv = args.iter().map(|a| self.value(*a)).collect::<Result<Vec<_>, _>>()?;
+                LLVMBuildCall2(b, self.fn_type(sig), target, argv.as_mut_ptr(), argv.len() as u32, name.as_ptr())
+            }
+            InstKind::Alloca { ty } => {
+                // Allocas go to the entry block, where mem2reg and SROA look for them.
+                let entry = LLVMGetEntryBasicBlock(self.fv);
+                let tmp = LLVMCreateBuilderInContext(self.ctx);
+                let first = LLVMGetFirstInstruction(entry);
+                if first.is_null() {
+                    LLVMPositionBuilderAtEnd(tmp, entry);
+                } else {
+                    LLVMPositionBuilderBefore(tmp, first);
+                }
+                let a = LLVMBuildAlloca(tmp, llvm_type(self.ctx, ty), name.as_ptr());
+                LLVMDisposeBuilder(tmp);
+                a
+            }
+            InstKind::Load { ty, ptr } => LLVMBuildLoad2(b, llvm_type(self.ctx, ty), self.value(*ptr)?, name.as_ptr()),
+            InstKind::Store { value, ptr } => LLVMBuildStore(b, self.value(*value)?, self.value(*ptr)?),
+            InstKind::Gep { source_ty, base, indices, inbounds } => {
+                let base = self.value(*base)?;
+                let mut idx = indices.iter().map(|i| self.value(*i)).collect::<Result<Vec<_>, _>>()?;
+                let sty = llvm_type(self.ctx, source_ty);
+                let n = idx.len() as u32;
+                if *inbounds {
+                    LLVMBuildInBoundsGEP2(b, sty, base, idx.as_mut_ptr(), n, name.as_ptr())
+                } else {
+                    LLVMBuildGEP2(b, sty, base, idx.as_mut_ptr(), n, name.as_ptr())
+                }
+            }
+            InstKind::ExtractValue { agg, indices } => {
+                let mut v = self.value(*agg)?;
+                for i in indices {
+                    v = LLVMBuildExtractValue(b, v, *i, name.as_ptr());
+                }
+                v
+            }
+            InstKind::InsertValue { agg, value, indices } => self.insert_value(*agg, *value, indices)?,
+            InstKind::Br { dest } => LLVMBuildBr(b, self.block(*dest)?),
+            InstKind::CondBr { cond, then_dest, else_dest } => {
+                LLVMBuildCondBr(b, self.value(*cond)?, self.block(*then_dest)?, self.block(*else_dest)?)
+            }
+            InstKind::Switch { value, default, cases } => {
+                let sw = LLVMBuildSwitch(b, self.value(*value)?, self.block(*default)?, cases.len() as u32);
+                for (c, dest) in cases {
+                    LLVMAddCase(sw, self.constant(c)?, self.block(*dest)?);
+                }
+                sw
+            }
+            InstKind::Ret { value: Some(v) } => LLVMBuildRet(b, self.value(*v)?),
+            InstKind::Ret { value: None } => LLVMBuildRetVoid(b),
+            InstKind::Unreachable => LLVMBuildUnreachable(b),
+        })
+    }
+
+    /// insertvalue with a path of indices: extract the inner aggregates, insert, rebuild.
+    unsafe fn insert_value(&mut self, agg: Value, value: Value, indices: &[u32]) -> Result<LLVMValueRef, WriteError> {
+        let b = self.builder;
+        let name = c"";
+        let mut chain = vec![self.value(agg)?];
+        for i in &indices[..indices.len().saturating_sub(1)] {
+            let last = *chain.last().expect("non-empty");
+            chain.push(LLVMBuildExtractValue(b, last, *i, name.as_ptr()));
+        }
+        let mut v = self.value(value)?;
+        for (outer, i) in chain.iter().zip(indices).rev() {
+            v = LLVMBuildInsertValue(b, *outer, v, *i, name.as_ptr());
+        }
+        Ok(v)
+    }
+
+    unsafe fn block(&self, b: Block) -> Result<LLVMBasicBlockRef, WriteError> {
+        self.blocks[b].ok_or_else(|| self.invalid(format!("branch to unreachable block {b}")))
+    }
+}
+
+/// Blocks reachable from the entry, in reverse postorder.
+fn reverse_postorder(func: &Function) -> Vec<Block> {
+    let Some(entry) = func.entry() else { return Vec::new() };
+    let mut seen = HashSet::from([entry]);
+    let mut post = Vec::new();
+    let mut stack = vec![(entry, func.successors(entry), 0usize)];
+    while let Some((b, succs, i)) = stack.last_mut() {
+        if let Some(s) = succs.get(*i).copied() {
+            *i += 1;
+            if seen.insert(s) {
+                stack.push((s, func.successors(s), 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+fn binop(op: BinOp) -> LLVMOpcode {
+    use LLVMOpcode::*;
+    match op {
+        BinOp::FAdd => LLVMFAdd,
+        BinOp::FSub => LLVMFSub,
+        BinOp::FMul => LLVMFMul,
+        BinOp::FDiv => LLVMFDiv,
+        BinOp::FRem => LLVMFRem,
+        BinOp::Add => LLVMAdd,
+        BinOp::Sub => LLVMSub,
+        BinOp::Mul => LLVMMul,
+        BinOp::UDiv => LLVMUDiv,
+        BinOp::SDiv => LLVMSDiv,
+        BinOp::URem => LLVMURem,
+        BinOp::SRem => LLVMSRem,
+        BinOp::Shl => LLVMShl,
+        BinOp::LShr => LLVMLShr,
+        BinOp::AShr => LLVMAShr,
+        BinOp::And => LLVMAnd,
+        BinOp::Or => LLVMOr,
+        BinOp::Xor => LLVMXor,
+    }
+}
+
+fn castop(op: CastOp) -> LLVMOpcode {
+    use LLVMOpcode::*;
+    match op {
+        CastOp::FPExt => LLVMFPExt,
+        CastOp::FPTrunc => LLVMFPTrunc,
+        CastOp::SIToFP => LLVMSIToFP,
+        CastOp::UIToFP => LLVMUIToFP,
+        CastOp::FPToSI => LLVMFPToSI,
+        CastOp::FPToUI => LLVMFPToUI,
+        CastOp::ZExt => LLVMZExt,
+        CastOp::SExt => LLVMSExt,
+        CastOp::Trunc => LLVMTrunc,
+        CastOp::BitCast => LLVMBitCast,
+        CastOp::PtrToInt => LLVMPtrToInt,
+        CastOp::IntToPtr => LLVMIntToPtr,
+        CastOp::AddrSpaceCast => LLVMAddrSpaceCast,
+    }
+}
+
+fn float_pred(p: FloatPred) -> LLVMRealPredicate {
+    use LLVMRealPredicate::*;
+    match p {
+        FloatPred::False => LLVMRealPredicateFalse,
+        FloatPred::Oeq => LLVMRealOEQ,
+        FloatPred::Ogt => LLVMRealOGT,
+        FloatPred::Oge => LLVMRealOGE,
+        FloatPred::Olt => LLVMRealOLT,
+        FloatPred::Ole => LLVMRealOLE,
+        FloatPred::One => LLVMRealONE,
+        FloatPred::Ord => LLVMRealORD,
+        FloatPred::Uno => LLVMRealUNO,
+        FloatPred::Ueq => LLVMRealUEQ,
+        FloatPred::Ugt => LLVMRealUGT,
+        FloatPred::Uge => LLVMRealUGE,
+        FloatPred::Ult => LLVMRealULT,
+        FloatPred::Ule => LLVMRealULE,
+        FloatPred::Une => LLVMRealUNE,
+        FloatPred::True => LLVMRealPredicateTrue,
+    }
+}
+
+fn int_pred(p: IntPred) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match p {
+        IntPred::Eq => LLVMIntEQ,
+        IntPred::Ne => LLVMIntNE,
+        IntPred::Ugt => LLVMIntUGT,
+        IntPred::Uge => LLVMIntUGE,
+        IntPred::Ult => LLVMIntULT,
+        IntPred::Ule => LLVMIntULE,
+        IntPred::Sgt => LLVMIntSGT,
+        IntPred::Sge => LLVMIntSGE,
+        IntPred::Slt => LLVMIntSLT,
+        IntPred::Sle => LLVMIntSLE,
+    }
+}
