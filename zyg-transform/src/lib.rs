@@ -1,1 +1,4 @@
-//! zyg-transform: reverse-mode AD of zyg-ir functions (Innes 2018, "Don't Unroll Adjoint").
+//! zyg-transform: reverse-mode AD of zyg-ir functions, after Innes 2018, "Don't Unroll
+//! Adjoint: Differentiating SSA-Form Programs".
+
+pub mod rules;

@@ -1,0 +1,92 @@
+//! Derivative rules for LLVM's floating-point instructions, one table per family.
+//! Structural instructions (phi, call, extract/insertvalue) are handled by the adjoint pass.
+
+use super::expr::{c, call, d, r, select, x, E};
+use zyg_ir::{BinOp, CastOp, InstKind, UnOp};
+
+/// Binary arithmetic: adjoints of (x(0), x(1)).
+pub static BINARY: &[(BinOp, fn() -> [E; 2])] = &[
+    (BinOp::FAdd, || [d(), d()]),
+    (BinOp::FSub, || [d(), -d()]),
+    (BinOp::FMul, || [d() * x(1), d() * x(0)]),
+    // d(x/y)/dy = -x/y² = -r/y, which reuses the result instead of squaring y.
+    (BinOp::FDiv, || [d() / x(1), -(d() * r() / x(1))]),
+    // frem(x, y) = x - trunc(x/y)·y.
+    (BinOp::FRem, || [d(), -(d() * call("trunc", vec![x(0) / x(1)]))]),
+];
+
+pub static UNARY: &[(UnOp, fn() -> E)] = &[(UnOp::FNeg, || -d()), (UnOp::Freeze, d)];
+
+/// Float-to-float casts pass the adjoint through; the emitter converts it to the operand's
+/// type. Casts to or from integers carry no derivative and have no entry.
+pub static CASTS: &[(CastOp, fn() -> E)] = &[(CastOp::FPExt, d), (CastOp::FPTrunc, d)];
+
+/// The adjoint of each operand of `kind` (None: no derivative flows to that operand), or
+/// None when the instruction is not differentiated by a table rule.
+pub fn adjoints(kind: &InstKind) -> Option<Vec<Option<E>>> {
+    Some(match kind {
+        InstKind::Binary { op, .. } => {
+            let [a, b] = (BINARY.iter().find(|(o, _)| o == op)?.1)();
+            vec![Some(a), Some(b)]
+        }
+        InstKind::Unary { op, .. } => vec![Some((UNARY.iter().find(|(o, _)| o == op)?.1)())],
+        InstKind::Cast { op, .. } => vec![Some((CASTS.iter().find(|(o, _)| o == op)?.1)())],
+        InstKind::Select { .. } => {
+            vec![None, Some(select(x(0), d(), c(0.0))), Some(select(x(0), c(0.0), d()))]
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(name: &str, primal: impl Fn(f64, f64) -> f64, rule: [E; 2]) {
+        for (a, b) in [(1.3, 0.7), (-2.1, 0.45), (5.5, -1.7)] {
+            let res = primal(a, b);
+            let h = 1e-6;
+            let fd = [(primal(a + h, b) - primal(a - h, b)) / (2.0 * h), (primal(a, b + h) - primal(a, b - h)) / (2.0 * h)];
+            for i in 0..2 {
+                let got = rule[i].eval(&[a, b], res, 1.0);
+                assert!((got - fd[i]).abs() < 1e-6 * fd[i].abs().max(1.0), "{name} operand {i}: {got} vs {}", fd[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn binary_rules_match_finite_differences() {
+        let primal = |op: BinOp| -> fn(f64, f64) -> f64 {
+            match op {
+                BinOp::FAdd => |a, b| a + b,
+                BinOp::FSub => |a, b| a - b,
+                BinOp::FMul => |a, b| a * b,
+                BinOp::FDiv => |a, b| a / b,
+                BinOp::FRem => |a, b| a % b,
+                _ => unreachable!(),
+            }
+        };
+        for (op, rule) in BINARY {
+            check(op.name(), primal(*op), rule());
+        }
+    }
+
+    #[test]
+    fn select_routes_the_adjoint() {
+        let rule = adjoints(&InstKind::Select {
+            cond: zyg_ir::Value::from_u32(0),
+            then_value: zyg_ir::Value::from_u32(1),
+            else_value: zyg_ir::Value::from_u32(2),
+        })
+        .unwrap();
+        let (t, e) = (rule[1].clone().unwrap(), rule[2].clone().unwrap());
+        assert_eq!((t.eval(&[1.0, 5.0, 6.0], 5.0, 2.0), e.eval(&[1.0, 5.0, 6.0], 5.0, 2.0)), (2.0, 0.0));
+        assert_eq!((t.eval(&[0.0, 5.0, 6.0], 6.0, 2.0), e.eval(&[0.0, 5.0, 6.0], 6.0, 2.0)), (0.0, 2.0));
+    }
+
+    #[test]
+    fn unary_and_casts() {
+        assert_eq!(UNARY[0].1().eval(&[3.0], -3.0, 2.0), -2.0);
+        assert_eq!(CASTS[0].1().eval(&[3.0], 3.0, 2.0), 2.0);
+    }
+}
