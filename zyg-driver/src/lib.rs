@@ -1,1 +1,12 @@
-//! zyg-driver: the pipeline behind the `zyg` command.
+//! zyg-driver: the pipeline behind the `zyg` command — reading LLVM modules, preparing
+//! them, running the transform, filling in the C entry points, optimising and writing.
+
+pub mod callsite;
+pub mod error;
+pub mod grad;
+pub mod header;
+pub mod llvm_io;
+pub mod prepare;
+
+pub use error::DriverError;
+pub use grad::{run as grad, GradOptions};

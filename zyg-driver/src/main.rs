@@ -1,1 +1,84 @@
-fn main() {}
+//! The `zyg` command line.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use zyg_driver::callsite::ArgKind;
+use zyg_driver::{grad, GradOptions};
+
+#[derive(Parser)]
+#[command(name = "zyg", version, about = "Reverse-mode automatic differentiation of LLVM IR")]
+struct Cli {
+    /// Log what zyg does (repeat for more detail).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Fill in every `__enzyme_autodiff`/`__zyg_autodiff` call with a generated gradient.
+    Grad {
+        /// Input module: `.ll`, `.bc`, or `-` for standard input.
+        input: PathBuf,
+        /// Output module: `.ll` is text, anything else bitcode (as `opt`); `-` is stdout.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Optimisation level of the pipeline rerun on the result (0-3).
+        #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+        opt_level: u8,
+        /// Write textual IR whatever the output's name.
+        #[arg(short = 'S')]
+        text: bool,
+        /// Also export the gradient of this function.
+        #[arg(long = "fn", value_name = "NAME")]
+        function: Option<String>,
+        /// Comma-separated kinds of the exported gradient's arguments: out, const.
+        #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
+        args: Option<Vec<ArgKind>>,
+        /// Name of the exported gradient (default: `<NAME>_grad`).
+        #[arg(long, requires = "function")]
+        name: Option<String>,
+        /// Write the exported gradient's C prototype to this file.
+        #[arg(long, requires = "function")]
+        header: Option<PathBuf>,
+    },
+}
+
+fn parse_kind(word: &str) -> Result<ArgKind, String> {
+    ArgKind::parse(word).ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let level = match cli.verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ZYG_LOG").unwrap_or_else(|_| level.into()))
+        .with_writer(std::io::stderr)
+        .without_time()
+        .init();
+    let result = match cli.command {
+        Command::Grad { input, output, opt_level, text, function, args, name, header } => grad(&GradOptions {
+            input,
+            output,
+            opt_level,
+            text,
+            function,
+            args,
+            export_name: name,
+            header,
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("zyg: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

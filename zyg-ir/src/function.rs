@@ -99,6 +99,15 @@ impl Function {
         }
     }
 
+    /// Appends a parameter of type `ty` and returns its value.
+    pub fn add_param(&mut self, ty: Type) -> Value {
+        let index = self.params.len() as u32;
+        let v = self.values.push(ValueData { ty: ty.clone(), def: ValueDef::Param(index) });
+        self.params.push(v);
+        self.sig.params.push(ty);
+        v
+    }
+
     pub fn entry(&self) -> Option<Block> {
         self.layout.first().copied()
     }

@@ -1,12 +1,15 @@
 //! zyg-ir: zyg's own SSA IR (Cranelift-style entity tables), its CFG analyses, a text form
 //! for tests, and the bridge to LLVM IR (`llvm` feature).
 
+pub mod cfg;
 pub mod constant;
+pub mod dominance;
 pub mod entities;
 pub mod function;
 pub mod inst;
 #[cfg(feature = "llvm")]
 pub mod llvm;
+pub mod loops;
 pub mod types;
 
 pub use constant::Constant;

@@ -1,4 +1,315 @@
 //! zyg-transform: reverse-mode AD of zyg-ir functions, after Innes 2018, "Don't Unroll
 //! Adjoint: Differentiating SSA-Form Programs".
+//!
+//! For each function and choice of active parameters, zyg generates a *primal*
+//! `f.zyg.primal.<mask>(args..., ptr tape)` that computes `f` and records what the adjoint
+//! needs, and an *adjoint* `f.zyg.adjoint.<mask>(ptr tape[, dret])` that returns the gradients
+//! of the active parameters. A *gradient* function `f.zyg.grad.<mask>(args...)` puts them
+//! together with the tape on its stack, seeding the result's adjoint with 1.
 
+pub mod activity;
+pub mod adjoint;
+pub mod builder;
+pub mod error;
+pub mod primal;
 pub mod rules;
+pub mod stack;
+pub mod tape;
+
+use activity::Activity;
+pub use error::TransformError;
+use rules::E;
+use std::collections::{BTreeMap, HashMap};
+use std::collections::HashSet;
+use tape::TapeLayout;
+use zyg_ir::cfg::ControlFlowGraph;
+use zyg_ir::dominance::DominatorTree;
+use zyg_ir::loops::LoopAnalysis;
+use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Module, Signature, Type, Value};
+
+/// A function to differentiate and which of its parameters are active (`out`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Spec {
+    pub function: String,
+    pub active_params: Vec<bool>,
+}
+
+impl Spec {
+    fn suffix(&self) -> String {
+        self.active_params.iter().map(|a| if *a { 'a' } else { 'c' }).collect()
+    }
+}
+
+/// The generated primal and adjoint of one `Spec`.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    pub primal: String,
+    pub adjoint: String,
+    pub adjoint_sig: Signature,
+    pub tape_ty: Type,
+    pub active_params: Vec<bool>,
+}
+
+/// A generated gradient function: `name(args...) -> { gradients of the active params }`.
+#[derive(Clone, Debug)]
+pub struct Gradient {
+    pub name: String,
+    pub sig: Signature,
+}
+
+/// How an active instruction's adjoint is computed.
+pub enum Pullback {
+    /// A table rule: one adjoint expression per operand (call arguments for calls).
+    Rule(Vec<Option<E>>),
+    /// A differentiated callee: its own adjoint, fed its tape.
+    Callee(Generated),
+    Phi,
+}
+
+/// Everything the primal and adjoint builders need to know about one function.
+pub struct Plan<'a> {
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub active_params: Vec<bool>,
+    pub activity: Activity,
+    pub cfg: ControlFlowGraph,
+    pub layout: TapeLayout,
+    pub block_of: HashMap<Inst, Block>,
+    pub pullbacks: HashMap<Inst, Pullback>,
+    pub callees: BTreeMap<Inst, Generated>,
+    pub returns: Vec<Block>,
+}
+
+/// The operands a rule's `x(i)` refers to: call arguments for calls, operands otherwise.
+pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
+    match kind {
+        InstKind::Call { args, .. } => args.clone(),
+        _ => kind.operands(),
+    }
+}
+
+/// Generates gradients for a module, sharing primals and adjoints between requests.
+pub struct Differentiator<'m> {
+    module: &'m Module,
+    generated: HashMap<Spec, Generated>,
+    gradients: HashMap<Spec, Gradient>,
+    in_progress: Vec<Spec>,
+    output: Vec<Function>,
+}
+
+impl<'m> Differentiator<'m> {
+    pub fn new(module: &'m Module) -> Self {
+        Differentiator {
+            module,
+            generated: HashMap::new(),
+            gradients: HashMap::new(),
+            in_progress: Vec::new(),
+            output: stack::helpers(),
+        }
+    }
+
+    /// The generated functions, callees first.
+    pub fn finish(self) -> Vec<Function> {
+        self.output
+    }
+
+    /// The gradient function for `spec`, generating it on first request.
+    pub fn gradient(&mut self, spec: &Spec) -> Result<Gradient, TransformError> {
+        if let Some(g) = self.gradients.get(spec) {
+            return Ok(g.clone());
+        }
+        let generated = self.ensure(spec)?;
+        let func = self.function(&spec.function)?;
+        let name = format!("{}.zyg.grad.{}", spec.function, spec.suffix());
+        let sig = Signature::new(func.sig.params.clone(), generated.adjoint_sig.ret.clone());
+        let mut w = Function::new(name.clone(), sig.clone());
+        w.linkage = Linkage::Internal;
+        let entry = w.create_block(Some("entry".into()));
+        let mut c = builder::Cursor::at_end(&mut w, entry);
+        let tape = c.alloca(generated.tape_ty.clone());
+        let mut args: Vec<Value> = c.func.params.clone();
+        args.push(tape);
+        let mut primal_sig = func.sig.clone();
+        primal_sig.params.push(Type::PTR);
+        c.call(&generated.primal, primal_sig, args);
+        let mut adjoint_args = vec![tape];
+        if let Some(fty) = func.sig.ret.float_ty() {
+            adjoint_args.push(c.constant(Constant::float(fty, 1.0)));
+        }
+        let grads = c.call(&generated.adjoint, generated.adjoint_sig.clone(), adjoint_args);
+        c.ret(grads);
+        self.output.push(w);
+        let gradient = Gradient { name, sig };
+        self.gradients.insert(spec.clone(), gradient.clone());
+        Ok(gradient)
+    }
+
+    fn function(&self, name: &str) -> Result<&'m Function, TransformError> {
+        self.module.function(name).ok_or_else(|| TransformError {
+            function: name.to_string(),
+            instruction: None,
+            loc: None,
+            callee: Some(name.to_string()),
+            message: "zyg needs the body of this function to differentiate it".into(),
+        })
+    }
+
+    /// The primal and adjoint for `spec` (and, first, for every callee they need).
+    fn ensure(&mut self, spec: &Spec) -> Result<Generated, TransformError> {
+        if let Some(g) = self.generated.get(spec) {
+            return Ok(g.clone());
+        }
+        let func = self.function(&spec.function)?;
+        if self.in_progress.contains(spec) {
+            return Err(TransformError::in_function(func, "recursive functions are not differentiated yet"));
+        }
+        if func.params.len() != spec.active_params.len() {
+            return Err(TransformError::in_function(func, "the request's argument count does not match the function"));
+        }
+        for (p, active) in func.params.iter().zip(&spec.active_params) {
+            if *active && !func.ty(*p).is_float() {
+                return Err(TransformError::in_function(
+                    func,
+                    format!("parameter {p} of type {} cannot be an active (out) argument", func.ty(*p)),
+                ));
+            }
+        }
+        self.in_progress.push(spec.clone());
+        let result = self.generate(func, spec);
+        self.in_progress.pop();
+        let generated = result?;
+        self.generated.insert(spec.clone(), generated.clone());
+        Ok(generated)
+    }
+
+    fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
+        tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
+        let activity = Activity::analyze(self.module, func, &spec.active_params)?;
+        let cfg = ControlFlowGraph::compute(func);
+        let dom = DominatorTree::compute(func, &cfg);
+        let loops = LoopAnalysis::compute(func, &cfg, &dom);
+        let mut pullbacks = HashMap::new();
+        let mut callees = BTreeMap::new();
+        let mut needed: Vec<Value> = Vec::new();
+        let mut seen: HashSet<Value> = HashSet::new();
+        for &b in cfg.reverse_postorder() {
+            for &inst in &func.blocks[b].insts {
+                let Some(v) = func.result(inst).filter(|v| activity.is_active(*v)) else { continue };
+                let pullback = self.pullback(func, inst, &activity)?;
+                match &pullback {
+                    Pullback::Rule(adjoints) => needs(func, inst, v, adjoints, &activity, &mut needed, &mut seen),
+                    Pullback::Callee(g) => {
+                        callees.insert(inst, g.clone());
+                    }
+                    Pullback::Phi => {}
+                }
+                pullbacks.insert(inst, pullback);
+            }
+        }
+        let returns = tape::return_blocks(func, &cfg);
+        let callee_tapes: Vec<(Inst, Type)> = callees.iter().map(|(i, g)| (*i, g.tape_ty.clone())).collect();
+        let layout = TapeLayout::build(func, &cfg, &loops, &needed, &callee_tapes, &returns);
+        let plan = Plan {
+            module: self.module,
+            func,
+            active_params: spec.active_params.clone(),
+            activity,
+            cfg,
+            block_of: tape::inst_blocks(func),
+            layout,
+            pullbacks,
+            callees,
+            returns,
+        };
+        let suffix = spec.suffix();
+        let primal_name = format!("{}.zyg.primal.{suffix}", func.name);
+        let adjoint_name = format!("{}.zyg.adjoint.{suffix}", func.name);
+        let grads: Vec<Type> = func
+            .params
+            .iter()
+            .zip(&spec.active_params)
+            .filter(|(_, a)| **a)
+            .map(|(p, _)| func.ty(*p).clone())
+            .collect();
+        let mut adjoint_params = vec![Type::PTR];
+        if func.sig.ret.is_float() {
+            adjoint_params.push(func.sig.ret.clone());
+        }
+        let adjoint_sig = Signature::new(adjoint_params, Type::structure(grads));
+        let primal = primal::build(&plan, &primal_name);
+        let adjoint = adjoint::build(&plan, &adjoint_name, adjoint_sig.clone())?;
+        self.output.push(primal);
+        self.output.push(adjoint);
+        Ok(Generated {
+            primal: primal_name,
+            adjoint: adjoint_name,
+            adjoint_sig,
+            tape_ty: plan.layout.tape_ty.clone(),
+            active_params: spec.active_params.clone(),
+        })
+    }
+
+    /// Rules before decomposition: a known rule for a call wins; otherwise differentiate
+    /// through the callee; otherwise a clear error naming the construct.
+    fn pullback(&mut self, func: &Function, inst: Inst, activity: &Activity) -> Result<Pullback, TransformError> {
+        let kind = &func.insts[inst].kind;
+        match kind {
+            InstKind::Phi { .. } => Ok(Pullback::Phi),
+            InstKind::Call { callee: Callee::Direct(name), args, .. } => {
+                if let Some(rule) = rules::family(name) {
+                    if rule.arity == args.len() {
+                        return Ok(Pullback::Rule((rule.adjoints)()));
+                    }
+                }
+                if self.module.function(name).is_some() {
+                    let spec = Spec {
+                        function: name.to_string(),
+                        active_params: args.iter().map(|a| activity.is_active(*a)).collect(),
+                    };
+                    return Ok(Pullback::Callee(self.ensure(&spec)?));
+                }
+                Err(TransformError::at(
+                    func,
+                    inst,
+                    format!("no derivative is known for `{name}`: it has no body in this module and no rule"),
+                ))
+            }
+            InstKind::Call { .. } => {
+                Err(TransformError::at(func, inst, "indirect calls on active values are not differentiated yet"))
+            }
+            _ => rules::instructions::adjoints(kind).map(Pullback::Rule).ok_or_else(|| {
+                TransformError::at(func, inst, format!("zyg cannot differentiate `{}` yet", kind.opcode_name()))
+            }),
+        }
+    }
+}
+
+/// The primal values (alphas) an active instruction's rule reads.
+fn needs(
+    func: &Function,
+    inst: Inst,
+    result: Value,
+    adjoints: &[Option<E>],
+    activity: &Activity,
+    out: &mut Vec<Value>,
+    seen: &mut HashSet<Value>,
+) {
+    let operands = rule_operands(&func.insts[inst].kind);
+    let (mut indices, mut uses_result) = (Vec::new(), false);
+    for (j, adjoint) in adjoints.iter().enumerate() {
+        if let Some(e) = adjoint {
+            if operands.get(j).is_some_and(|v| activity.is_active(*v)) {
+                e.needs(&mut indices, &mut uses_result);
+            }
+        }
+    }
+    let mut push = |v: Value| {
+        if func.constant(v).is_none() && seen.insert(v) {
+            out.push(v);
+        }
+    };
+    indices.into_iter().filter_map(|i| operands.get(i).copied()).for_each(&mut push);
+    if uses_result {
+        push(result);
+    }
+}

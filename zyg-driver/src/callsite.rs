@@ -1,0 +1,376 @@
+//! The C entry points (DESIGN.md): finding calls to `__enzyme_autodiff`/`__zyg_autodiff`,
+//! reading their activity markers, and replacing each call by a call to the generated
+//! gradient, adapting arguments and the result to the call's own (C ABI) types.
+//!
+//! This works on the user's module through LLVM's C API (`llvm-sys`, re-exported by
+//! inkwell), since the callers (often `main`) are never read into zyg-ir. Every handle
+//! belongs to a module that outlives the calls here.
+
+use crate::error::{DriverError, Result};
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
+use inkwell::module::Module;
+use std::path::Path;
+
+/// How one argument of a request is treated (Enzyme's markers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// Its gradient is returned.
+    Out,
+    /// No gradient.
+    Const,
+    /// A pointer with a shadow that accumulates the gradient.
+    Dup,
+    /// As `Dup`, when the primal result is not needed.
+    DupNoNeed,
+}
+
+impl ArgKind {
+    pub fn parse(word: &str) -> Option<ArgKind> {
+        Some(match word {
+            "out" | "active" => ArgKind::Out,
+            "const" => ArgKind::Const,
+            "dup" => ArgKind::Dup,
+            "dupnoneed" => ArgKind::DupNoNeed,
+            _ => return None,
+        })
+    }
+}
+
+/// The markers, by the names of the globals programs pass.
+const MARKERS: &[(&str, ArgKind)] = &[
+    ("enzyme_out", ArgKind::Out),
+    ("enzyme_const", ArgKind::Const),
+    ("enzyme_dup", ArgKind::Dup),
+    ("enzyme_dupnoneed", ArgKind::DupNoNeed),
+    ("zyg_out", ArgKind::Out),
+    ("zyg_const", ArgKind::Const),
+    ("zyg_dup", ArgKind::Dup),
+    ("zyg_dupnoneed", ArgKind::DupNoNeed),
+];
+
+/// One call site asking for a gradient.
+pub struct Request {
+    pub call: LLVMValueRef,
+    pub function: String,
+    pub kinds: Vec<ArgKind>,
+    /// The primal argument for each parameter of `function`.
+    pub values: Vec<LLVMValueRef>,
+    /// The `sret` pointer when the C ABI returns the gradient struct through memory.
+    pub sret: Option<LLVMValueRef>,
+    /// Marker loads, removed when the call is gone.
+    pub markers: Vec<LLVMValueRef>,
+    /// Where the call is, for messages: `caller` and source location.
+    pub place: String,
+}
+
+pub fn is_request_name(name: &str) -> bool {
+    name.contains("__enzyme_autodiff") || name.contains("__zyg_autodiff")
+}
+
+/// Every request in the module, in program order.
+pub fn find_requests(module: &Module, path: &Path) -> Result<Vec<Request>> {
+    let mut out = Vec::new();
+    for f in module.get_functions() {
+        // SAFETY: walking the live module's blocks and instructions.
+        unsafe {
+            let mut bb = LLVMGetFirstBasicBlock(f.as_value_ref_raw());
+            while !bb.is_null() {
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    if !LLVMIsACallInst(inst).is_null() {
+                        let callee = LLVMGetCalledValue(inst);
+                        if !LLVMIsAFunction(callee).is_null() && is_request_name(&name_of(callee)) {
+                            out.push(parse_request(inst, path)?);
+                        }
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+        }
+    }
+    Ok(out)
+}
+
+trait RawValue {
+    fn as_value_ref_raw(&self) -> LLVMValueRef;
+}
+
+impl RawValue for inkwell::values::FunctionValue<'_> {
+    fn as_value_ref_raw(&self) -> LLVMValueRef {
+        use inkwell::values::AsValueRef;
+        self.as_value_ref()
+    }
+}
+
+pub(crate) fn name_of(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    // SAFETY: LLVM returns `len` bytes it owns, or null.
+    unsafe {
+        let p = LLVMGetValueName2(v, &mut len);
+        if p.is_null() {
+            return String::new();
+        }
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+    }
+}
+
+/// "in `main` at demo.c:12:5" for messages.
+unsafe fn place_of(call: LLVMValueRef) -> String {
+    let caller = name_of(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+    let line = LLVMGetDebugLocLine(call);
+    if line == 0 {
+        return format!("in `{caller}`");
+    }
+    let mut len = 0u32;
+    let file = LLVMGetDebugLocFilename(call, &mut len);
+    let file = if file.is_null() {
+        String::new()
+    } else {
+        String::from_utf8_lossy(std::slice::from_raw_parts(file as *const u8, len as usize)).into_owned()
+    };
+    format!("in `{caller}` at {file}:{line}:{}", LLVMGetDebugLocColumn(call))
+}
+
+/// The function a value names, looking through pointer casts.
+unsafe fn function_operand(mut v: LLVMValueRef) -> Option<LLVMValueRef> {
+    for _ in 0..4 {
+        if !LLVMIsAFunction(v).is_null() {
+            return Some(v);
+        }
+        if LLVMIsAConstantExpr(v).is_null() && LLVMIsACastInst(v).is_null() {
+            return None;
+        }
+        v = LLVMGetOperand(v, 0);
+    }
+    None
+}
+
+/// The marker an argument is (a load of `enzyme_dup` and friends), if it is one.
+unsafe fn marker(v: LLVMValueRef) -> Option<std::result::Result<ArgKind, String>> {
+    let global = if !LLVMIsALoadInst(v).is_null() { LLVMGetOperand(v, 0) } else { v };
+    if LLVMIsAGlobalVariable(global).is_null() {
+        return None;
+    }
+    let name = name_of(global);
+    if let Some((_, kind)) = MARKERS.iter().find(|(m, _)| *m == name) {
+        return Some(Ok(*kind));
+    }
+    (name.starts_with("enzyme_") || name.starts_with("zyg_"))
+        .then(|| Err(format!("the activity marker `{name}` is not supported yet")))
+}
+
+unsafe fn parse_request(call: LLVMValueRef, path: &Path) -> Result<Request> {
+    let place = place_of(call);
+    let fail = |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{place}: {message}") };
+    let n = LLVMGetNumArgOperands(call);
+    let args: Vec<LLVMValueRef> = (0..n).map(|i| LLVMGetOperand(call, i)).collect();
+    // With an `sret` result, the first argument is the result's memory and the function
+    // comes second.
+    let (sret, first) = match args.first().and_then(|a| function_operand(*a)) {
+        Some(f) => (None, f),
+        None => match args.get(1).and_then(|a| function_operand(*a)) {
+            Some(f) => (Some(args[0]), f),
+            None => return Err(fail("the first argument of a gradient request must be a function".into())),
+        },
+    };
+    let function = name_of(first);
+    let fn_ty = LLVMGlobalGetValueType(first);
+    let nparams = LLVMCountParamTypes(fn_ty) as usize;
+    let mut params = vec![std::ptr::null_mut(); nparams];
+    LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
+    let mut rest = args[if sret.is_some() { 2 } else { 1 }..].iter().copied();
+    let (mut kinds, mut values, mut markers) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, pty) in params.iter().enumerate() {
+        let mut next = rest.next();
+        let mut kind = None;
+        if let Some(m) = next.and_then(|a| marker(a)) {
+            kind = Some(m.map_err(fail)?);
+            markers.push(next.expect("a marker argument"));
+            next = rest.next();
+        }
+        let Some(value) = next else {
+            return Err(fail(format!("too few arguments for `{function}`: nothing for parameter {i}")));
+        };
+        let kind = kind.unwrap_or_else(|| default_kind(*pty));
+        if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
+            return Err(fail(format!(
+                "parameter {i} of `{function}` is `dup` (a pointer with a shadow); pointer arguments are not supported yet"
+            )));
+        }
+        if kind == ArgKind::Out && !is_float(*pty) {
+            return Err(fail(format!("parameter {i} of `{function}` is marked `out` but is not a floating-point value")));
+        }
+        kinds.push(kind);
+        values.push(value);
+    }
+    if rest.next().is_some() {
+        return Err(fail(format!("too many arguments for `{function}`, which takes {nparams}")));
+    }
+    Ok(Request { call, function, kinds, values, sret, markers, place })
+}
+
+/// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.
+unsafe fn default_kind(ty: LLVMTypeRef) -> ArgKind {
+    match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMPointerTypeKind => ArgKind::Dup,
+        _ if is_float(ty) => ArgKind::Out,
+        _ => ArgKind::Const,
+    }
+}
+
+unsafe fn is_float(ty: LLVMTypeRef) -> bool {
+    float_bits(ty).is_some()
+}
+
+unsafe fn float_bits(ty: LLVMTypeRef) -> Option<u32> {
+    match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMHalfTypeKind | LLVMTypeKind::LLVMBFloatTypeKind => Some(16),
+        LLVMTypeKind::LLVMFloatTypeKind => Some(32),
+        LLVMTypeKind::LLVMDoubleTypeKind => Some(64),
+        LLVMTypeKind::LLVMX86_FP80TypeKind => Some(80),
+        LLVMTypeKind::LLVMFP128TypeKind => Some(128),
+        _ => None,
+    }
+}
+
+/// Converts between float widths and integer widths as C's argument promotion requires
+/// (a `float` passed through `...` arrives as `double`).
+unsafe fn convert(b: LLVMBuilderRef, v: LLVMValueRef, to: LLVMTypeRef) -> std::result::Result<LLVMValueRef, String> {
+    let from = LLVMTypeOf(v);
+    if from == to {
+        return Ok(v);
+    }
+    let name = c"".as_ptr();
+    if let (Some(fb), Some(tb)) = (float_bits(from), float_bits(to)) {
+        let op = if fb < tb { LLVMOpcode::LLVMFPExt } else { LLVMOpcode::LLVMFPTrunc };
+        return Ok(LLVMBuildCast(b, op, v, to, name));
+    }
+    if LLVMGetTypeKind(from) == LLVMTypeKind::LLVMIntegerTypeKind && LLVMGetTypeKind(to) == LLVMTypeKind::LLVMIntegerTypeKind {
+        return Ok(LLVMBuildIntCast2(b, v, to, 1, name));
+    }
+    Err(format!(
+        "cannot pass a value of type `{}` where `{}` is expected",
+        crate::callsite::type_text(from),
+        crate::callsite::type_text(to)
+    ))
+}
+
+pub(crate) fn type_text(t: LLVMTypeRef) -> String {
+    // SAFETY: LLVM allocates the string; it is copied and disposed.
+    unsafe {
+        let p = LLVMPrintTypeToString(t);
+        let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+        LLVMDisposeMessage(p);
+        s
+    }
+}
+
+/// Replaces the request's call with a call to `gradient`, which returns a struct of the
+/// `out` gradients in argument order.
+pub fn rewrite(request: &Request, gradient: LLVMValueRef, path: &Path) -> Result<()> {
+    let fail = |message: String| DriverError::Request {
+        path: path.to_path_buf(),
+        message: format!("{}: {message}", request.place),
+    };
+    // SAFETY: the call, its function and `gradient` are live in the same module.
+    unsafe {
+        let call = request.call;
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
+        let b = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderBefore(b, call);
+        let result = build_replacement(b, request, gradient);
+        LLVMDisposeBuilder(b);
+        let replacement = result.map_err(fail)?;
+        if let Some(r) = replacement {
+            LLVMReplaceAllUsesWith(call, r);
+        }
+        LLVMInstructionEraseFromParent(call);
+        for m in &request.markers {
+            if !LLVMIsALoadInst(*m).is_null() && LLVMGetFirstUse(*m).is_null() {
+                LLVMInstructionEraseFromParent(*m);
+            }
+        }
+    }
+    Ok(())
+}
+
+unsafe fn build_replacement(
+    b: LLVMBuilderRef,
+    request: &Request,
+    gradient: LLVMValueRef,
+) -> std::result::Result<Option<LLVMValueRef>, String> {
+    let name = c"".as_ptr();
+    let fn_ty = LLVMGlobalGetValueType(gradient);
+    let mut params = vec![std::ptr::null_mut(); LLVMCountParamTypes(fn_ty) as usize];
+    LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
+    let mut args = Vec::new();
+    for (v, p) in request.values.iter().zip(&params) {
+        args.push(convert(b, *v, *p)?);
+    }
+    let grads = LLVMBuildCall2(b, fn_ty, gradient, args.as_mut_ptr(), args.len() as u32, name);
+    let outs = LLVMCountStructElementTypes(LLVMTypeOf(grads));
+    let field = |i: u32| LLVMBuildExtractValue(b, grads, i, name);
+    if let Some(sret) = request.sret {
+        let ty = sret_type(request.call).unwrap_or(LLVMTypeOf(grads));
+        let value = aggregate(b, ty, outs, &field)?;
+        LLVMBuildStore(b, value, sret);
+        return Ok(None);
+    }
+    let ty = LLVMTypeOf(request.call);
+    match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMVoidTypeKind => Ok(None),
+        _ if is_float(ty) => match outs {
+            0 => Ok(Some(LLVMConstNull(ty))),
+            1 => Ok(Some(convert(b, field(0), ty)?)),
+            n => Err(format!(
+                "the request returns one `{}` but has {n} `out` arguments; declare it to return a struct of {n}",
+                type_text(ty)
+            )),
+        },
+        _ => Ok(Some(aggregate(b, ty, outs, &field)?)),
+    }
+}
+
+/// Builds a value of the call's struct, array or vector type from the gradients.
+unsafe fn aggregate(
+    b: LLVMBuilderRef,
+    ty: LLVMTypeRef,
+    outs: u32,
+    field: &dyn Fn(u32) -> LLVMValueRef,
+) -> std::result::Result<LLVMValueRef, String> {
+    let name = c"".as_ptr();
+    let (count, vector) = match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMStructTypeKind => (LLVMCountStructElementTypes(ty), false),
+        LLVMTypeKind::LLVMArrayTypeKind => (LLVMGetArrayLength2(ty) as u32, false),
+        LLVMTypeKind::LLVMVectorTypeKind => (LLVMGetVectorSize(ty), true),
+        _ => return Err(format!("cannot return gradients as `{}`", type_text(ty))),
+    };
+    if count != outs {
+        return Err(format!("the request's result `{}` has {count} fields but there are {outs} `out` arguments", type_text(ty)));
+    }
+    let mut value = LLVMGetUndef(ty);
+    for i in 0..count {
+        let elem_ty = match LLVMGetTypeKind(ty) {
+            LLVMTypeKind::LLVMStructTypeKind => LLVMStructGetTypeAtIndex(ty, i),
+            _ => LLVMGetElementType(ty),
+        };
+        let v = convert(b, field(i), elem_ty)?;
+        value = if vector {
+            let idx = LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(ty)), u64::from(i), 0);
+            LLVMBuildInsertElement(b, value, v, idx, name)
+        } else {
+            LLVMBuildInsertValue(b, value, v, i, name)
+        };
+    }
+    Ok(value)
+}
+
+/// The struct type named by the call's `sret(...)` attribute on its first argument.
+unsafe fn sret_type(call: LLVMValueRef) -> Option<LLVMTypeRef> {
+    let kind = LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4);
+    let attr = LLVMGetCallSiteEnumAttribute(call, 1, kind);
+    (!attr.is_null()).then(|| LLVMGetTypeAttributeValue(attr)).filter(|t| !t.is_null())
+}

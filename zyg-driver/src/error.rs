@@ -1,0 +1,28 @@
+//! What the driver reports: every failure names the input file and, where it can, the
+//! function, the instruction and the source line.
+
+use std::path::PathBuf;
+use zyg_ir::llvm::ReadError;
+use zyg_transform::TransformError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: cannot parse LLVM IR: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{path}: {source}")]
+    Read { path: PathBuf, source: ReadError },
+    #[error("{path}: {source}{note}")]
+    Transform { path: PathBuf, source: TransformError, note: String },
+    #[error("{path}: {message}")]
+    Request { path: PathBuf, message: String },
+    #[error("{path}: LLVM: {message}")]
+    Llvm { path: PathBuf, message: String },
+    #[error("{path}: internal error: the generated module does not verify (please report this):\n{message}")]
+    Verify { path: PathBuf, message: String },
+    #[error("{0}")]
+    Usage(String),
+}
+
+pub type Result<T> = std::result::Result<T, DriverError>;

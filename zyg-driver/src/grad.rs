@@ -1,0 +1,160 @@
+//! `zyg grad`: read a module, differentiate what it asks for, write it back.
+
+use crate::callsite::{self, ArgKind};
+use crate::error::{DriverError, Result};
+use crate::llvm_io;
+use crate::prepare;
+use inkwell::context::Context;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::values::AsValueRef;
+use std::path::{Path, PathBuf};
+use zyg_ir::{Function, Linkage, Type};
+use zyg_transform::builder::Cursor;
+use zyg_transform::{Differentiator, Gradient, Spec, TransformError};
+
+/// Passes run on each generated function whatever the `-O` level: they turn the adjoint's
+/// accumulator slots into SSA phis (DESIGN.md, "Adjoint").
+const GENERATED_CLEANUP: &str = "sroa,mem2reg";
+
+pub struct GradOptions {
+    pub input: PathBuf,
+    pub output: PathBuf,
+    pub opt_level: u8,
+    pub text: bool,
+    /// `--fn`: also export the gradient of this function...
+    pub function: Option<String>,
+    /// ...with these argument kinds (default: floats out, the rest const)...
+    pub args: Option<Vec<ArgKind>>,
+    /// ...under this name (default `<fn>_grad`)...
+    pub export_name: Option<String>,
+    /// ...and write its C prototype here.
+    pub header: Option<PathBuf>,
+}
+
+pub fn run(opts: &GradOptions) -> Result<()> {
+    let path = opts.input.as_path();
+    let context = Context::create();
+    let module = llvm_io::read_module(&context, path)?;
+    let machine = llvm_io::target_machine(&module, path)?;
+    let requests = callsite::find_requests(&module, path)?;
+    tracing::info!(requests = requests.len(), "found gradient requests");
+
+    let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
+    roots.extend(opts.function.clone());
+    let read = {
+        let prepared = prepare::prepare(&module, &machine, path)?;
+        zyg_ir::llvm::read_functions(&prepared, &roots)
+    };
+    let transform_error = |source: TransformError| {
+        let note = source
+            .callee
+            .as_ref()
+            .and_then(|c| read.unreadable.get(c))
+            .map(|e| format!("\nnote: zyg could not read that function: {e}"))
+            .unwrap_or_default();
+        DriverError::Transform { path: path.to_path_buf(), source, note }
+    };
+
+    let mut diff = Differentiator::new(&read.module);
+    let mut grads = Vec::new();
+    for r in &requests {
+        let spec = Spec { function: r.function.clone(), active_params: r.kinds.iter().map(|k| *k == ArgKind::Out).collect() };
+        grads.push(diff.gradient(&spec).map_err(transform_error)?);
+    }
+    let mut exported = None;
+    if let Some(name) = &opts.function {
+        let func = read.module.function(name).ok_or_else(|| missing_function(path, name, &read))?;
+        let kinds = export_kinds(func, opts.args.as_deref(), path)?;
+        let spec = Spec { function: name.clone(), active_params: kinds.iter().map(|k| *k == ArgKind::Out).collect() };
+        let gradient = diff.gradient(&spec).map_err(transform_error)?;
+        let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
+        let text = crate::header::render(&export_name, name, &func.sig.params, &spec.active_params);
+        exported = Some((export_wrapper(&export_name, &gradient), text));
+    }
+    let mut functions = diff.finish();
+    if let Some((wrapper, _)) = &exported {
+        functions.push(wrapper.clone());
+    }
+
+    let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
+    for f in &functions {
+        let fv = zyg_ir::llvm::write_function(&module, f).map_err(|e| llvm(e.to_string()))?;
+        fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
+    }
+    for (r, g) in requests.iter().zip(&grads) {
+        let fv = module.get_function(&g.name).expect("gradient was written");
+        callsite::rewrite(r, fv.as_value_ref(), path)?;
+    }
+    module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
+    if opts.opt_level > 0 {
+        let pipeline = format!("default<O{}>", opts.opt_level.min(3));
+        module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
+    }
+    llvm_io::write_module(&module, &opts.output, llvm_io::wants_text(&opts.output, opts.text))?;
+    if let (Some(header), Some((_, text))) = (&opts.header, &exported) {
+        crate::header::write(header, text)?;
+    }
+    Ok(())
+}
+
+fn missing_function(path: &Path, name: &str, read: &zyg_ir::llvm::ReadModule) -> DriverError {
+    let message = match read.unreadable.get(name) {
+        Some(e) => format!("cannot read `{name}`: {e}"),
+        None => format!("no function named `{name}` with a body in this module"),
+    };
+    DriverError::Request { path: path.to_path_buf(), message }
+}
+
+/// The kinds for `--fn`: as given by `--args`, or floats `out` and the rest `const`.
+fn export_kinds(func: &Function, args: Option<&[ArgKind]>, path: &Path) -> Result<Vec<ArgKind>> {
+    let defaults = func.params.iter().map(|p| if func.ty(*p).is_float() { ArgKind::Out } else { ArgKind::Const });
+    let Some(args) = args else { return Ok(defaults.collect()) };
+    if args.len() != func.params.len() {
+        return Err(DriverError::Usage(format!(
+            "{}: --args gives {} kinds but `{}` has {} parameters",
+            path.display(),
+            args.len(),
+            func.name,
+            func.params.len()
+        )));
+    }
+    if args.iter().any(|k| matches!(k, ArgKind::Dup | ArgKind::DupNoNeed)) {
+        return Err(DriverError::Usage("--args: `dup` (pointer arguments) is not supported yet".into()));
+    }
+    Ok(args.to_vec())
+}
+
+/// The exported gradient: `T name(args)` for one `out` argument, `void name(args)` for
+/// none, and `void name(struct *out, args)` for several (a pointer keeps the C ABI simple
+/// and identical on every target).
+fn export_wrapper(name: &str, gradient: &Gradient) -> Function {
+    let Type::Struct(fields) = &gradient.sig.ret else { unreachable!("gradients return a struct") };
+    let mut sig = gradient.sig.clone();
+    let several = fields.len() > 1;
+    sig.ret = match fields.len() {
+        1 => fields[0].clone(),
+        _ => Type::Void,
+    };
+    if several {
+        sig.params.insert(0, Type::PTR);
+    }
+    let mut f = Function::new(name, sig);
+    f.linkage = Linkage::External;
+    let entry = f.create_block(Some("entry".into()));
+    let params = f.params.clone();
+    let mut c = Cursor::at_end(&mut f, entry);
+    let args = if several { params[1..].to_vec() } else { params.clone() };
+    let grads = c.call(&gradient.name, gradient.sig.clone(), args).expect("a struct");
+    match fields.len() {
+        0 => c.ret(None),
+        1 => {
+            let g = c.extract(grads, 0);
+            c.ret(Some(g));
+        }
+        _ => {
+            c.store(grads, params[0]);
+            c.ret(None);
+        }
+    }
+    f
+}

@@ -1,0 +1,382 @@
+//! The adjoint: one block per primal block, over the reversed CFG. Each adjoint block runs
+//! its primal block's backpropagators in reverse order, reading alphas from the tape, then
+//! follows the recorded predecessor. Gradient contributions accumulate into one slot per
+//! active value; LLVM's mem2reg turns the slots into the phis that sum them.
+
+use crate::builder::Cursor;
+use crate::error::TransformError;
+use crate::rules::{Node, E};
+use crate::stack;
+use crate::tape::{Field, Storage};
+use crate::{Plan, Pullback};
+use std::collections::HashMap;
+use zyg_ir::{
+    BinOp, Block, CastOp, Constant, FloatTy, Function, Inst, InstKind, Linkage, Signature, Type, Value,
+};
+
+pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, TransformError> {
+    let mut adj = Function::new(name, sig);
+    adj.linkage = Linkage::Internal;
+    let tape = adj.params[0];
+    let dret = adj.params.get(1).copied();
+    let entry = adj.create_block(Some("entry".into()));
+    let mut blocks = HashMap::new();
+    for &b in plan.cfg.reverse_postorder().iter().rev() {
+        let label = plan.func.blocks[b].name.as_ref().map(|n| format!("adj.{n}"));
+        blocks.insert(b, adj.create_block(label));
+    }
+    let exit = adj.create_block(Some("exit".into()));
+    let mut builder = Adjoint { plan, adj, tape, blocks, slots: HashMap::new(), callee_slots: HashMap::new() };
+    builder.create_slots(entry);
+    builder.enter(entry, exit);
+    for &b in plan.cfg.reverse_postorder() {
+        builder.block(b, dret, exit)?;
+    }
+    builder.finish(exit);
+    Ok(builder.adj)
+}
+
+struct Adjoint<'p, 'a> {
+    plan: &'p Plan<'a>,
+    adj: Function,
+    tape: Value,
+    blocks: HashMap<Block, Block>,
+    /// The adjoint accumulator of each active primal value.
+    slots: HashMap<Value, Value>,
+    /// Where a callee's tape is put back for its adjoint.
+    callee_slots: HashMap<Inst, Value>,
+}
+
+impl<'p, 'a> Adjoint<'p, 'a> {
+    /// One zero-initialised accumulator per active value, in the entry block.
+    fn create_slots(&mut self, entry: Block) {
+        let func = self.plan.func;
+        let actives: Vec<Value> = func
+            .params
+            .iter()
+            .copied()
+            .chain(func.inst_order().filter_map(|(_, i)| func.result(i)))
+            .filter(|v| self.plan.activity.is_active(*v))
+            .collect();
+        let mut c = Cursor::at_end(&mut self.adj, entry);
+        for v in actives {
+            let ty = func.ty(v).clone();
+            let slot = c.alloca(ty.clone());
+            let zero = c.constant(Constant::Zero(ty));
+            c.store(zero, slot);
+            self.slots.insert(v, slot);
+        }
+        for (inst, callee) in &self.plan.callees {
+            self.callee_slots.insert(*inst, c.alloca(callee.tape_ty.clone()));
+        }
+    }
+
+    /// The adjoint starts where the primal returned.
+    fn enter(&mut self, entry: Block, exit: Block) {
+        let returns = &self.plan.returns;
+        let mut c = Cursor::at_end(&mut self.adj, entry);
+        match (returns.len(), self.plan.layout.exit_index) {
+            (0, _) => c.br(exit),
+            (1, _) | (_, None) => c.br(self.blocks[&returns[0]]),
+            (_, Some(index)) => {
+                let field = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[index]);
+                let id = c.load(Type::I32, field);
+                let cases = returns[1..]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, r)| (Constant::int(32, k as i128 + 1), self.blocks[r]))
+                    .collect();
+                c.emit(InstKind::Switch { value: id, default: self.blocks[&returns[0]], cases }, Type::Void);
+            }
+        }
+    }
+
+    /// Gathers the parameters' gradients, frees the stacks and returns.
+    fn finish(&mut self, exit: Block) {
+        let func = self.plan.func;
+        let ret_ty = self.adj.sig.ret.clone();
+        let tape_ty = self.plan.layout.tape_ty.clone();
+        let stacks = self.plan.layout.stacks();
+        let mut c = Cursor::at_end(&mut self.adj, exit);
+        // Requested parameters that turn out inactive inside keep a zero gradient.
+        let mut grads = c.constant(Constant::Zero(ret_ty));
+        let requested = func.params.iter().zip(&self.plan.active_params).filter(|(_, a)| **a);
+        for (k, (p, _)) in requested.enumerate() {
+            if let Some(slot) = self.slots.get(p) {
+                let g = c.load(func.ty(*p).clone(), *slot);
+                grads = c.insert(grads, g, k as u32);
+            }
+        }
+        for index in stacks {
+            let header = c.field_ptr(&tape_ty, self.tape, &[index]);
+            c.call(stack::FREE, stack::signature(stack::FREE), vec![header]);
+        }
+        c.ret(Some(grads));
+    }
+
+    fn block(&mut self, b: Block, dret: Option<Value>, exit: Block) -> Result<(), TransformError> {
+        let func = self.plan.func;
+        let ab = self.blocks[&b];
+        let term = func.terminator(b);
+        if let Some(InstKind::Ret { value: Some(v) }) = term.map(|t| &func.insts[t].kind) {
+            if let Some(d) = dret {
+                self.accumulate(ab, *v, d);
+            }
+        }
+        let body: Vec<Inst> = func.blocks[b].insts.iter().copied().filter(|i| Some(*i) != term).collect();
+        for &inst in body.iter().rev() {
+            let active = func.result(inst).is_some_and(|v| self.plan.activity.is_active(v));
+            if active && !matches!(func.insts[inst].kind, InstKind::Phi { .. }) {
+                self.backprop(b, inst)?;
+            }
+        }
+        // Phis read their adjoints together (they are parallel copies), then route them.
+        let mut phi_adjoints = Vec::new();
+        for phi in func.phis(b) {
+            let v = func.result(phi).expect("phi result");
+            if self.plan.activity.is_active(v) {
+                phi_adjoints.push((phi, self.take(ab, v)));
+            }
+        }
+        let preds = self.plan.cfg.preds(b).to_vec();
+        let pred_id = (preds.len() > 1).then(|| self.fetch(ab, b, Field::PredId)).transpose()?;
+        self.pop(ab, b);
+        match preds.len() {
+            0 => Cursor::at_end(&mut self.adj, ab).br(exit),
+            1 => {
+                self.route_phis(ab, &phi_adjoints, preds[0]);
+                Cursor::at_end(&mut self.adj, ab).br(self.blocks[&preds[0]]);
+            }
+            _ => {
+                let mut cases = Vec::new();
+                for (k, &p) in preds.iter().enumerate() {
+                    let edge = self.adj.create_block(None);
+                    self.route_phis(edge, &phi_adjoints, p);
+                    Cursor::at_end(&mut self.adj, edge).br(self.blocks[&p]);
+                    cases.push((Constant::int(32, k as i128), edge));
+                }
+                let default = cases[0].1;
+                let kind = InstKind::Switch { value: pred_id.expect("pred id"), default, cases: cases.split_off(1) };
+                Cursor::at_end(&mut self.adj, ab).emit(kind, Type::Void);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds each phi's adjoint to the value it took from predecessor `pred`.
+    fn route_phis(&mut self, at: Block, phi_adjoints: &[(Inst, Value)], pred: Block) {
+        for (phi, d) in phi_adjoints {
+            let InstKind::Phi { incoming } = &self.plan.func.insts[*phi].kind else { continue };
+            if let Some((_, v)) = incoming.iter().find(|(b, _)| *b == pred) {
+                self.accumulate(at, *v, *d);
+            }
+        }
+    }
+
+    fn backprop(&mut self, b: Block, inst: Inst) -> Result<(), TransformError> {
+        let func = self.plan.func;
+        let ab = self.blocks[&b];
+        let v = func.result(inst).expect("active instruction has a result");
+        let d = self.take(ab, v);
+        match &self.plan.pullbacks[&inst] {
+            Pullback::Rule(adjoints) => {
+                let operands = crate::rule_operands(&func.insts[inst].kind);
+                let fty = func.ty(v).float_ty().ok_or_else(|| {
+                    TransformError::at(func, inst, "vector and aggregate values are not differentiated yet")
+                })?;
+                for (j, adjoint) in adjoints.iter().enumerate() {
+                    let Some(e) = adjoint else { continue };
+                    if !self.plan.activity.is_active(operands[j]) {
+                        continue;
+                    }
+                    let env = Env { d, operands: &operands, result: v, fty, block: b };
+                    let contribution = self.expr(ab, e, &env)?;
+                    self.accumulate(ab, operands[j], contribution);
+                }
+            }
+            Pullback::Callee(callee) => {
+                let tape = self.fetch(ab, b, Field::CalleeTape(inst))?;
+                let slot = self.callee_slots[&inst];
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { unreachable!("callee pullback on a call") };
+                let args = args.clone();
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                c.store(tape, slot);
+                let sig = callee.adjoint_sig.clone();
+                let grads = c.call(&callee.adjoint, sig, vec![slot, d]).expect("adjoint returns gradients");
+                let mut k = 0;
+                for (a, active) in args.iter().zip(&callee.active_params) {
+                    if *active {
+                        let g = Cursor::at_end(&mut self.adj, ab).extract(grads, k);
+                        self.accumulate(ab, *a, g);
+                        k += 1;
+                    }
+                }
+            }
+            Pullback::Phi => {}
+        }
+        Ok(())
+    }
+
+    /// Reads and clears the adjoint of `v` (cleared because a value in a loop is a new
+    /// value on every iteration).
+    fn take(&mut self, at: Block, v: Value) -> Value {
+        let ty = self.plan.func.ty(v).clone();
+        let slot = self.slots[&v];
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        let d = c.load(ty.clone(), slot);
+        let zero = c.constant(Constant::Zero(ty));
+        c.store(zero, slot);
+        d
+    }
+
+    /// `adjoint(v) += contribution` when `v` is active.
+    fn accumulate(&mut self, at: Block, v: Value, contribution: Value) {
+        let Some(&slot) = self.slots.get(&v) else { return };
+        let ty = self.plan.func.ty(v).clone();
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        let contribution = c.convert_float(contribution, &ty);
+        let old = c.load(ty, slot);
+        let new = c.binary(BinOp::FAdd, old, contribution);
+        c.store(new, slot);
+    }
+
+    /// Reads `field` from the newest record of block `home`.
+    fn fetch(&mut self, at: Block, home: Block, field: Field) -> Result<Value, TransformError> {
+        let layout = &self.plan.layout;
+        let (Some(record), Some(&index)) = (layout.records.get(&home), layout.home.get(&(home, field))) else {
+            return Err(TransformError::in_function(self.plan.func, format!("internal error: {field:?} is not on the tape")));
+        };
+        let ty = record.ty.field(index).cloned().expect("record field");
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        let place = c.field_ptr(&layout.tape_ty, self.tape, &[record.tape_index]);
+        let record_ptr = match record.storage {
+            Storage::Once => place,
+            Storage::Stack => {
+                let size = c.size_of(&record.ty);
+                c.call(stack::TOP, stack::signature(stack::TOP), vec![place, size]).expect("top returns")
+            }
+        };
+        let ptr = c.field_ptr(&record.ty, record_ptr, &[index]);
+        Ok(c.load(ty, ptr))
+    }
+
+    fn pop(&mut self, at: Block, b: Block) {
+        let Some(record) = self.plan.layout.records.get(&b) else { return };
+        if record.storage == Storage::Stack {
+            let mut c = Cursor::at_end(&mut self.adj, at);
+            let header = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[record.tape_index]);
+            c.call(stack::POP, stack::signature(stack::POP), vec![header]);
+        }
+    }
+
+    /// A primal value in the adjoint: constants are rebuilt, everything else comes from the tape.
+    fn alpha(&mut self, at: Block, v: Value) -> Result<Value, TransformError> {
+        let func = self.plan.func;
+        if let Some(c) = func.constant(v) {
+            return Ok(self.adj.constant_value(c.clone()));
+        }
+        let block_of = &self.plan.block_of;
+        let (home, _) = self.plan.layout.value_home(func, block_of, v).ok_or_else(|| {
+            TransformError::in_function(func, format!("internal error: value {v} is not on the tape"))
+        })?;
+        self.fetch(at, home, Field::Value(v))
+    }
+
+    /// Emits a rule expression.
+    fn expr(&mut self, at: Block, e: &E, env: &Env) -> Result<Value, TransformError> {
+        let fty = env.fty;
+        let float = Type::Float(fty);
+        let sub = |this: &mut Self, e: &E| -> Result<Value, TransformError> { this.expr(at, e, env) };
+        let arith = |this: &mut Self, op: BinOp, a: Value, b: Value| {
+            let mut c = Cursor::at_end(&mut this.adj, at);
+            let (a, b) = (c.convert_float(a, &float), c.convert_float(b, &float));
+            c.binary(op, a, b)
+        };
+        Ok(match &*e.0 {
+            Node::D => env.d,
+            Node::Arg(i) => self.alpha(at, env.operands[*i])?,
+            Node::Res => self.alpha(at, env.result)?,
+            Node::Const(x) => self.adj.constant_value(Constant::float(fty, *x)),
+            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
+                let op = match &*e.0 {
+                    Node::Add(..) => BinOp::FAdd,
+                    Node::Sub(..) => BinOp::FSub,
+                    Node::Mul(..) => BinOp::FMul,
+                    _ => BinOp::FDiv,
+                };
+                let (a, b) = (sub(self, a)?, sub(self, b)?);
+                arith(self, op, a, b)
+            }
+            Node::Neg(a) => {
+                let a = sub(self, a)?;
+                Cursor::at_end(&mut self.adj, at).fneg(a)
+            }
+            Node::Call(name, args) => {
+                let args = args.iter().map(|a| sub(self, a)).collect::<Result<Vec<_>, _>>()?;
+                math_call(&mut Cursor::at_end(&mut self.adj, at), name, args, fty)
+            }
+            Node::Select(cond, a, b) => {
+                let (cond, a, b) = (sub(self, cond)?, sub(self, a)?, sub(self, b)?);
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let (a, b) = (c.convert_float(a, &float), c.convert_float(b, &float));
+                c.select(cond, a, b)
+            }
+            Node::Cmp(pred, a, b) => {
+                let (a, b) = (sub(self, a)?, sub(self, b)?);
+                Cursor::at_end(&mut self.adj, at).fcmp(*pred, a, b)
+            }
+            Node::IntToFloat(a) => {
+                let a = sub(self, a)?;
+                Cursor::at_end(&mut self.adj, at).cast(CastOp::SIToFP, a, float)
+            }
+            Node::IntAdd(a, k) => {
+                let a = sub(self, a)?;
+                let Type::Int(bits) = *self.adj.ty(a) else {
+                    return Err(TransformError::in_function(self.plan.func, "integer rule operand is not an integer"));
+                };
+                let k = self.adj.constant_value(Constant::int(bits, i128::from(*k)));
+                Cursor::at_end(&mut self.adj, at).binary(BinOp::Add, a, k)
+            }
+        })
+    }
+}
+
+struct Env<'o> {
+    d: Value,
+    operands: &'o [Value],
+    result: Value,
+    fty: FloatTy,
+    #[allow(dead_code)]
+    block: Block,
+}
+
+/// Calls a math function of family `name` in type `fty`: an LLVM intrinsic where LLVM has
+/// one that every backend lowers, the C library's function otherwise.
+fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, fty: FloatTy) -> Value {
+    const INTRINSICS: &[&str] = &[
+        "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil",
+        "trunc", "round", "fma",
+    ];
+    let float = Type::Float(fty);
+    let suffix = match fty {
+        FloatTy::F32 => "f32",
+        FloatTy::F64 => "f64",
+        FloatTy::X86Fp80 => "f80",
+    };
+    let params: Vec<Type> = args.iter().map(|a| c.func.ty(*a).clone()).collect();
+    let callee = if name == "powi" {
+        format!("llvm.powi.{suffix}.{}", params[1])
+    } else if INTRINSICS.contains(&name) {
+        format!("llvm.{name}.{suffix}")
+    } else {
+        let libm_suffix = match fty {
+            FloatTy::F32 => "f",
+            FloatTy::F64 => "",
+            FloatTy::X86Fp80 => "l",
+        };
+        format!("{name}{libm_suffix}")
+    };
+    let args = args.into_iter().map(|a| c.convert_float(a, &float)).collect();
+    let params = params.into_iter().map(|t| if t.is_float() { float.clone() } else { t }).collect();
+    c.call(&callee, Signature::new(params, float), args).expect("math call returns")
+}

@@ -1,0 +1,167 @@
+//! A cursor that emits zyg-ir instructions at a point in a block (used by every phase).
+
+use zyg_ir::{
+    BinOp, Block, CastOp, Callee, Constant, FloatPred, FloatTy, Function, InstKind, IntPred, Signature, Type,
+    UnOp, Value,
+};
+
+pub struct Cursor<'f> {
+    pub func: &'f mut Function,
+    pub block: Block,
+    /// Where the next instruction goes in the block; `None` appends.
+    pub at: Option<usize>,
+}
+
+impl<'f> Cursor<'f> {
+    pub fn at_end(func: &'f mut Function, block: Block) -> Cursor<'f> {
+        Cursor { func, block, at: None }
+    }
+
+    /// Before the block's terminator.
+    pub fn before_terminator(func: &'f mut Function, block: Block) -> Cursor<'f> {
+        let n = func.blocks[block].insts.len();
+        let at = if func.terminator(block).is_some() { n - 1 } else { n };
+        Cursor { func, block, at: Some(at) }
+    }
+
+    pub fn at_start(func: &'f mut Function, block: Block) -> Cursor<'f> {
+        Cursor { func, block, at: Some(0) }
+    }
+
+    pub fn switch_to(&mut self, block: Block) {
+        self.block = block;
+        self.at = None;
+    }
+
+    pub fn emit(&mut self, kind: InstKind, ty: Type) -> Option<Value> {
+        let inst = self.func.make_inst(kind, ty);
+        let insts = &mut self.func.blocks[self.block].insts;
+        match &mut self.at {
+            Some(i) => {
+                insts.insert(*i, inst);
+                *i += 1;
+            }
+            None => insts.push(inst),
+        }
+        self.func.result(inst)
+    }
+
+    fn value(&mut self, kind: InstKind, ty: Type) -> Value {
+        self.emit(kind, ty).expect("instruction with a result")
+    }
+
+    pub fn constant(&mut self, c: Constant) -> Value {
+        self.func.constant_value(c)
+    }
+
+    pub fn float(&mut self, ty: FloatTy, x: f64) -> Value {
+        self.constant(Constant::float(ty, x))
+    }
+
+    pub fn i32(&mut self, x: i64) -> Value {
+        self.constant(Constant::int(32, x.into()))
+    }
+
+    pub fn i64(&mut self, x: i64) -> Value {
+        self.constant(Constant::int(64, x.into()))
+    }
+
+    pub fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        let ty = self.func.ty(a).clone();
+        self.value(InstKind::Binary { op, args: [a, b] }, ty)
+    }
+
+    pub fn fneg(&mut self, a: Value) -> Value {
+        let ty = self.func.ty(a).clone();
+        self.value(InstKind::Unary { op: UnOp::FNeg, arg: a }, ty)
+    }
+
+    pub fn cast(&mut self, op: CastOp, a: Value, ty: Type) -> Value {
+        self.value(InstKind::Cast { op, arg: a }, ty)
+    }
+
+    /// Converts a float to another float type (fpext/fptrunc), or returns it unchanged.
+    pub fn convert_float(&mut self, a: Value, to: &Type) -> Value {
+        let (Some(from_ty), Some(to_ty)) = (self.func.ty(a).float_ty(), to.float_ty()) else { return a };
+        if from_ty == to_ty {
+            a
+        } else if from_ty.bits() < to_ty.bits() {
+            self.cast(CastOp::FPExt, a, to.clone())
+        } else {
+            self.cast(CastOp::FPTrunc, a, to.clone())
+        }
+    }
+
+    pub fn fcmp(&mut self, pred: FloatPred, a: Value, b: Value) -> Value {
+        self.value(InstKind::FCmp { pred, args: [a, b] }, Type::I1)
+    }
+
+    pub fn icmp(&mut self, pred: IntPred, a: Value, b: Value) -> Value {
+        self.value(InstKind::ICmp { pred, args: [a, b] }, Type::I1)
+    }
+
+    pub fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
+        let ty = self.func.ty(a).clone();
+        self.value(InstKind::Select { cond, then_value: a, else_value: b }, ty)
+    }
+
+    pub fn call(&mut self, name: &str, sig: Signature, args: Vec<Value>) -> Option<Value> {
+        let ty = sig.ret.clone();
+        self.emit(InstKind::Call { callee: Callee::Direct(name.into()), sig, args }, ty)
+    }
+
+    pub fn alloca(&mut self, ty: Type) -> Value {
+        self.value(InstKind::Alloca { ty }, Type::PTR)
+    }
+
+    pub fn load(&mut self, ty: Type, ptr: Value) -> Value {
+        self.value(InstKind::Load { ty: ty.clone(), ptr }, ty)
+    }
+
+    pub fn store(&mut self, value: Value, ptr: Value) {
+        self.emit(InstKind::Store { value, ptr }, Type::Void);
+    }
+
+    /// Address of field path `fields` of a struct at `base` (`gep ty, base, 0, f...`).
+    pub fn field_ptr(&mut self, ty: &Type, base: Value, fields: &[u32]) -> Value {
+        let mut indices = vec![self.i32(0)];
+        indices.extend(fields.iter().map(|f| self.i32(i64::from(*f))));
+        self.value(InstKind::Gep { source_ty: ty.clone(), base, indices, inbounds: true }, Type::PTR)
+    }
+
+    /// `base + offset` bytes.
+    pub fn byte_offset(&mut self, base: Value, offset: Value) -> Value {
+        self.value(InstKind::Gep { source_ty: Type::I8, base, indices: vec![offset], inbounds: true }, Type::PTR)
+    }
+
+    /// The allocation size of `ty` as an i64, by the `gep ty, null, 1` idiom, so the
+    /// transform needs no data layout: LLVM folds it to a constant.
+    pub fn size_of(&mut self, ty: &Type) -> Value {
+        let null = self.constant(Constant::Null(0));
+        let one = self.i64(1);
+        let end = self.value(InstKind::Gep { source_ty: ty.clone(), base: null, indices: vec![one], inbounds: false }, Type::PTR);
+        self.cast(CastOp::PtrToInt, end, Type::I64)
+    }
+
+    pub fn extract(&mut self, agg: Value, index: u32) -> Value {
+        let ty = self.func.ty(agg).field(index).cloned().expect("extractvalue index in range");
+        self.value(InstKind::ExtractValue { agg, indices: vec![index] }, ty)
+    }
+
+    pub fn insert(&mut self, agg: Value, value: Value, index: u32) -> Value {
+        let ty = self.func.ty(agg).clone();
+        self.value(InstKind::InsertValue { agg, value, indices: vec![index] }, ty)
+    }
+
+    pub fn br(&mut self, dest: Block) {
+        self.emit(InstKind::Br { dest }, Type::Void);
+    }
+
+    pub fn cond_br(&mut self, cond: Value, then_dest: Block, else_dest: Block) {
+        self.emit(InstKind::CondBr { cond, then_dest, else_dest }, Type::Void);
+    }
+
+    pub fn ret(&mut self, value: Option<Value>) {
+        self.emit(InstKind::Ret { value }, Type::Void);
+    }
+}

@@ -1,0 +1,140 @@
+//! Deciding storage for the alphas: which primal values each backpropagator reads, and
+//! where the primal keeps them. Each value lives in the record of the block that defines it;
+//! a block that runs at most once per call keeps its record in a fixed slot of the tape,
+//! a block in a loop pushes one record per execution on its own stack (Innes 2018, §4).
+//! The adjoint reads a value from the newest record of its block, which is the execution
+//! the use saw, and pops that record in the block's own adjoint.
+
+use crate::stack;
+use std::collections::HashMap;
+use zyg_ir::cfg::ControlFlowGraph;
+use zyg_ir::loops::LoopAnalysis;
+use zyg_ir::{Block, Function, Inst, InstKind, Type, Value, ValueDef};
+
+/// Something the adjoint needs from the primal run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// A primal value a backpropagator reads.
+    Value(Value),
+    /// Which predecessor ran, for blocks with several (an index into `cfg.preds`).
+    PredId,
+    /// The tape of a differentiated callee, returned by its primal.
+    CalleeTape(Inst),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// The record is field `index` of the tape.
+    Once,
+    /// Field `index` of the tape is a stack header; one record per execution.
+    Stack,
+}
+
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub fields: Vec<Field>,
+    pub ty: Type,
+    pub storage: Storage,
+    /// The tape field holding the record (Once) or the stack header (Stack).
+    pub tape_index: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct TapeLayout {
+    pub records: HashMap<Block, Record>,
+    /// The block whose record holds a field, and the field's index there.
+    pub home: HashMap<(Block, Field), u32>,
+    pub tape_ty: Type,
+    /// Tape field recording which return block ran, when there are several.
+    pub exit_index: Option<u32>,
+}
+
+impl TapeLayout {
+    /// Lays out the tape for `needs` (values the adjoint reads, and callee tapes with their
+    /// types), adding predecessor ids for join blocks.
+    pub fn build(
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        loops: &LoopAnalysis,
+        values: &[Value],
+        callee_tapes: &[(Inst, Type)],
+        returns: &[Block],
+    ) -> TapeLayout {
+        let block_of = inst_blocks(func);
+        let entry = func.entry().expect("a function with a body");
+        let mut fields: HashMap<Block, Vec<(Field, Type)>> = HashMap::new();
+        for &v in values {
+            let home = match func.values[v].def {
+                ValueDef::Inst(i) => block_of[&i],
+                ValueDef::Param(_) => entry,
+                _ => continue,
+            };
+            let list = fields.entry(home).or_default();
+            if !list.iter().any(|(f, _)| *f == Field::Value(v)) {
+                list.push((Field::Value(v), func.ty(v).clone()));
+            }
+        }
+        for (inst, ty) in callee_tapes {
+            fields.entry(block_of[inst]).or_default().push((Field::CalleeTape(*inst), ty.clone()));
+        }
+        for &b in cfg.reverse_postorder() {
+            if cfg.preds(b).len() > 1 {
+                fields.entry(b).or_default().push((Field::PredId, Type::I32));
+            }
+        }
+        let mut records = HashMap::new();
+        let mut home = HashMap::new();
+        let mut tape_fields = Vec::new();
+        for &b in &func.layout {
+            let Some(list) = fields.remove(&b) else { continue };
+            let ty = Type::structure(list.iter().map(|(_, t)| t.clone()).collect());
+            let storage = if loops.may_repeat(b) { Storage::Stack } else { Storage::Once };
+            tape_fields.push(match storage {
+                Storage::Once => ty.clone(),
+                Storage::Stack => stack::header_type(),
+            });
+            for (i, (f, _)) in list.iter().enumerate() {
+                home.insert((b, *f), i as u32);
+            }
+            let tape_index = tape_fields.len() as u32 - 1;
+            records.insert(b, Record { fields: list.into_iter().map(|(f, _)| f).collect(), ty, storage, tape_index });
+        }
+        let exit_index = (returns.len() > 1).then(|| {
+            tape_fields.push(Type::I32);
+            tape_fields.len() as u32 - 1
+        });
+        TapeLayout { records, home, tape_ty: Type::structure(tape_fields), exit_index }
+    }
+
+    /// The block whose record holds `v`.
+    pub fn value_home(&self, func: &Function, block_of: &HashMap<Inst, Block>, v: Value) -> Option<(Block, u32)> {
+        let b = match func.values[v].def {
+            ValueDef::Inst(i) => block_of[&i],
+            ValueDef::Param(_) => func.entry()?,
+            _ => return None,
+        };
+        self.home.get(&(b, Field::Value(v))).map(|i| (b, *i))
+    }
+
+    /// Tape indices of all stack headers.
+    pub fn stacks(&self) -> Vec<u32> {
+        let mut s: Vec<u32> =
+            self.records.values().filter(|r| r.storage == Storage::Stack).map(|r| r.tape_index).collect();
+        s.sort_unstable();
+        s
+    }
+}
+
+/// The block of every instruction.
+pub fn inst_blocks(func: &Function) -> HashMap<Inst, Block> {
+    func.inst_order().map(|(b, i)| (i, b)).collect()
+}
+
+/// Reachable blocks that end in `ret`.
+pub fn return_blocks(func: &Function, cfg: &ControlFlowGraph) -> Vec<Block> {
+    cfg.reverse_postorder()
+        .iter()
+        .copied()
+        .filter(|b| func.terminator(*b).is_some_and(|t| matches!(func.insts[t].kind, InstKind::Ret { .. })))
+        .collect()
+}
