@@ -114,7 +114,12 @@ impl FunctionReader {
                 reader.blocks.insert(bb, block);
                 let mut inst = LLVMGetFirstInstruction(bb);
                 while !inst.is_null() {
-                    let ty = read_type(LLVMTypeOf(inst)).map_err(|m| reader.error(inst, m))?;
+                    // Terminators have LLVM's `label` type: no result.
+                    let ty = if LLVMIsATerminatorInst(inst).is_null() {
+                        read_type(LLVMTypeOf(inst)).map_err(|m| reader.error(inst, m))?
+                    } else {
+                        Type::Void
+                    };
                     let id = reader.func.append_inst(block, InstKind::Unreachable, ty);
                     reader.func.insts[id].loc = debug_loc(inst);
                     if let Some(v) = reader.func.result(id) {
@@ -235,13 +240,11 @@ impl FunctionReader {
             },
             LLVMBr => InstKind::Br { dest: self.block(LLVMGetSuccessor(inst, 0))? },
             LLVMSwitch => {
-                // Operands: condition, default destination, then (case value, destination) pairs.
-                let n = LLVMGetNumOperands(inst) as u32;
+                // Successor 0 is the default; successor i > 0 belongs to case value i.
                 let mut cases = Vec::new();
-                for k in (2..n).step_by(2) {
-                    let value = read_constant(LLVMGetOperand(inst, k))?;
-                    let dest = self.block(LLVMValueAsBasicBlock(LLVMGetOperand(inst, k + 1)))?;
-                    cases.push((value, dest));
+                for i in 1..LLVMGetNumSuccessors(inst) {
+                    let value = read_constant(LLVMGetSwitchCaseValue(inst, i))?;
+                    cases.push((value, self.block(LLVMGetSuccessor(inst, i))?));
                 }
                 InstKind::Switch {
                     value: self.op(inst, 0)?,
