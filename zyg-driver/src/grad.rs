@@ -55,7 +55,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         DriverError::Transform { path: path.to_path_buf(), source, note }
     };
 
-    let mut diff = Differentiator::new(&read.module);
+    let mut diff = Differentiator::new(&read.module, &namespace(&module));
     let mut grads = Vec::new();
     for r in &requests {
         let spec = Spec { function: r.function.clone(), active_params: r.kinds.iter().map(|k| *k == ArgKind::Out).collect() };
@@ -95,6 +95,18 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         crate::header::write(header, text)?;
     }
     Ok(())
+}
+
+/// `zyg` unless the module already holds zyg's output, then `zyg1`, `zyg2`, ...
+fn namespace(module: &inkwell::module::Module) -> String {
+    let taken = |ns: &str| {
+        let marker = format!("__{ns}_stack_push");
+        module.get_functions().any(|f| {
+            let name = f.get_name().to_string_lossy();
+            name == marker || name.contains(&format!(".{ns}.grad."))
+        })
+    };
+    (0..).map(|i| if i == 0 { "zyg".to_string() } else { format!("zyg{i}") }).find(|ns| !taken(ns)).expect("a free name")
 }
 
 fn missing_function(path: &Path, name: &str, read: &zyg_ir::llvm::ReadModule) -> DriverError {

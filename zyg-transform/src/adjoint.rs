@@ -109,7 +109,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
         for index in stacks {
             let header = c.field_ptr(&tape_ty, self.tape, &[index]);
-            c.call(stack::FREE, stack::signature(stack::FREE), vec![header]);
+            c.call(&stack::Op::Free.name(&self.plan.namespace), stack::signature(stack::Op::Free), vec![header]);
         }
         c.ret(Some(grads));
     }
@@ -253,7 +253,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Storage::Once => place,
             Storage::Stack => {
                 let size = c.size_of(&record.ty);
-                c.call(stack::TOP, stack::signature(stack::TOP), vec![place, size]).expect("top returns")
+                c.call(&stack::Op::Top.name(&self.plan.namespace), stack::signature(stack::Op::Top), vec![place, size]).expect("top returns")
             }
         };
         let ptr = c.field_ptr(&record.ty, record_ptr, &[index]);
@@ -265,7 +265,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         if record.storage == Storage::Stack {
             let mut c = Cursor::at_end(&mut self.adj, at);
             let header = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[record.tape_index]);
-            c.call(stack::POP, stack::signature(stack::POP), vec![header]);
+            c.call(&stack::Op::Pop.name(&self.plan.namespace), stack::signature(stack::Op::Pop), vec![header]);
         }
     }
 

@@ -69,6 +69,8 @@ pub enum Pullback {
 /// Everything the primal and adjoint builders need to know about one function.
 pub struct Plan<'a> {
     pub module: &'a Module,
+    /// Prefix of generated names (`zyg`, or `zyg1`... when a module already has some).
+    pub namespace: String,
     pub func: &'a Function,
     pub active_params: Vec<bool>,
     pub activity: Activity,
@@ -95,16 +97,20 @@ pub struct Differentiator<'m> {
     gradients: HashMap<Spec, Gradient>,
     in_progress: Vec<Spec>,
     output: Vec<Function>,
+    namespace: String,
 }
 
 impl<'m> Differentiator<'m> {
-    pub fn new(module: &'m Module) -> Self {
+    /// `namespace` prefixes every generated name (`f.<namespace>.grad.<mask>`,
+    /// `__<namespace>_stack_push`), so that zyg can run again on its own output.
+    pub fn new(module: &'m Module, namespace: &str) -> Self {
         Differentiator {
+            namespace: namespace.to_string(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
             in_progress: Vec::new(),
-            output: stack::helpers(),
+            output: stack::helpers(namespace),
         }
     }
 
@@ -120,7 +126,7 @@ impl<'m> Differentiator<'m> {
         }
         let generated = self.ensure(spec)?;
         let func = self.function(&spec.function)?;
-        let name = format!("{}.zyg.grad.{}", spec.function, spec.suffix());
+        let name = format!("{}.{}.grad.{}", spec.function, self.namespace, spec.suffix());
         let sig = Signature::new(func.sig.params.clone(), generated.adjoint_sig.ret.clone());
         let mut w = Function::new(name.clone(), sig.clone());
         w.linkage = Linkage::Internal;
@@ -211,6 +217,7 @@ impl<'m> Differentiator<'m> {
         let layout = TapeLayout::build(func, &cfg, &loops, &needed, &callee_tapes, &returns);
         let plan = Plan {
             module: self.module,
+            namespace: self.namespace.clone(),
             func,
             active_params: spec.active_params.clone(),
             activity,
@@ -222,8 +229,8 @@ impl<'m> Differentiator<'m> {
             returns,
         };
         let suffix = spec.suffix();
-        let primal_name = format!("{}.zyg.primal.{suffix}", func.name);
-        let adjoint_name = format!("{}.zyg.adjoint.{suffix}", func.name);
+        let primal_name = format!("{}.{}.primal.{suffix}", func.name, self.namespace);
+        let adjoint_name = format!("{}.{}.adjoint.{suffix}", func.name, self.namespace);
         let grads: Vec<Type> = func
             .params
             .iter()

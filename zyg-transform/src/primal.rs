@@ -60,7 +60,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
             Storage::Once => place,
             Storage::Stack => {
                 let size = c.size_of(&record.ty);
-                c.call(stack::PUSH, stack::signature(stack::PUSH), vec![place, size]).expect("push returns")
+                c.call(&stack::Op::Push.name(&plan.namespace), stack::signature(stack::Op::Push), vec![place, size]).expect("push returns")
             }
         };
         for (k, v) in values.into_iter().enumerate() {

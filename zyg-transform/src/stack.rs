@@ -5,10 +5,26 @@
 use crate::builder::Cursor;
 use zyg_ir::{BinOp, Function, InstKind, IntPred, Linkage, Signature, Type, Constant};
 
-pub const PUSH: &str = "__zyg_stack_push";
-pub const TOP: &str = "__zyg_stack_top";
-pub const POP: &str = "__zyg_stack_pop";
-pub const FREE: &str = "__zyg_stack_free";
+/// The stack operations; the helper functions are named `__<namespace>_stack_<op>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Push,
+    Top,
+    Pop,
+    Free,
+}
+
+impl Op {
+    pub fn name(self, namespace: &str) -> String {
+        let op = match self {
+            Op::Push => "push",
+            Op::Top => "top",
+            Op::Pop => "pop",
+            Op::Free => "free",
+        };
+        format!("__{namespace}_stack_{op}")
+    }
+}
 
 /// The header type of one stack.
 pub fn header_type() -> Type {
@@ -17,21 +33,20 @@ pub fn header_type() -> Type {
 
 /// `push(header, record size) -> ptr`: room for one more record; `top` -> the newest record;
 /// `pop` drops it; `free` releases the buffer.
-pub fn signature(name: &str) -> Signature {
-    match name {
-        PUSH | TOP => Signature::new(vec![Type::PTR, Type::I64], Type::PTR),
-        POP => Signature::new(vec![Type::PTR], Type::Void),
-        _ => Signature::new(vec![Type::PTR], Type::Void),
+pub fn signature(op: Op) -> Signature {
+    match op {
+        Op::Push | Op::Top => Signature::new(vec![Type::PTR, Type::I64], Type::PTR),
+        Op::Pop | Op::Free => Signature::new(vec![Type::PTR], Type::Void),
     }
 }
 
 /// The four helper functions, to be emitted once per module.
-pub fn helpers() -> Vec<Function> {
-    vec![push(), top(), pop(), free()]
+pub fn helpers(namespace: &str) -> Vec<Function> {
+    vec![push(namespace), top(namespace), pop(namespace), free(namespace)]
 }
 
-fn helper(name: &str) -> Function {
-    let mut f = Function::new(name, signature(name));
+fn helper(op: Op, namespace: &str) -> Function {
+    let mut f = Function::new(op.name(namespace), signature(op));
     f.linkage = Linkage::Internal;
     f.attributes = vec!["alwaysinline".into(), "nounwind".into()];
     f.create_block(Some("entry".into()));
@@ -39,8 +54,8 @@ fn helper(name: &str) -> Function {
 }
 
 /// Grows the buffer geometrically (16 records first, then doubling) when it is full.
-fn push() -> Function {
-    let mut f = helper(PUSH);
+fn push(namespace: &str) -> Function {
+    let mut f = helper(Op::Push, namespace);
     let (hdr, size) = (f.params[0], f.params[1]);
     let entry = f.entry().expect("entry");
     let grow = f.create_block(Some("grow".into()));
@@ -88,8 +103,8 @@ fn push() -> Function {
     f
 }
 
-fn top() -> Function {
-    let mut f = helper(TOP);
+fn top(namespace: &str) -> Function {
+    let mut f = helper(Op::Top, namespace);
     let (hdr, size) = (f.params[0], f.params[1]);
     let entry = f.entry().expect("entry");
     let h = header_type();
@@ -105,8 +120,8 @@ fn top() -> Function {
     f
 }
 
-fn pop() -> Function {
-    let mut f = helper(POP);
+fn pop(namespace: &str) -> Function {
+    let mut f = helper(Op::Pop, namespace);
     let hdr = f.params[0];
     let entry = f.entry().expect("entry");
     let mut c = Cursor::at_end(&mut f, entry);
@@ -119,8 +134,8 @@ fn pop() -> Function {
     f
 }
 
-fn free() -> Function {
-    let mut f = helper(FREE);
+fn free(namespace: &str) -> Function {
+    let mut f = helper(Op::Free, namespace);
     let hdr = f.params[0];
     let entry = f.entry().expect("entry");
     let mut c = Cursor::at_end(&mut f, entry);
