@@ -173,7 +173,7 @@ unsafe fn parse_request(call: LLVMValueRef, path: &Path) -> Result<Request> {
         Some(f) => (None, f),
         None => match args.get(1).and_then(|a| function_operand(*a)) {
             Some(f) => (Some(args[0]), f),
-            None => return Err(fail("the first argument of a gradient request must be a function".into())),
+            None => return Err(fail("the first argument of a gradient request must name a function known at compile time, not a pointer variable".into())),
         },
     };
     let function = name_of(first);

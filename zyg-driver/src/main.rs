@@ -62,7 +62,24 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .without_time()
         .init();
-    let result = match cli.command {
+    // A panic is a bug in zyg: report it as one, with status 1 like any other failure
+    // (outputs are only renamed into place at the very end, so nothing partial is left).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("zyg: internal error: {info}\nzyg: please report this, with the input that caused it");
+    }));
+    let result = std::panic::catch_unwind(|| run(cli.command));
+    match result {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("zyg: error: {e}");
+            ExitCode::FAILURE
+        }
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+fn run(command: Command) -> Result<(), zyg_driver::DriverError> {
+    match command {
         Command::Grad { input, output, opt_level, text, function, args, name, header } => grad(&GradOptions {
             input,
             output,
@@ -73,12 +90,5 @@ fn main() -> ExitCode {
             export_name: name,
             header,
         }),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("zyg: error: {e}");
-            ExitCode::FAILURE
-        }
     }
 }

@@ -114,6 +114,12 @@ pub static MATH_RULES: &[MathRule] = &[
         arity: 1,
         adjoints: || vec![Some(-(d() * FRAC_2_SQRT_PI * call("exp", vec![-sq(x(0))])))],
     },
+    MathRule {
+        names: &["fmod"],
+        arity: 2,
+        // fmod(x, y) = x - trunc(x/y)·y, as the frem instruction.
+        adjoints: || vec![Some(d()), Some(-(d() * call("trunc", vec![x(0) / x(1)])))],
+    },
     MathRule { names: &["expm1"], arity: 1, adjoints: || vec![Some(d() * (r() + 1.0))] },
     MathRule { names: &["log1p"], arity: 1, adjoints: || vec![Some(d() / (x(0) + 1.0))] },
     MathRule {
@@ -190,6 +196,7 @@ pub fn eval_primal(name: &str, a: &[f64]) -> Option<f64> {
         "fma" => x.mul_add(y, *a.get(2)?),
         "copysign" => x.copysign(y),
         "hypot" => x.hypot(y),
+        "fmod" => x % y,
         _ => return None,
     })
 }
@@ -263,7 +270,7 @@ mod tests {
             ("sin", "sin"), ("sinf", "sin"), ("sinl", "sin"), ("llvm.sin.f64", "sin"), ("__nv_sinf", "sin"),
             ("erf", "erf"), ("erff", "erf"), ("ceil", "ceil"), ("ceilf", "ceil"), ("ceill", "ceil"),
             ("llvm.powi.f64.i32", "powi"), ("llvm.fmuladd.f32", "fma"), ("llvm.maxnum.f64", "fmax"),
-            ("fminf", "fmin"), ("expl", "exp"), ("atan2f", "atan2"), ("llvm.copysign.f64", "copysign"),
+            ("fminf", "fmin"), ("fmodf", "fmod"), ("expl", "exp"), ("atan2f", "atan2"), ("llvm.copysign.f64", "copysign"),
         ] {
             assert_eq!(family(spelling).map(|r| r.names[0]), Some(family_name), "{spelling}");
         }
