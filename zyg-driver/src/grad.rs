@@ -38,6 +38,9 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     let machine = llvm_io::target_machine(&module, path)?;
     let requests = callsite::find_requests(&module, path)?;
     tracing::info!(requests = requests.len(), "found gradient requests");
+    if requests.is_empty() && opts.function.is_none() {
+        tracing::warn!("{}: no calls to __enzyme_autodiff or __zyg_autodiff, and no --fn: nothing to differentiate", path.display());
+    }
 
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(opts.function.clone());
