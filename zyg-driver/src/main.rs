@@ -61,6 +61,8 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("ZYG_LOG").unwrap_or_else(|_| level.into()))
         .with_writer(std::io::stderr)
         .without_time()
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     // A panic is a bug in zyg: report it as one, with status 1 like any other failure
     // (outputs are only renamed into place at the very end, so nothing partial is left).
