@@ -48,6 +48,12 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let prepared = prepare::prepare(&module, &machine, path)?;
         zyg_ir::llvm::read_functions(&prepared, &roots)
     };
+    tracing::info!(
+        read = read.module.functions.len(),
+        unreadable = read.unreadable.len(),
+        "prepared a copy ({}) and read the functions to differentiate",
+        prepare::PREPARE_PIPELINE
+    );
     let transform_error = |source: TransformError| {
         let note = source
             .callee
@@ -79,6 +85,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         functions.push(wrapper.clone());
     }
 
+    tracing::info!(functions = functions.len(), "generated primals, adjoints and gradients");
     let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
     for f in &functions {
         let fv = zyg_ir::llvm::write_function(&module, f).map_err(|e| llvm(e.to_string()))?;
@@ -91,6 +98,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
+        tracing::info!(%pipeline, "optimising the module");
         module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
     }
     llvm_io::write_module(&module, &opts.output, llvm_io::wants_text(&opts.output, opts.text))?;
