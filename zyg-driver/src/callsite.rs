@@ -281,6 +281,8 @@ pub fn rewrite(request: &Request, gradient: LLVMValueRef, path: &Path) -> Result
         let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
         let b = LLVMCreateBuilderInContext(ctx);
         LLVMPositionBuilderBefore(b, call);
+        // The replacement keeps the request's source location.
+        LLVMSetCurrentDebugLocation2(b, inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call));
         let result = build_replacement(b, request, gradient);
         LLVMDisposeBuilder(b);
         let replacement = result.map_err(fail)?;

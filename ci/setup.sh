@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs zyg's system dependencies when they are missing: LLVM 22 from Debian's packages
+# (Debian 12, security updates), and lit. Idempotent; needs only apt and a Rust toolchain.
+set -euo pipefail
+
+packages=(llvm-22-dev llvm-22-tools clang-22 libmlir-22-dev mlir-22-tools libpolly-22-dev
+          libzstd-dev libz3-dev libxml2-dev zlib1g-dev binutils)
+
+sudo_if_needed() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_if_needed apt-get update
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "setup: LLVM 22 packages present"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust with rustup first" >&2
+  exit 1
+fi
+
+# lit comes with llvm-22-tools; fall back to PyPI's when Debian's does not run.
+if /usr/lib/llvm-22/bin/lit --version >/dev/null 2>&1; then
+  echo "setup: lit $(/usr/lib/llvm-22/bin/lit --version 2>&1 | head -n1)"
+elif ! command -v lit >/dev/null 2>&1; then
+  echo "setup: installing lit from PyPI"
+  python3 -m pip install --quiet lit
+fi

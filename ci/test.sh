@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The full test run (README's test command, and what CI runs): installs what is missing,
+# builds zyg, runs the Rust tests, then the lit suite of end-to-end programs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/setup.sh
+source ci/env.sh
+
+cargo build --release --workspace --all-targets
+cargo test --release --workspace
+
+lit_bin=/usr/lib/llvm-22/bin/lit
+[ -x "$lit_bin" ] && "$lit_bin" --version >/dev/null 2>&1 || lit_bin=lit
+export ZYG="$PWD/target/release/zyg"
+log=$(mktemp)
+set +e
+"$lit_bin" -sv test-suite 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# lit's summary: "  Passed: 45 (95.74%)", "  Failed: 2 (4.26%)", ...
+passed=$(awk -F: '/^ *(Passed|Expectedly Failed) *:/ {n += $2 + 0} END {print n + 0}' "$log")
+failed=$(awk -F: '/^ *(Failed|Unexpectedly Passed|Unresolved|Timed Out) *:/ {n += $2 + 0} END {print n + 0}' "$log")
+rm -f "$log"
+echo "lit: ${passed} passed, ${failed} failed"
+exit "$status"
