@@ -290,13 +290,24 @@ pub fn rewrite(request: &Request, gradient: LLVMValueRef, path: &Path) -> Result
             LLVMReplaceAllUsesWith(call, r);
         }
         LLVMInstructionEraseFromParent(call);
-        for m in &request.markers {
-            if !LLVMIsALoadInst(*m).is_null() && LLVMGetFirstUse(*m).is_null() {
-                LLVMInstructionEraseFromParent(*m);
+    }
+    Ok(())
+}
+
+/// Once every request is rewritten, deletes the marker loads nothing uses any more. At -O2
+/// one load often feeds several markers and several calls, so each is visited once.
+pub fn remove_dead_markers(requests: &[Request]) {
+    let mut markers: Vec<LLVMValueRef> = requests.iter().flat_map(|r| r.markers.iter().copied()).collect();
+    markers.sort_unstable();
+    markers.dedup();
+    for m in markers {
+        // SAFETY: each marker is a live value of the module, visited once.
+        unsafe {
+            if !LLVMIsALoadInst(m).is_null() && LLVMGetFirstUse(m).is_null() {
+                LLVMInstructionEraseFromParent(m);
             }
         }
     }
-    Ok(())
 }
 
 unsafe fn build_replacement(

@@ -95,6 +95,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let fv = module.get_function(&g.name).expect("gradient was written");
         callsite::rewrite(r, fv.as_value_ref(), path)?;
     }
+    callsite::remove_dead_markers(&requests);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
