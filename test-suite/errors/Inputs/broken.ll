@@ -1,0 +1,4 @@
+define double @f(double %x) {
+  %y = fmul double %x
+  ret double %y
+}
