@@ -100,7 +100,10 @@ pub fn x87_to_f64(bits: u128) -> f64 {
     if exp == 0x7fff {
         return if mant << 1 == 0 { sign * f64::INFINITY } else { f64::NAN };
     }
-    sign * (mant as f64) * 2f64.powi(exp - 16383 - 63)
+    // Scale in two halves: each factor is a normal double, so only the last product rounds
+    // (a single 2^e would underflow to zero for results near the subnormal range).
+    let e = exp - 16383 - 63;
+    sign * (mant as f64) * 2f64.powi(e / 2) * 2f64.powi(e - e / 2)
 }
 
 #[cfg(test)]
