@@ -23,8 +23,7 @@ int main(void) {
     for (int i = 0; i < 4; i++) {
         double x = pts[i][0], y = pts[i][1];
         zyg_grad2 g = __enzyme_autodiff2((void *)f, x, y);
-        check_close("df/dx", g.d0, FD2_0(f, x, y), FD_RTOL, FD_ATOL);
-        check_close("df/dy", g.d1, FD2_1(f, x, y), FD_RTOL, FD_ATOL);
+        CHECK_FD2(f, x, y, g);
     }
     return zyg_report();
 }

@@ -47,6 +47,14 @@ static void check_close(const char *label, double got, double want, double rtol,
 #define FLOAT_RTOL 2e-3
 #define FLOAT_ATOL 2e-3
 
+/* Checks a two-argument gradient g (fields d0, d1) of f at (x, y) against central
+ * differences in each argument. */
+#define CHECK_FD2(f, x, y, g)                                                      \
+    do {                                                                           \
+        check_close("df/dx", (g).d0, FD2_0(f, x, y), FD_RTOL, FD_ATOL);            \
+        check_close("df/dy", (g).d1, FD2_1(f, x, y), FD_RTOL, FD_ATOL);            \
+    } while (0)
+
 static int zyg_report(void) {
     if (zyg_failures)
         printf("FAILED %d of %d\n", zyg_failures, zyg_checks);

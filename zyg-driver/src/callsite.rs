@@ -105,17 +105,7 @@ impl RawValue for inkwell::values::FunctionValue<'_> {
     }
 }
 
-pub(crate) fn name_of(v: LLVMValueRef) -> String {
-    let mut len = 0usize;
-    // SAFETY: LLVM returns `len` bytes it owns, or null.
-    unsafe {
-        let p = LLVMGetValueName2(v, &mut len);
-        if p.is_null() {
-            return String::new();
-        }
-        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
-    }
-}
+use zyg_ir::llvm::value_name as name_of;
 
 /// "in `main` at demo.c:12:5" for messages.
 unsafe fn place_of(call: LLVMValueRef) -> String {

@@ -71,22 +71,36 @@ impl ControlFlowGraph {
 
 fn reverse_postorder(func: &Function, succs: &SecondaryMap<Block, Vec<Block>>) -> Vec<Block> {
     let Some(entry) = func.entry() else { return Vec::new() };
+    let mut order = postorder(&[entry], |b| succs[b].clone());
+    order.reverse();
+    order
+}
+
+/// Depth-first postorder of the blocks reachable from `roots` along `next` (iterative, so
+/// deep CFGs cannot overflow the stack). Used forwards for reverse postorder and backwards
+/// from the exits for post-dominators.
+pub fn postorder(roots: &[Block], mut next: impl FnMut(Block) -> Vec<Block>) -> Vec<Block> {
     let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
-    seen[entry] = true;
     let mut post = Vec::new();
-    let mut stack = vec![(entry, 0usize)];
-    while let Some((b, i)) = stack.last_mut() {
-        if let Some(&s) = succs[*b].get(*i) {
-            *i += 1;
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
+    for &root in roots {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        let mut stack = vec![(root, next(root), 0usize)];
+        while let Some((b, succs, i)) = stack.last_mut() {
+            if let Some(&s) = succs.get(*i) {
+                *i += 1;
+                if !seen[s] {
+                    seen[s] = true;
+                    let succs = next(s);
+                    stack.push((s, succs, 0));
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
             }
-        } else {
-            post.push(*b);
-            stack.pop();
         }
     }
-    post.reverse();
     post
 }

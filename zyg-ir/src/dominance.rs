@@ -137,27 +137,7 @@ pub struct PostDominatorTree {
 impl PostDominatorTree {
     pub fn compute(_func: &Function, cfg: &ControlFlowGraph) -> Self {
         // Reverse postorder of the reversed graph, from the virtual exit.
-        let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut post = Vec::new();
-        for &exit in cfg.exits() {
-            if seen[exit] {
-                continue;
-            }
-            seen[exit] = true;
-            let mut stack = vec![(exit, 0usize)];
-            while let Some((b, i)) = stack.last_mut() {
-                if let Some(&p) = cfg.preds(*b).get(*i) {
-                    *i += 1;
-                    if !seen[p] {
-                        seen[p] = true;
-                        stack.push((p, 0));
-                    }
-                } else {
-                    post.push(*b);
-                    stack.pop();
-                }
-            }
-        }
+        let mut post = crate::cfg::postorder(cfg.exits(), |b| cfg.preds(b).to_vec());
         post.reverse();
         let tree = Tree::build(&post, |b| cfg.succs(b).to_vec(), cfg.exits());
         PostDominatorTree { tree }

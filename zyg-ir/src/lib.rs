@@ -3,6 +3,7 @@
 
 pub mod cfg;
 pub mod constant;
+pub mod diagnostic;
 pub mod dominance;
 pub mod entities;
 pub mod function;
@@ -13,6 +14,7 @@ pub mod loops;
 pub mod types;
 
 pub use constant::Constant;
+pub use diagnostic::Diagnostic;
 pub use entities::{Block, Inst, Value};
 pub use function::{BlockData, Function, InstData, Linkage, Module, SourceLoc, ValueData, ValueDef};
 pub use inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};

@@ -1,22 +1,20 @@
 //! Errors of the transform: what could not be differentiated, and where.
 
-use std::fmt;
-use zyg_ir::{Callee, Function, Inst, InstKind, SourceLoc};
+use zyg_ir::{Callee, Diagnostic, Function, Inst, InstKind};
 
 #[derive(Debug, Clone, thiserror::Error)]
+#[error("{diagnostic}")]
 pub struct TransformError {
-    pub function: String,
-    /// A short rendering of the offending instruction.
-    pub instruction: Option<String>,
-    pub loc: Option<SourceLoc>,
+    pub diagnostic: Diagnostic,
     /// The called function, when the problem is a call (lets the driver add what it knows).
     pub callee: Option<String>,
-    pub message: String,
 }
 
 impl TransformError {
     pub fn in_function(func: &Function, message: impl Into<String>) -> TransformError {
-        TransformError { function: func.name.clone(), instruction: None, loc: None, callee: None, message: message.into() }
+        let diagnostic =
+            Diagnostic { function: func.name.clone(), instruction: None, loc: None, message: message.into() };
+        TransformError { diagnostic, callee: None }
     }
 
     pub fn at(func: &Function, inst: Inst, message: impl Into<String>) -> TransformError {
@@ -25,13 +23,13 @@ impl TransformError {
             InstKind::Call { callee: Callee::Direct(name), .. } => Some(name.to_string()),
             _ => None,
         };
-        TransformError {
+        let diagnostic = Diagnostic {
             function: func.name.clone(),
             instruction: Some(describe(func, inst)),
             loc: data.loc.clone(),
-            callee,
             message: message.into(),
-        }
+        };
+        TransformError { diagnostic, callee }
     }
 }
 
@@ -45,18 +43,4 @@ pub fn describe(func: &Function, inst: Inst) -> String {
         _ => String::new(),
     };
     format!("{lhs}{}{ty}{callee}", data.kind.opcode_name())
-}
-
-impl fmt::Display for TransformError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "in function `{}`", self.function)?;
-        if let Some(loc) = &self.loc {
-            write!(f, " at {loc}")?;
-        }
-        write!(f, ": {}", self.message)?;
-        if let Some(inst) = &self.instruction {
-            write!(f, "\n    {inst}")?;
-        }
-        Ok(())
-    }
 }

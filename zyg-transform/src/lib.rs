@@ -152,11 +152,13 @@ impl<'m> Differentiator<'m> {
 
     fn function(&self, name: &str) -> Result<&'m Function, TransformError> {
         self.module.function(name).ok_or_else(|| TransformError {
-            function: name.to_string(),
-            instruction: None,
-            loc: None,
+            diagnostic: zyg_ir::Diagnostic {
+                function: name.to_string(),
+                instruction: None,
+                loc: None,
+                message: "zyg needs the body of this function to differentiate it".into(),
+            },
             callee: Some(name.to_string()),
-            message: "zyg needs the body of this function to differentiate it".into(),
         })
     }
 

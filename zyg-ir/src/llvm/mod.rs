@@ -8,5 +8,6 @@ mod raw;
 pub mod reader;
 pub mod writer;
 
+pub use raw::value_name;
 pub use reader::{read_functions, ReadError, ReadModule};
 pub use writer::{write_function, WriteError};

@@ -4,7 +4,7 @@
 use super::raw::{debug_loc, print_value, read_type, value_name};
 use crate::constant::{Constant};
 use crate::entities::{Block, Value};
-use crate::function::{Function, Module, SourceLoc};
+use crate::function::{Function, Module};
 use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
 use crate::types::{FloatTy, Signature, Type};
 use inkwell::llvm_sys::core::*;
@@ -12,31 +12,9 @@ use inkwell::values::AsValueRef;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::fmt;
 
 /// Why a function could not be read.
-#[derive(Debug, Clone, thiserror::Error)]
-pub struct ReadError {
-    pub function: String,
-    /// LLVM's text of the offending instruction.
-    pub instruction: Option<String>,
-    pub loc: Option<SourceLoc>,
-    pub message: String,
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "in function `{}`", self.function)?;
-        if let Some(loc) = &self.loc {
-            write!(f, " at {loc}")?;
-        }
-        write!(f, ": {}", self.message)?;
-        if let Some(inst) = &self.instruction {
-            write!(f, "\n    {}", inst.trim())?;
-        }
-        Ok(())
-    }
-}
+pub type ReadError = crate::diagnostic::Diagnostic;
 
 /// The functions read, and those that could not be read (kept for diagnostics: they are an
 /// error only if the transform has to differentiate through them).

@@ -294,22 +294,9 @@ impl<'f> Writer<'f> {
 /// Blocks reachable from the entry, in reverse postorder.
 fn reverse_postorder(func: &Function) -> Vec<Block> {
     let Some(entry) = func.entry() else { return Vec::new() };
-    let mut seen = HashSet::from([entry]);
-    let mut post = Vec::new();
-    let mut stack = vec![(entry, func.successors(entry), 0usize)];
-    while let Some((b, succs, i)) = stack.last_mut() {
-        if let Some(s) = succs.get(*i).copied() {
-            *i += 1;
-            if seen.insert(s) {
-                stack.push((s, func.successors(s), 0));
-            }
-        } else {
-            post.push(*b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
+    let mut order = crate::cfg::postorder(&[entry], |b| func.successors(b));
+    order.reverse();
+    order
 }
 
 fn binop(op: BinOp) -> LLVMOpcode {
