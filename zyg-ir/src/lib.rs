@@ -11,6 +11,7 @@ pub mod inst;
 #[cfg(feature = "llvm")]
 pub mod llvm;
 pub mod loops;
+pub mod text;
 pub mod types;
 
 pub use constant::Constant;
