@@ -4,6 +4,12 @@
 //! a block in a loop pushes one record per execution on its own stack (Innes 2018, §4).
 //! The adjoint reads a value from the newest record of its block, which is the execution
 //! the use saw, and pops that record in the block's own adjoint.
+//!
+//! Store or recompute: constants are rebuilt in the adjoint for free; every other alpha is
+//! stored once, in its defining block's record, however many backpropagators read it (a
+//! loop-invariant value lives in a fixed slot, not on the loop's stack). Nothing is
+//! recomputed yet: that pays only where a value's operands are already on the tape and the
+//! arithmetic is cheaper than a load, a decision for the benchmarks to drive.
 
 use crate::stack;
 use std::collections::HashMap;
