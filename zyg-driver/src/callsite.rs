@@ -260,7 +260,7 @@ pub(crate) fn type_text(t: LLVMTypeRef) -> String {
 
 /// Replaces the request's call with a call to `gradient`, which returns a struct of the
 /// `out` gradients in argument order.
-pub fn rewrite(request: &Request, gradient: LLVMValueRef, path: &Path) -> Result<()> {
+pub(crate) fn rewrite(request: &Request, gradient: LLVMValueRef, path: &Path) -> Result<()> {
     let fail = |message: String| DriverError::Request {
         path: path.to_path_buf(),
         message: format!("{}: {message}", request.place),

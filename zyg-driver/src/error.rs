@@ -12,9 +12,9 @@ pub enum DriverError {
     #[error("{path}: cannot parse LLVM IR: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("{path}: {source}")]
-    Read { path: PathBuf, source: ReadError },
+    Read { path: PathBuf, source: Box<ReadError> },
     #[error("{path}: {source}{note}")]
-    Transform { path: PathBuf, source: TransformError, note: String },
+    Transform { path: PathBuf, source: Box<TransformError>, note: String },
     #[error("{path}: {message}")]
     Request { path: PathBuf, message: String },
     #[error("{path}: LLVM: {message}")]

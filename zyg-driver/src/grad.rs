@@ -61,7 +61,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
             .and_then(|c| read.unreadable.get(c))
             .map(|e| format!("\nnote: zyg could not read that function: {e}"))
             .unwrap_or_default();
-        DriverError::Transform { path: path.to_path_buf(), source, note }
+        DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note }
     };
 
     let mut diff = Differentiator::new(&read.module, &namespace(&module));

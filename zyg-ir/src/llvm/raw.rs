@@ -8,16 +8,17 @@ use inkwell::llvm_sys::LLVMTypeKind;
 use std::ffi::{c_char, CStr};
 
 /// The name of a value (function, global, instruction), or "" when it has none.
-pub fn value_name(v: LLVMValueRef) -> String {
+///
+/// # Safety
+/// `v` must be a live LLVM value.
+pub unsafe fn value_name(v: LLVMValueRef) -> String {
     let mut len = 0usize;
-    // SAFETY: `v` is a live value; LLVM returns a pointer to `len` bytes it owns.
-    unsafe {
-        let ptr = LLVMGetValueName2(v, &mut len);
-        if ptr.is_null() {
-            return String::new();
-        }
-        String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned()
+    // LLVM returns a pointer to `len` bytes it owns, or null.
+    let ptr = LLVMGetValueName2(v, &mut len);
+    if ptr.is_null() {
+        return String::new();
     }
+    String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned()
 }
 
 /// LLVM's own printing of a value (used in diagnostics and to read x86_fp80 constants).
@@ -87,7 +88,7 @@ pub fn read_type(t: LLVMTypeRef) -> Result<Type, String> {
                 let n = LLVMCountStructElementTypes(t);
                 let mut elems = vec![std::ptr::null_mut(); n as usize];
                 LLVMGetStructElementTypes(t, elems.as_mut_ptr());
-                Type::structure(elems.into_iter().map(|e| read_type(e)).collect::<Result<_, _>>()?)
+                Type::structure(elems.into_iter().map(read_type).collect::<Result<_, _>>()?)
             }
             _ => return Err(format!("type `{}` is not supported yet", print_type(t))),
         })

@@ -68,7 +68,8 @@ struct FunctionReader {
 
 impl FunctionReader {
     fn read(raw: LLVMValueRef) -> Result<(Function, BTreeMap<String, Signature>), ReadError> {
-        let name = value_name(raw);
+        // SAFETY: `raw` is a function of a live module (read_functions found it there).
+        let name = unsafe { value_name(raw) };
         let fail = |message: String| ReadError { function: name.clone(), instruction: None, loc: None, message };
         // SAFETY: `raw` is a defined function; its type is a function type.
         let sig = unsafe { read_signature(LLVMGlobalGetValueType(raw)) }.map_err(fail)?;
@@ -262,7 +263,7 @@ unsafe fn read_signature(fn_ty: LLVMTypeRef) -> Result<Signature, String> {
     let mut params = vec![std::ptr::null_mut(); n as usize];
     LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
     Ok(Signature {
-        params: params.into_iter().map(|t| read_type(t)).collect::<Result<_, _>>()?,
+        params: params.into_iter().map(read_type).collect::<Result<_, _>>()?,
         ret: read_type(LLVMGetReturnType(fn_ty))?,
         variadic: LLVMIsFunctionVarArg(fn_ty) != 0,
     })

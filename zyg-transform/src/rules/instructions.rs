@@ -4,8 +4,13 @@
 use super::expr::{c, call, d, r, select, x, E};
 use zyg_ir::{BinOp, CastOp, InstKind, UnOp};
 
+/// A rule for a two-operand instruction: the adjoints of x(0) and x(1).
+pub type BinaryRule = fn() -> [E; 2];
+/// A rule for a one-operand instruction.
+pub type UnaryRule = fn() -> E;
+
 /// Binary arithmetic: adjoints of (x(0), x(1)).
-pub static BINARY: &[(BinOp, fn() -> [E; 2])] = &[
+pub static BINARY: &[(BinOp, BinaryRule)] = &[
     (BinOp::FAdd, || [d(), d()]),
     (BinOp::FSub, || [d(), -d()]),
     (BinOp::FMul, || [d() * x(1), d() * x(0)]),
@@ -15,11 +20,11 @@ pub static BINARY: &[(BinOp, fn() -> [E; 2])] = &[
     (BinOp::FRem, || [d(), -(d() * call("trunc", vec![x(0) / x(1)]))]),
 ];
 
-pub static UNARY: &[(UnOp, fn() -> E)] = &[(UnOp::FNeg, || -d()), (UnOp::Freeze, d)];
+pub static UNARY: &[(UnOp, UnaryRule)] = &[(UnOp::FNeg, || -d()), (UnOp::Freeze, d)];
 
 /// Float-to-float casts pass the adjoint through; the emitter converts it to the operand's
 /// type. Casts to or from integers carry no derivative and have no entry.
-pub static CASTS: &[(CastOp, fn() -> E)] = &[(CastOp::FPExt, d), (CastOp::FPTrunc, d)];
+pub static CASTS: &[(CastOp, UnaryRule)] = &[(CastOp::FPExt, d), (CastOp::FPTrunc, d)];
 
 /// The adjoint of each operand of `kind` (None: no derivative flows to that operand), or
 /// None when the instruction is not differentiated by a table rule.
