@@ -101,6 +101,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
         tracing::info!(%pipeline, "optimising the module");
         module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
+        module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     }
     llvm_io::write_module(&module, &opts.output, llvm_io::wants_text(&opts.output, opts.text))?;
     if let (Some(header), Some((_, text))) = (&opts.header, &exported) {
