@@ -1,23 +1,27 @@
-//! The control-flow graph: unique predecessors and successors of each block, and the
-//! reverse postorder of the blocks reachable from the entry.
+//! The control-flow graph: unique predecessors and successors of each block, the reverse
+//! postorder of the blocks reachable from the entry, and the blocks where control leaves.
 
 use crate::entities::Block;
 use crate::function::Function;
 use crate::inst::InstKind;
 use cranelift_entity::SecondaryMap;
 
+/// Edges between the blocks in a function's layout. Everything but `succs` is about the
+/// blocks reachable from the entry: unreachable blocks have no predecessors here, and are
+/// not predecessors of anything.
+#[derive(Clone, Debug)]
 pub struct ControlFlowGraph {
     preds: SecondaryMap<Block, Vec<Block>>,
     succs: SecondaryMap<Block, Vec<Block>>,
     rpo: Vec<Block>,
     reachable: SecondaryMap<Block, bool>,
     exits: Vec<Block>,
+    dead_ends: Vec<Block>,
 }
 
 impl ControlFlowGraph {
     pub fn compute(func: &Function) -> Self {
         let mut succs: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
-        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
         for &b in &func.layout {
             succs[b] = func.successors(b);
         }
@@ -27,22 +31,19 @@ impl ControlFlowGraph {
             reachable[b] = true;
         }
         // Predecessors in layout order, reachable ones only.
-        for &b in &func.layout {
-            if !reachable[b] {
-                continue;
-            }
+        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        for &b in func.layout.iter().filter(|b| reachable[**b]) {
             for &s in succs[b].iter() {
                 if !preds[s].contains(&b) {
                     preds[s].push(b);
                 }
             }
         }
-        let exits = rpo
-            .iter()
-            .copied()
-            .filter(|b| func.terminator(*b).is_some_and(|t| matches!(func.insts[t].kind, InstKind::Ret { .. })))
-            .collect();
-        ControlFlowGraph { preds, succs, rpo, reachable, exits }
+        let returns =
+            |b: Block| func.terminator(b).is_some_and(|t| matches!(func.insts[t].kind, InstKind::Ret { .. }));
+        let exits = rpo.iter().copied().filter(|b| returns(*b)).collect();
+        let dead_ends = rpo.iter().copied().filter(|b| succs[*b].is_empty() && !returns(*b)).collect();
+        ControlFlowGraph { preds, succs, rpo, reachable, exits, dead_ends }
     }
 
     /// Unique reachable predecessors, in layout order.
@@ -55,6 +56,8 @@ impl ControlFlowGraph {
         &self.succs[b]
     }
 
+    /// The blocks reachable from the entry, each before its successors except along back
+    /// edges; the entry first.
     pub fn reverse_postorder(&self) -> &[Block] {
         &self.rpo
     }
@@ -63,9 +66,15 @@ impl ControlFlowGraph {
         self.reachable[b]
     }
 
-    /// Reachable blocks that end in `ret`.
+    /// Reachable blocks that end in `ret`, in reverse postorder.
     pub fn exits(&self) -> &[Block] {
         &self.exits
+    }
+
+    /// Reachable blocks where control stops without returning: those that end in
+    /// `unreachable` (or, in IR still being built, have no terminator), in reverse postorder.
+    pub fn dead_ends(&self) -> &[Block] {
+        &self.dead_ends
     }
 }
 
@@ -103,4 +112,52 @@ pub fn postorder(roots: &[Block], mut next: impl FnMut(Block) -> Vec<Block>) -> 
         }
     }
     post
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::text::parse_function;
+
+    /// A function of `body`, and its blocks by label.
+    pub(crate) fn function(body: &str) -> (Function, impl Fn(&str) -> Block) {
+        let text = format!("define void @f(i1 %c, i1 %d, i32 %n) {{\n{body}\n}}\n");
+        let f = parse_function(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let blocks: Vec<(String, Block)> =
+            f.layout.iter().map(|b| (f.blocks[*b].name.clone().unwrap_or_default(), *b)).collect();
+        let by_name = move |name: &str| blocks.iter().find(|(n, _)| n == name).map(|(_, b)| *b).expect(name);
+        (f, by_name)
+    }
+
+    #[test]
+    fn edges_orders_and_exits() {
+        let (f, b) = function(
+            "entry:\n switch i32 %n, label %a [ i32 0, label %b  i32 1, label %a  i32 2, label %c ]\n\
+             a:\n br label %b\n\
+             b:\n br i1 %c, label %a, label %stop\n\
+             c:\n ret void\n\
+             stop:\n unreachable\n\
+             lost:\n br label %c",
+        );
+        let cfg = ControlFlowGraph::compute(&f);
+        let [entry, a, bb, c, stop, lost] = ["entry", "a", "b", "c", "stop", "lost"].map(&b);
+        assert_eq!(cfg.succs(entry), [a, bb, c], "unique, in terminator order");
+        assert_eq!(cfg.preds(bb), [entry, a], "in layout order");
+        assert_eq!(cfg.preds(c), [entry], "the unreachable `lost` is left out");
+        assert_eq!(cfg.succs(lost), [c]);
+        assert_eq!((cfg.exits(), cfg.dead_ends()), (&[c][..], &[stop][..]));
+        assert!(!cfg.is_reachable(lost) && cfg.is_reachable(stop));
+        let rpo = cfg.reverse_postorder();
+        assert_eq!(rpo.len(), 5);
+        assert_eq!(rpo[0], entry);
+        let at = |x: Block| rpo.iter().position(|y| *y == x);
+        assert!(at(a) < at(bb) && at(bb) < at(stop));
+    }
+
+    #[test]
+    fn empty_function() {
+        let f = Function::new("g", crate::types::Signature::new(vec![], crate::types::Type::Void));
+        let cfg = ControlFlowGraph::compute(&f);
+        assert!(cfg.reverse_postorder().is_empty() && cfg.exits().is_empty());
+    }
 }

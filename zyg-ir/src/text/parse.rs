@@ -1,667 +1,630 @@
-//! Parsing the text form back into zyg-ir. Errors carry line and column; no input panics.
+//! Parsing the text form: modules, functions and their blocks, types and constants.
+//! Instructions are in `parse_inst.rs`. Errors carry line and column; no input panics.
 
-use crate::constant::Constant;
+use super::lex::{tokenize, Tok, Token};
+use super::ParseError;
+use crate::constant::{f64_to_x87, Constant};
 use crate::entities::{Block, Value};
 use crate::function::{BlockData, Function, Linkage, Module, ValueData, ValueDef};
-use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
 use crate::types::{FloatTy, Signature, Type};
+use cranelift_entity::SecondaryMap;
 use std::collections::HashMap;
+use std::str::FromStr;
 
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{line}:{column}: {message}")]
-pub struct ParseError {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
+/// Aggregates nested deeper than this are refused, so that no input can overflow the stack.
+const MAX_TYPE_DEPTH: usize = 64;
+/// LLVM's limit on integer widths.
+const MAX_INT_BITS: u32 = 1 << 23;
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Word(String),
-    Local(String),
-    Global(String),
-    Attr(String),
-    Num(String),
-    Punct(char),
-    Ellipsis,
-}
-
-struct Lexer {
-    toks: Vec<(Tok, usize, usize)>,
-    pos: usize,
-}
-
-fn lex(text: &str) -> Result<Lexer, ParseError> {
-    let mut toks = Vec::new();
-    for (ln, line) in text.lines().enumerate() {
-        let line = line.split(';').next().unwrap_or("");
-        let chars: Vec<char> = line.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            let start = i;
-            let word = |i: &mut usize| {
-                let s = *i;
-                while *i < chars.len() && (chars[*i].is_ascii_alphanumeric() || "._-+$".contains(chars[*i])) {
-                    *i += 1;
-                }
-                chars[s..*i].iter().collect::<String>()
-            };
-            let tok = if c.is_whitespace() {
-                i += 1;
-                continue;
-            } else if c == '%' || c == '@' || c == '#' {
-                i += 1;
-                let w = word(&mut i);
-                if w.is_empty() {
-                    return Err(ParseError { line: ln + 1, column: start + 1, message: format!("a name must follow `{c}`") });
-                }
-                match c {
-                    '%' => Tok::Local(w),
-                    '@' => Tok::Global(w),
-                    _ => Tok::Attr(w),
-                }
-            } else if c == '.' && line[start..].starts_with("...") {
-                i += 3;
-                Tok::Ellipsis
-            } else if c.is_ascii_digit() || c == '-' || c == '+' {
-                i += 1;
-                Tok::Num(format!("{c}{}", word(&mut i)))
-            } else if c.is_ascii_alphabetic() || c == '_' {
-                Tok::Word(word(&mut i))
-            } else if "(){}[]<>,=:*".contains(c) {
-                i += 1;
-                Tok::Punct(c)
-            } else {
-                return Err(ParseError { line: ln + 1, column: start + 1, message: format!("unexpected character `{c}`") });
-            };
-            toks.push((tok, ln + 1, start + 1));
-        }
-    }
-    Ok(Lexer { toks, pos: 0 })
-}
-
-impl Lexer {
-    fn peek(&self) -> Option<&Tok> {
-        self.toks.get(self.pos).map(|t| &t.0)
-    }
-
-    fn peek_at(&self, k: usize) -> Option<&Tok> {
-        self.toks.get(self.pos + k).map(|t| &t.0)
-    }
-
-    fn err<T>(&self, message: impl Into<String>) -> Result<T, ParseError> {
-        let (line, column) = self
-            .toks
-            .get(self.pos)
-            .or(self.toks.last())
-            .map(|t| (t.1, t.2))
-            .unwrap_or((1, 1));
-        Err(ParseError { line, column, message: message.into() })
-    }
-
-    fn next(&mut self) -> Result<Tok, ParseError> {
-        match self.toks.get(self.pos) {
-            Some(t) => {
-                self.pos += 1;
-                Ok(t.0.clone())
-            }
-            None => self.err("unexpected end of input"),
-        }
-    }
-
-    fn eat(&mut self, t: &Tok) -> bool {
-        if self.peek() == Some(t) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn expect(&mut self, c: char) -> Result<(), ParseError> {
-        if self.eat(&Tok::Punct(c)) {
-            Ok(())
-        } else {
-            self.err(format!("expected `{c}`"))
-        }
-    }
-
-    fn eat_word(&mut self, w: &str) -> bool {
-        self.eat(&Tok::Word(w.into()))
-    }
-
-    fn word(&mut self) -> Result<String, ParseError> {
-        match self.next()? {
-            Tok::Word(w) => Ok(w),
-            _ => {
-                self.pos -= 1;
-                self.err("expected a keyword")
-            }
-        }
-    }
-
-    fn number<T: std::str::FromStr>(&mut self) -> Result<T, ParseError> {
-        match self.next()? {
-            Tok::Num(n) => match n.parse() {
-                Ok(v) => Ok(v),
-                Err(_) => {
-                    self.pos -= 1;
-                    self.err(format!("bad number `{n}`"))
-                }
-            },
-            _ => {
-                self.pos -= 1;
-                self.err("expected a number")
-            }
-        }
-    }
-
-    fn ty(&mut self) -> Result<Type, ParseError> {
-        let t = self.next()?;
-        let ty = match &t {
-            Tok::Word(w) if w == "void" => Type::Void,
-            Tok::Word(w) if w == "float" => Type::Float(FloatTy::F32),
-            Tok::Word(w) if w == "double" => Type::Float(FloatTy::F64),
-            Tok::Word(w) if w == "x86_fp80" => Type::Float(FloatTy::X86Fp80),
-            Tok::Word(w) if w == "ptr" => {
-                if self.eat_word("addrspace") {
-                    self.expect('(')?;
-                    let space = self.number()?;
-                    self.expect(')')?;
-                    Type::Ptr(space)
-                } else {
-                    Type::Ptr(0)
-                }
-            }
-            Tok::Word(w) if w.starts_with('i') && w[1..].parse::<u32>().is_ok_and(|b| (1..=128).contains(&b)) => {
-                Type::Int(w[1..].parse().unwrap_or(32))
-            }
-            Tok::Punct('<') | Tok::Punct('[') => {
-                let close = if t == Tok::Punct('<') { '>' } else { ']' };
-                let n: u64 = self.number()?;
-                if !self.eat_word("x") {
-                    return self.err("expected `x` in a vector or array type");
-                }
-                let elem = self.ty()?;
-                self.expect(close)?;
-                if close == '>' {
-                    Type::Vector(u32::try_from(n).unwrap_or(u32::MAX), elem.into())
-                } else {
-                    Type::Array(n, elem.into())
-                }
-            }
-            Tok::Punct('{') => {
-                let mut fields = Vec::new();
-                if !self.eat(&Tok::Punct('}')) {
-                    loop {
-                        fields.push(self.ty()?);
-                        if self.eat(&Tok::Punct('}')) {
-                            break;
-                        }
-                        self.expect(',')?;
-                    }
-                }
-                Type::structure(fields)
-            }
-            _ => {
-                self.pos -= 1;
-                return self.err("expected a type");
-            }
-        };
-        Ok(ty)
-    }
-
-    /// `(T, T, ...)` of a signature.
-    fn param_types(&mut self) -> Result<(Vec<Type>, bool), ParseError> {
-        self.expect('(')?;
-        let mut params = Vec::new();
-        let mut variadic = false;
-        if !self.eat(&Tok::Punct(')')) {
-            loop {
-                if self.eat(&Tok::Ellipsis) {
-                    variadic = true;
-                } else {
-                    params.push(self.ty()?);
-                }
-                if self.eat(&Tok::Punct(')')) {
-                    break;
-                }
-                self.expect(',')?;
-            }
-        }
-        Ok((params, variadic))
-    }
-}
-
-/// Parses a module in the text form.
+/// Parses a module: `declare` and `define` lines.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
-    let mut lx = lex(text)?;
+    let mut cur = Cursor { tokens: tokenize(text)?, pos: 0 };
     let mut module = Module::default();
-    while lx.peek().is_some() {
-        if lx.eat_word("declare") {
-            let ret = lx.ty()?;
-            let name = match lx.next()? {
-                Tok::Global(n) => n,
-                _ => return lx.err("expected `@name`"),
-            };
-            let (params, variadic) = lx.param_types()?;
-            module.declarations.insert(name, Signature { params, ret, variadic });
-        } else if lx.eat_word("define") {
-            module.functions.push(FunctionParser::parse(&mut lx)?);
-        } else {
-            return lx.err("expected `declare` or `define`");
+    loop {
+        let start = cur.pos;
+        match cur.peek() {
+            Tok::Eof => break,
+            Tok::Word(w) if w == "declare" => {
+                cur.bump();
+                let (name, sig) = declaration(&mut cur)?;
+                match module.declarations.get(&name) {
+                    Some(old) if *old != sig => return cur.error_at(start, format!("`@{name}` is declared twice, differently")),
+                    _ => module.declarations.insert(name, sig),
+                };
+            }
+            Tok::Word(w) if w == "define" => {
+                cur.bump();
+                let func = FunctionParser::parse(&mut cur)?;
+                if module.function(&func.name).is_some() {
+                    return cur.error_at(start, format!("`@{}` is defined twice", func.name));
+                }
+                module.functions.push(func);
+            }
+            _ => return cur.error("expected `declare` or `define`"),
+        }
+    }
+    // As the LLVM reader does: a defined function is not also a declaration.
+    for func in &module.functions {
+        if let Some(sig) = module.declarations.remove(&func.name) {
+            if sig != func.sig {
+                return cur.error(format!("`@{}` is declared and defined with different signatures", func.name));
+            }
         }
     }
     Ok(module)
 }
 
-struct FunctionParser<'l> {
-    lx: &'l mut Lexer,
-    f: Function,
-    values: HashMap<String, Value>,
-    blocks: HashMap<String, Block>,
-    defined_blocks: Vec<Block>,
+/// Parses a module that defines exactly one function, and returns that function.
+pub fn parse_function(text: &str) -> Result<Function, ParseError> {
+    let mut module = parse_module(text)?;
+    if module.functions.len() != 1 {
+        let message = format!("expected one function definition, found {}", module.functions.len());
+        return Err(ParseError { line: 1, column: 1, message });
+    }
+    Ok(module.functions.remove(0))
 }
 
-impl<'l> FunctionParser<'l> {
-    fn parse(lx: &'l mut Lexer) -> Result<Function, ParseError> {
-        let internal = lx.eat_word("internal");
-        let ret = lx.ty()?;
-        let name = match lx.next()? {
-            Tok::Global(n) => n,
-            _ => return lx.err("expected `@name`"),
-        };
-        lx.expect('(')?;
-        let (mut params, mut names, mut variadic) = (Vec::new(), Vec::new(), false);
-        if !lx.eat(&Tok::Punct(')')) {
-            loop {
-                if lx.eat(&Tok::Ellipsis) {
-                    variadic = true;
+/// `RET @name(TYPES[, ...]) [attributes]` after `declare`.
+fn declaration(cur: &mut Cursor) -> Result<(String, Signature), ParseError> {
+    let ret = cur.ty()?;
+    let name = cur.global_name()?;
+    cur.expect_punct('(')?;
+    let (params, variadic) = cur.param_types()?;
+    // Attributes of declarations have nowhere to go in zyg-ir; read past them.
+    while matches!(cur.peek(), Tok::Word(w) if w != "declare" && w != "define") || matches!(cur.peek(), Tok::Str(_)) {
+        cur.bump();
+    }
+    Ok((name, Signature { params, ret, variadic }))
+}
+
+static EOF: Tok = Tok::Eof;
+
+/// The token stream, with one-token errors. It never moves past the final `Eof`.
+pub(super) struct Cursor {
+    tokens: Vec<Token>,
+    pub(super) pos: usize,
+}
+
+impl Cursor {
+    pub(super) fn peek(&self) -> &Tok {
+        self.peek_at(0)
+    }
+
+    pub(super) fn peek_at(&self, k: usize) -> &Tok {
+        self.tokens.get(self.pos + k).or(self.tokens.last()).map_or(&EOF, |t| &t.tok)
+    }
+
+    pub(super) fn bump(&mut self) -> Tok {
+        let tok = self.peek().clone();
+        if self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+        }
+        tok
+    }
+
+    /// Line and column of the token at `pos`.
+    pub(super) fn position(&self, pos: usize) -> (usize, usize) {
+        self.tokens.get(pos).or(self.tokens.last()).map_or((1, 1), |t| (t.line, t.column))
+    }
+
+    pub(super) fn error_at<T>(&self, pos: usize, message: impl Into<String>) -> Result<T, ParseError> {
+        let (line, column) = self.position(pos);
+        Err(ParseError { line, column, message: message.into() })
+    }
+
+    /// An error at the next token, which is named in the message when it is the end.
+    pub(super) fn error<T>(&self, message: impl Into<String>) -> Result<T, ParseError> {
+        let mut message = message.into();
+        if *self.peek() == Tok::Eof {
+            message.push_str(", found the end of the input");
+        }
+        self.error_at(self.pos, message)
+    }
+
+    pub(super) fn eat_punct(&mut self, c: char) -> bool {
+        let found = *self.peek() == Tok::Punct(c);
+        if found {
+            self.bump();
+        }
+        found
+    }
+
+    pub(super) fn expect_punct(&mut self, c: char) -> Result<(), ParseError> {
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            self.error(format!("expected `{c}`"))
+        }
+    }
+
+    pub(super) fn eat_word(&mut self, w: &str) -> bool {
+        let found = matches!(self.peek(), Tok::Word(x) if x == w);
+        if found {
+            self.bump();
+        }
+        found
+    }
+
+    pub(super) fn expect_word(&mut self, w: &str) -> Result<(), ParseError> {
+        if self.eat_word(w) {
+            Ok(())
+        } else {
+            self.error(format!("expected `{w}`"))
+        }
+    }
+
+    pub(super) fn word(&mut self, what: &str) -> Result<String, ParseError> {
+        match self.peek() {
+            Tok::Word(w) => {
+                let w = w.clone();
+                self.bump();
+                Ok(w)
+            }
+            _ => self.error(format!("expected {what}")),
+        }
+    }
+
+    pub(super) fn number<T: FromStr>(&mut self, what: &str) -> Result<T, ParseError> {
+        match self.peek() {
+            Tok::Number(n) => match n.parse() {
+                Ok(v) => {
+                    self.bump();
+                    Ok(v)
+                }
+                Err(_) => self.error(format!("`{n}` is not a valid {what}")),
+            },
+            _ => self.error(format!("expected {what}")),
+        }
+    }
+
+    fn global_name(&mut self) -> Result<String, ParseError> {
+        match self.peek() {
+            Tok::Global(n) => {
+                let n = n.clone();
+                self.bump();
+                Ok(n)
+            }
+            _ => self.error("expected a function name `@name`"),
+        }
+    }
+
+    /// True if the next token begins a type.
+    pub(super) fn at_type(&self) -> bool {
+        match self.peek() {
+            Tok::Punct(c) => matches!(c, '<' | '[' | '{'),
+            Tok::Word(w) => scalar_type(w).is_some() || w == "ptr",
+            _ => false,
+        }
+    }
+
+    pub(super) fn ty(&mut self) -> Result<Type, ParseError> {
+        self.ty_nested(0)
+    }
+
+    fn ty_nested(&mut self, depth: usize) -> Result<Type, ParseError> {
+        if depth > MAX_TYPE_DEPTH {
+            return self.error(format!("types nest more than {MAX_TYPE_DEPTH} deep"));
+        }
+        let start = self.pos;
+        let ty = match self.bump() {
+            Tok::Word(w) if w == "ptr" => Type::Ptr(self.addrspace()?),
+            Tok::Word(w) => match scalar_type(&w) {
+                Some(ty) => ty,
+                None => return self.error_at(start, format!("expected a type, found `{w}`")),
+            },
+            Tok::Punct(open @ ('<' | '[')) => {
+                let close = if open == '<' { '>' } else { ']' };
+                let n: u64 = self.number("length")?;
+                self.expect_word("x")?;
+                let elem = self.ty_nested(depth + 1)?;
+                self.expect_punct(close)?;
+                if elem.is_void() {
+                    return self.error_at(start, "an aggregate of `void`");
+                }
+                if open == '[' {
+                    Type::Array(n, elem.into())
                 } else {
-                    params.push(lx.ty()?);
-                    match lx.next()? {
-                        Tok::Local(n) => names.push(n),
-                        _ => return lx.err("expected a parameter name"),
+                    match u32::try_from(n) {
+                        Ok(n) if n > 0 => Type::Vector(n, elem.into()),
+                        _ => return self.error_at(start, format!("bad vector length {n}")),
                     }
                 }
-                if lx.eat(&Tok::Punct(')')) {
-                    break;
+            }
+            Tok::Punct('{') => Type::structure(self.struct_fields(depth)?),
+            _ => return self.error_at(start, "expected a type"),
+        };
+        Ok(ty)
+    }
+
+    /// The fields of `{ T, T }`, after the `{`.
+    fn struct_fields(&mut self, depth: usize) -> Result<Vec<Type>, ParseError> {
+        let mut fields = Vec::new();
+        if self.eat_punct('}') {
+            return Ok(fields);
+        }
+        loop {
+            let start = self.pos;
+            let field = self.ty_nested(depth + 1)?;
+            if field.is_void() {
+                return self.error_at(start, "a struct field of type `void`");
+            }
+            fields.push(field);
+            if self.eat_punct('}') {
+                return Ok(fields);
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    /// An optional `addrspace(N)`; 0 when absent.
+    pub(super) fn addrspace(&mut self) -> Result<u32, ParseError> {
+        if !self.eat_word("addrspace") {
+            return Ok(0);
+        }
+        self.expect_punct('(')?;
+        let space = self.number("address space")?;
+        self.expect_punct(')')?;
+        Ok(space)
+    }
+
+    /// `T, T, ...)` of a signature, after the `(`.
+    pub(super) fn param_types(&mut self) -> Result<(Vec<Type>, bool), ParseError> {
+        let mut params = Vec::new();
+        if self.eat_punct(')') {
+            return Ok((params, false));
+        }
+        loop {
+            if self.eat_word("...") {
+                self.expect_punct(')')?;
+                return Ok((params, true));
+            }
+            params.push(self.value_type()?);
+            if self.eat_punct(')') {
+                return Ok((params, false));
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    /// A type that values can have (not `void`).
+    pub(super) fn value_type(&mut self) -> Result<Type, ParseError> {
+        let start = self.pos;
+        let ty = self.ty()?;
+        if ty.is_void() {
+            return self.error_at(start, "`void` is not the type of a value");
+        }
+        Ok(ty)
+    }
+}
+
+fn scalar_type(w: &str) -> Option<Type> {
+    match w {
+        "void" => Some(Type::Void),
+        "float" => Some(Type::F32),
+        "double" => Some(Type::F64),
+        "x86_fp80" => Some(Type::Float(FloatTy::X86Fp80)),
+        _ => {
+            let bits: u32 = w.strip_prefix('i')?.parse().ok()?;
+            (1..=MAX_INT_BITS).contains(&bits).then_some(Type::Int(bits))
+        }
+    }
+}
+
+/// A function being parsed: its name tables, and what was used before it was defined.
+pub(super) struct FunctionParser<'c> {
+    pub(super) cur: &'c mut Cursor,
+    pub(super) func: Function,
+    values: HashMap<String, Value>,
+    /// Values used before their definition, with the name and token of their first use.
+    forward: Vec<(Value, String, usize)>,
+    blocks: HashMap<String, Block>,
+    block_uses: SecondaryMap<Block, Option<usize>>,
+    defined: SecondaryMap<Block, bool>,
+}
+
+impl<'c> FunctionParser<'c> {
+    /// `define [internal] RET @name(T %a, ...) [attributes] { blocks }`, after `define`.
+    fn parse(cur: &'c mut Cursor) -> Result<Function, ParseError> {
+        let linkage = if cur.eat_word("internal") { Linkage::Internal } else { Linkage::External };
+        cur.eat_word("external");
+        let ret = cur.ty()?;
+        let name = cur.global_name()?;
+        cur.expect_punct('(')?;
+        let (params, names, variadic) = params(cur)?;
+        let mut func = Function::new(name, Signature { params, ret, variadic });
+        func.linkage = linkage;
+        func.attributes = attributes(cur);
+        let mut p = FunctionParser {
+            cur,
+            func,
+            values: HashMap::new(),
+            forward: Vec::new(),
+            blocks: HashMap::new(),
+            block_uses: SecondaryMap::new(),
+            defined: SecondaryMap::new(),
+        };
+        for ((name, pos), v) in names.into_iter().zip(p.func.params.clone()) {
+            if let Some(name) = name {
+                if p.values.insert(name.clone(), v).is_some() {
+                    return p.cur.error_at(pos, format!("parameter `%{name}` is named twice"));
                 }
-                lx.expect(',')?;
             }
         }
-        let mut f = Function::new(name, Signature { params, ret, variadic });
-        f.linkage = if internal { Linkage::Internal } else { Linkage::External };
-        while let Some(Tok::Attr(a)) = lx.peek() {
-            f.attributes.push(a.clone());
-            lx.pos += 1;
-        }
-        let mut values = HashMap::new();
-        for (n, v) in names.into_iter().zip(f.params.clone()) {
-            if values.insert(n.clone(), v).is_some() {
-                return lx.err(format!("parameter `%{n}` is named twice"));
-            }
-        }
-        lx.expect('{')?;
-        let mut p = FunctionParser { lx, f, values, blocks: HashMap::new(), defined_blocks: Vec::new() };
+        p.cur.expect_punct('{')?;
         p.body()?;
         p.finish()
     }
 
+    /// Blocks up to the closing `}`. Each ends in its terminator; the entry may be unlabelled.
     fn body(&mut self) -> Result<(), ParseError> {
-        let mut current: Option<Block> = None;
+        let mut current: Option<(Block, bool)> = None;
         loop {
-            match self.lx.peek() {
-                Some(Tok::Punct('}')) => {
-                    self.lx.pos += 1;
-                    return Ok(());
+            let start = self.cur.pos;
+            match self.cur.peek().clone() {
+                Tok::Punct('}') | Tok::Label(_) | Tok::Eof => {
+                    if let Some((b, false)) = current {
+                        let label = self.func.block_label(b);
+                        return self.cur.error(format!("block `{label}` does not end in a terminator"));
+                    }
+                    match self.cur.bump() {
+                        Tok::Label(name) => current = Some((self.define_block(&name, start)?, false)),
+                        Tok::Eof => return self.cur.error("expected `}` to close the function"),
+                        _ => return Ok(()),
+                    }
                 }
-                Some(Tok::Word(w)) if self.lx.peek_at(1) == Some(&Tok::Punct(':')) => {
-                    let w = w.clone();
-                    self.lx.pos += 2;
-                    current = Some(self.define_block(&w)?);
-                }
-                Some(Tok::Num(w)) if self.lx.peek_at(1) == Some(&Tok::Punct(':')) => {
-                    let w = w.clone();
-                    self.lx.pos += 2;
-                    current = Some(self.define_block(&w)?);
-                }
-                None => return self.lx.err("unexpected end of input in a function body"),
                 _ => {
-                    let Some(b) = current else { return self.lx.err("an instruction before the first label") };
-                    self.inst(b)?;
+                    let block = match current {
+                        Some((b, false)) => b,
+                        None if self.func.layout.is_empty() => self.define_block_unnamed(),
+                        _ => return self.cur.error("an instruction after a terminator needs a new `label:`"),
+                    };
+                    let terminates = self.inst(block)?;
+                    current = Some((block, terminates));
                 }
             }
         }
     }
 
-    fn finish(mut self) -> Result<Function, ParseError> {
-        for (name, b) in &self.blocks {
-            if !self.defined_blocks.contains(b) {
-                return self.lx.err(format!("label `%{name}` is used but never defined"));
+    /// Checks that everything used was defined, and returns the function.
+    fn finish(self) -> Result<Function, ParseError> {
+        // The closing `}` was just read; errors about the whole function point there.
+        let end = self.cur.pos.saturating_sub(1);
+        for (v, name, pos) in &self.forward {
+            if self.func.values[*v].def == ValueDef::Pending {
+                let (line, column) = self.cur.position(*pos);
+                return self.cur.error_at(end, format!("value `%{name}` is used at {line}:{column} but never defined"));
             }
         }
-        for (name, v) in &self.values {
-            if self.f.values[*v].def == ValueDef::Pending {
-                return self.lx.err(format!("value `%{name}` is used but never defined"));
-            }
+        let mut undefined: Vec<(&String, &Block)> = self.blocks.iter().filter(|(_, b)| !self.defined[**b]).collect();
+        undefined.sort_by_key(|(_, b)| **b);
+        if let Some((name, b)) = undefined.first() {
+            let (line, column) = self.cur.position(self.block_uses[**b].unwrap_or(end));
+            return self.cur.error_at(end, format!("label `%{name}` is used at {line}:{column} but never defined"));
         }
-        self.f.layout = self.defined_blocks;
-        Ok(self.f)
+        Ok(self.func)
     }
 
-    fn block_ref(&mut self, name: &str) -> Block {
+    fn block_ref(&mut self, name: &str, pos: usize) -> Block {
         if let Some(b) = self.blocks.get(name) {
             return *b;
         }
-        // `bbN` is how unnamed blocks print; they stay unnamed.
-        let label = (!name.strip_prefix("bb").is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit())))
-            .then(|| name.to_string());
-        let b = self.f.blocks.push(BlockData { name: label, insts: Vec::new() });
+        // `bbN` is how unnamed blocks print, and LLVM numbers unnamed blocks: neither is a name.
+        let numbered = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+        let unnamed = numbered(name) || name.strip_prefix("bb").is_some_and(numbered);
+        let b = self.func.blocks.push(BlockData { name: (!unnamed).then(|| name.to_string()), insts: Vec::new() });
         self.blocks.insert(name.to_string(), b);
+        self.block_uses[b] = Some(pos);
         b
     }
 
-    fn define_block(&mut self, name: &str) -> Result<Block, ParseError> {
-        let b = self.block_ref(name);
-        if self.defined_blocks.contains(&b) {
-            return self.lx.err(format!("label `{name}` is defined twice"));
+    fn define_block(&mut self, name: &str, pos: usize) -> Result<Block, ParseError> {
+        let b = self.block_ref(name, pos);
+        if self.defined[b] {
+            return self.cur.error_at(pos, format!("label `{name}` is defined twice"));
         }
-        self.defined_blocks.push(b);
+        self.defined[b] = true;
+        self.func.layout.push(b);
         Ok(b)
     }
 
-    fn label(&mut self) -> Result<Block, ParseError> {
-        if !self.lx.eat_word("label") {
-            return self.lx.err("expected `label`");
-        }
-        match self.lx.next()? {
-            Tok::Local(n) => Ok(self.block_ref(&n)),
-            _ => self.lx.err("expected `%label`"),
+    fn define_block_unnamed(&mut self) -> Block {
+        let b = self.func.blocks.push(BlockData::default());
+        self.defined[b] = true;
+        self.func.layout.push(b);
+        b
+    }
+
+    /// `label %name`.
+    pub(super) fn label(&mut self) -> Result<Block, ParseError> {
+        self.cur.expect_word("label")?;
+        self.block_name()
+    }
+
+    /// `%name` naming a block.
+    pub(super) fn block_name(&mut self) -> Result<Block, ParseError> {
+        let pos = self.cur.pos;
+        match self.cur.peek() {
+            Tok::Local(n) => {
+                let n = n.clone();
+                self.cur.bump();
+                Ok(self.block_ref(&n, pos))
+            }
+            _ => self.cur.error("expected a block `%label`"),
         }
     }
 
-    /// A local value by name, created pending (with its type) when used before defined.
-    fn local(&mut self, name: &str, ty: &Type) -> Result<Value, ParseError> {
+    /// The value named `%name` used as a `ty`; a forward reference creates it pending.
+    pub(super) fn local(&mut self, name: &str, ty: &Type, pos: usize) -> Result<Value, ParseError> {
         if let Some(v) = self.values.get(name) {
-            if self.f.ty(*v) != ty {
-                // Point at the name just read.
-                self.lx.pos = self.lx.pos.saturating_sub(1);
-                return self.lx.err(format!("`%{name}` has type {}, not {ty}", self.f.ty(*v)));
+            if self.func.ty(*v) != ty {
+                return self.cur.error_at(pos, format!("`%{name}` has type {}, not {ty}", self.func.ty(*v)));
             }
             return Ok(*v);
         }
-        let v = self.f.values.push(ValueData { ty: ty.clone(), def: ValueDef::Pending });
+        let v = self.func.values.push(ValueData { ty: ty.clone(), def: ValueDef::Pending });
         self.values.insert(name.to_string(), v);
+        self.forward.push((v, name.to_string(), pos));
         Ok(v)
     }
 
-    /// An untyped operand whose type is known from context: `%5` or a literal.
-    fn bare(&mut self, ty: &Type) -> Result<Value, ParseError> {
-        match self.lx.next()? {
-            Tok::Local(n) => self.local(&n, ty),
-            Tok::Global(n) => Ok(self.f.constant_value(Constant::Global(n))),
-            tok => {
-                self.lx.pos -= 1;
-                let c = self.literal(tok, ty)?;
-                Ok(self.f.constant_value(c))
+    /// Binds `%name` to the result of `inst`: a new value, or the pending one of a forward use.
+    pub(super) fn define_result(&mut self, name: &str, ty: &Type, def: ValueDef, pos: usize) -> Result<Value, ParseError> {
+        let v = self.local(name, ty, pos)?;
+        if self.func.values[v].def != ValueDef::Pending {
+            return self.cur.error_at(pos, format!("`%{name}` is defined twice"));
+        }
+        self.func.values[v].def = def;
+        Ok(v)
+    }
+
+    /// `TYPE VALUE`.
+    pub(super) fn typed_operand(&mut self) -> Result<Value, ParseError> {
+        let ty = self.cur.value_type()?;
+        self.operand(&ty)
+    }
+
+    /// A value whose type is known from context: `%name`, `@global` or a literal.
+    pub(super) fn operand(&mut self, ty: &Type) -> Result<Value, ParseError> {
+        let pos = self.cur.pos;
+        match self.cur.peek().clone() {
+            Tok::Local(name) => {
+                self.cur.bump();
+                self.local(&name, ty, pos)
+            }
+            _ => {
+                let c = self.constant(ty)?;
+                Ok(self.func.constant_value(c))
             }
         }
     }
 
-    fn literal(&mut self, tok: Tok, ty: &Type) -> Result<Constant, ParseError> {
-        self.lx.pos += 1;
-        let bad = |lx: &Lexer, what: &str| lx.err(format!("`{what}` is not a constant of type {ty}"));
-        Ok(match (&tok, ty) {
-            (Tok::Word(w), Type::Int(1)) if w == "true" || w == "false" => Constant::bool(w == "true"),
+    /// A constant of type `ty`.
+    pub(super) fn constant(&mut self, ty: &Type) -> Result<Constant, ParseError> {
+        let pos = self.cur.pos;
+        let c = match (self.cur.peek().clone(), ty) {
             (Tok::Word(w), _) if w == "undef" => Constant::Undef(ty.clone()),
             (Tok::Word(w), _) if w == "poison" => Constant::Poison(ty.clone()),
             (Tok::Word(w), _) if w == "zeroinitializer" => Constant::Zero(ty.clone()),
+            (Tok::Word(w), Type::Int(1)) if w == "true" || w == "false" => Constant::bool(w == "true"),
             (Tok::Word(w), Type::Ptr(space)) if w == "null" => Constant::Null(*space),
-            (Tok::Num(n), Type::Int(bits)) => match n.parse::<i128>() {
-                Ok(v) => Constant::int(*bits, v),
-                Err(_) => return bad(self.lx, n),
-            },
-            (Tok::Num(n), Type::Float(fty)) => {
-                if let Some(hex) = n.strip_prefix("0xK") {
-                    match u128::from_str_radix(hex, 16) {
-                        Ok(bits) if *fty == FloatTy::X86Fp80 => Constant::Float { ty: *fty, bits },
-                        _ => return bad(self.lx, n),
-                    }
-                } else if let Some(hex) = n.strip_prefix("0x") {
-                    match u128::from_str_radix(hex, 16) {
-                        Ok(bits) => Constant::Float { ty: *fty, bits },
-                        Err(_) => return bad(self.lx, n),
-                    }
-                } else {
-                    match n.parse::<f64>() {
-                        Ok(x) => Constant::float(*fty, x),
-                        Err(_) => return bad(self.lx, n),
-                    }
-                }
-            }
             (Tok::Word(w), Type::Float(fty)) if w == "inf" || w == "nan" => {
                 Constant::float(*fty, if w == "inf" { f64::INFINITY } else { f64::NAN })
             }
-            _ => {
-                self.lx.pos -= 1;
-                return self.lx.err(format!("expected a value of type {ty}"));
+            (Tok::Global(name), Type::Ptr(0)) => Constant::Global(name),
+            (Tok::Number(n), Type::Int(bits)) => match int_constant(&n, *bits) {
+                Some(c) => c,
+                None => return self.cur.error_at(pos, format!("`{n}` is not a constant of type {ty}")),
+            },
+            (Tok::Number(n), Type::Float(fty)) => match float_constant(&n, *fty) {
+                Some(c) => c,
+                None => return self.cur.error_at(pos, format!("`{n}` is not a constant of type {ty}")),
+            },
+            (Tok::Word(_) | Tok::Global(_) | Tok::Number(_), _) => {
+                return self.cur.error(format!("this is not a constant of type {ty}"));
             }
-        })
-    }
-
-    /// `T v`: a typed operand.
-    fn operand(&mut self) -> Result<Value, ParseError> {
-        let ty = self.lx.ty()?;
-        self.bare(&ty)
-    }
-
-    fn operands<const N: usize>(&mut self) -> Result<[Value; N], ParseError> {
-        let mut out = [Value::from_u32(0); N];
-        for (i, slot) in out.iter_mut().enumerate() {
-            if i > 0 {
-                self.lx.expect(',')?;
-            }
-            *slot = self.operand()?;
-        }
-        Ok(out)
-    }
-
-    fn indices(&mut self) -> Result<Vec<u32>, ParseError> {
-        let mut out = Vec::new();
-        while self.lx.eat(&Tok::Punct(',')) {
-            out.push(self.lx.number()?);
-        }
-        Ok(out)
-    }
-
-    fn inst(&mut self, block: Block) -> Result<(), ParseError> {
-        // Errors found after the whole instruction is read point at its start.
-        let start = self.lx.pos;
-        let result_name = match (self.lx.peek(), self.lx.peek_at(1)) {
-            (Some(Tok::Local(n)), Some(Tok::Punct('='))) => {
-                let n = n.clone();
-                self.lx.pos += 2;
-                Some(n)
-            }
-            _ => None,
+            _ => return self.cur.error(format!("expected a value of type {ty}")),
         };
-        let op = self.lx.word()?;
-        let (kind, ty) = self.inst_body(&op)?;
-        if result_name.is_some() == ty.is_void() {
-            self.lx.pos = start;
-            return self.lx.err(if ty.is_void() {
-                format!("`{op}` produces no value to name")
-            } else {
-                format!("the result of `{op}` needs a name")
-            });
-        }
-        let inst = self.f.make_inst(kind, Type::Void);
-        self.f.blocks[block].insts.push(inst);
-        if let Some(name) = result_name {
-            let v = self.local(&name, &ty)?;
-            if self.f.values[v].def != ValueDef::Pending {
-                self.lx.pos = start;
-                return self.lx.err(format!("`%{name}` is defined twice"));
-            }
-            self.f.values[v].def = ValueDef::Inst(inst);
-            self.f.insts[inst].result = Some(v);
-        }
-        Ok(())
+        self.cur.bump();
+        Ok(c)
     }
+}
 
-    fn inst_body(&mut self, op: &str) -> Result<(InstKind, Type), ParseError> {
-        if let Some(bin) = BinOp::from_name(op) {
-            let [a, b] = self.operands()?;
-            return Ok((InstKind::Binary { op: bin, args: [a, b] }, self.f.ty(a).clone()));
-        }
-        if let Some(cast) = CastOp::from_name(op) {
-            let arg = self.operand()?;
-            if !self.lx.eat_word("to") {
-                return self.lx.err("expected `to`");
-            }
-            return Ok((InstKind::Cast { op: cast, arg }, self.lx.ty()?));
-        }
-        Ok(match op {
-            "fneg" | "freeze" => {
-                let arg = self.operand()?;
-                let un = if op == "fneg" { UnOp::FNeg } else { UnOp::Freeze };
-                (InstKind::Unary { op: un, arg }, self.f.ty(arg).clone())
-            }
-            "fcmp" | "icmp" => {
-                let pred = self.lx.word()?;
-                let args = self.operands()?;
-                let kind = if op == "fcmp" {
-                    let Some(pred) = FloatPred::from_name(&pred) else { return self.lx.err("unknown fcmp predicate") };
-                    InstKind::FCmp { pred, args }
-                } else {
-                    let Some(pred) = IntPred::from_name(&pred) else { return self.lx.err("unknown icmp predicate") };
-                    InstKind::ICmp { pred, args }
-                };
-                (kind, Type::I1)
-            }
-            "select" => {
-                let [cond, then_value, else_value] = self.operands()?;
-                (InstKind::Select { cond, then_value, else_value }, self.f.ty(then_value).clone())
-            }
-            "phi" => {
-                let ty = self.lx.ty()?;
-                let mut incoming = Vec::new();
-                loop {
-                    self.lx.expect('[')?;
-                    let v = self.bare(&ty)?;
-                    self.lx.expect(',')?;
-                    let b = match self.lx.next()? {
-                        Tok::Local(n) => self.block_ref(&n),
-                        _ => return self.lx.err("expected `%label`"),
-                    };
-                    self.lx.expect(']')?;
-                    incoming.push((b, v));
-                    if !self.lx.eat(&Tok::Punct(',')) {
-                        break;
-                    }
-                }
-                (InstKind::Phi { incoming }, ty)
-            }
-            "call" => self.call()?,
-            "alloca" => (InstKind::Alloca { ty: self.lx.ty()? }, Type::PTR),
-            "load" => {
-                let ty = self.lx.ty()?;
-                self.lx.expect(',')?;
-                (InstKind::Load { ty: ty.clone(), ptr: self.operand()? }, ty)
-            }
-            "store" => {
-                let [value, ptr] = self.operands()?;
-                (InstKind::Store { value, ptr }, Type::Void)
-            }
-            "getelementptr" => {
-                let inbounds = self.lx.eat_word("inbounds");
-                let source_ty = self.lx.ty()?;
-                self.lx.expect(',')?;
-                let base = self.operand()?;
-                let mut indices = Vec::new();
-                while self.lx.eat(&Tok::Punct(',')) {
-                    indices.push(self.operand()?);
-                }
-                let ty = self.f.ty(base).clone();
-                (InstKind::Gep { source_ty, base, indices, inbounds }, ty)
-            }
-            "extractvalue" => {
-                let agg = self.operand()?;
-                let indices = self.indices()?;
-                let mut ty = self.f.ty(agg).clone();
-                for i in &indices {
-                    let Some(t) = ty.field(*i).cloned() else { return self.lx.err("extractvalue index out of range") };
-                    ty = t;
-                }
-                (InstKind::ExtractValue { agg, indices }, ty)
-            }
-            "insertvalue" => {
-                let [agg, value] = self.operands()?;
-                let indices = self.indices()?;
-                (InstKind::InsertValue { agg, value, indices }, self.f.ty(agg).clone())
-            }
-            "br" => {
-                if matches!(self.lx.peek(), Some(Tok::Word(w)) if w == "label") {
-                    (InstKind::Br { dest: self.label()? }, Type::Void)
-                } else {
-                    let cond = self.operand()?;
-                    self.lx.expect(',')?;
-                    let then_dest = self.label()?;
-                    self.lx.expect(',')?;
-                    let else_dest = self.label()?;
-                    (InstKind::CondBr { cond, then_dest, else_dest }, Type::Void)
-                }
-            }
-            "switch" => {
-                let value = self.operand()?;
-                self.lx.expect(',')?;
-                let default = self.label()?;
-                self.lx.expect('[')?;
-                let mut cases = Vec::new();
-                while !self.lx.eat(&Tok::Punct(']')) {
-                    let ty = self.lx.ty()?;
-                    let tok = self.lx.peek().cloned().ok_or(ParseError { line: 0, column: 0, message: "eof".into() })?;
-                    let c = self.literal(tok, &ty)?;
-                    self.lx.expect(',')?;
-                    cases.push((c, self.label()?));
-                }
-                (InstKind::Switch { value, default, cases }, Type::Void)
-            }
-            "ret" => {
-                if self.lx.eat_word("void") {
-                    (InstKind::Ret { value: None }, Type::Void)
-                } else {
-                    (InstKind::Ret { value: Some(self.operand()?) }, Type::Void)
-                }
-            }
-            "unreachable" => (InstKind::Unreachable, Type::Void),
-            _ => return self.lx.err(format!("unknown instruction `{op}`")),
-        })
-    }
+/// `T %a, T %b, ...)` of a definition, after the `(`: types, names with their tokens, `...`.
+type Params = (Vec<Type>, Vec<(Option<String>, usize)>, bool);
 
-    /// `call RET (PARAMS) @callee(T a, ...)` or with `%fnptr` as the callee.
-    fn call(&mut self) -> Result<(InstKind, Type), ParseError> {
-        let ret = self.lx.ty()?;
-        let (params, variadic) = self.lx.param_types()?;
-        let callee = match self.lx.next()? {
-            Tok::Global(n) => Callee::Direct(n.into()),
-            Tok::Local(n) => Callee::Indirect(self.local(&n, &Type::PTR)?),
-            _ => return self.lx.err("expected the callee"),
-        };
-        self.lx.expect('(')?;
-        let mut args = Vec::new();
-        if !self.lx.eat(&Tok::Punct(')')) {
-            loop {
-                args.push(self.operand()?);
-                if self.lx.eat(&Tok::Punct(')')) {
-                    break;
-                }
-                self.lx.expect(',')?;
-            }
-        }
-        let sig = Signature { params, ret: ret.clone(), variadic };
-        Ok((InstKind::Call { callee, sig, args }, ret))
+fn params(cur: &mut Cursor) -> Result<Params, ParseError> {
+    let (mut types, mut names) = (Vec::new(), Vec::new());
+    if cur.eat_punct(')') {
+        return Ok((types, names, false));
     }
+    loop {
+        if cur.eat_word("...") {
+            cur.expect_punct(')')?;
+            return Ok((types, names, true));
+        }
+        types.push(cur.value_type()?);
+        let pos = cur.pos;
+        match cur.peek().clone() {
+            Tok::Local(n) => {
+                cur.bump();
+                names.push((Some(n), pos));
+            }
+            _ => names.push((None, pos)),
+        }
+        if cur.eat_punct(')') {
+            return Ok((types, names, false));
+        }
+        cur.expect_punct(',')?;
+    }
+}
+
+/// Function attributes before the body: `#alwaysinline`, `alwaysinline` or `"any text"`.
+fn attributes(cur: &mut Cursor) -> Vec<String> {
+    let mut out = Vec::new();
+    loop {
+        match cur.peek().clone() {
+            Tok::Word(w) => out.push(w.strip_prefix('#').unwrap_or(&w).to_string()),
+            Tok::Str(s) => out.push(s),
+            _ => return out,
+        }
+        cur.bump();
+    }
+}
+
+/// A decimal integer that fits `bits` as a signed or an unsigned number.
+fn int_constant(text: &str, bits: u32) -> Option<Constant> {
+    let value: i128 = match text.parse::<i128>() {
+        Ok(v) => v,
+        // Above i128::MAX: only 128-bit and wider integers hold it.
+        Err(_) => return text.parse::<u128>().ok().filter(|_| bits >= 128).map(|value| Constant::Int { bits, value }),
+    };
+    let fits = match bits {
+        128 => true,
+        b if b > 128 => value >= 0,
+        b => value >= -(1i128 << (b - 1)) && value < (1i128 << b),
+    };
+    fits.then(|| Constant::int(bits, value))
+}
+
+/// A float literal: decimal, `0x` hex bits, or `0xK` x87 bits.
+///
+/// `0x` with up to 8 digits is a `float`'s own bits; with 9 to 16 digits it is a `double`'s,
+/// as LLVM writes every `float` and `double` constant (a `float` must be exact).
+fn float_constant(text: &str, ty: FloatTy) -> Option<Constant> {
+    let hex = |digits: &str, max: usize| {
+        (!digits.is_empty() && digits.len() <= max && digits.bytes().all(|c| c.is_ascii_hexdigit()))
+            .then(|| u128::from_str_radix(digits, 16).ok())
+            .flatten()
+    };
+    let bits = if let Some(digits) = text.strip_prefix("0xK") {
+        (ty == FloatTy::X86Fp80).then_some(hex(digits, 20)?)?
+    } else if let Some(digits) = text.strip_prefix("0x") {
+        let value = hex(digits, 16)?;
+        match ty {
+            FloatTy::F32 if digits.len() <= 8 => value,
+            FloatTy::F32 => u128::from(f64_bits_to_f32_exact(value as u64)?),
+            FloatTy::F64 => value,
+            FloatTy::X86Fp80 => f64_to_x87(f64::from_bits(value as u64)),
+        }
+    } else {
+        match ty {
+            FloatTy::F32 => u128::from(text.parse::<f32>().ok()?.to_bits()),
+            FloatTy::F64 => u128::from(text.parse::<f64>().ok()?.to_bits()),
+            FloatTy::X86Fp80 => f64_to_x87(text.parse::<f64>().ok()?),
+        }
+    };
+    Some(Constant::Float { ty, bits })
+}
+
+/// The `float` with the same value as the `double` with bits `d`, if there is one (NaNs
+/// keep their payload, as LLVM's hex form of a `float` NaN does).
+fn f64_bits_to_f32_exact(d: u64) -> Option<u32> {
+    let sign = ((d >> 63) as u32) << 31;
+    if (d >> 52) & 0x7ff == 0x7ff {
+        let frac = d & ((1 << 52) - 1);
+        return (frac & ((1 << 29) - 1) == 0).then_some(sign | (0xff << 23) | (frac >> 29) as u32);
+    }
+    let x = f64::from_bits(d);
+    let f = x as f32;
+    (f64::from(f).to_bits() == d).then_some(f.to_bits())
 }

@@ -1,24 +1,49 @@
-//! Printing zyg-ir as text.
+//! Printing zyg-ir as text: values as `%<entity number>`, blocks by their unique name or
+//! `bb<entity number>`, every operand with its type.
 
+use super::{quote, sigil_name};
 use crate::constant::Constant;
-use crate::entities::{Block, Value};
+use crate::entities::{Block, Inst, Value};
 use crate::function::{Function, Linkage, Module, ValueDef};
 use crate::inst::{Callee, InstKind};
 use crate::types::{FloatTy, Signature, Type};
-use std::collections::HashSet;
+use cranelift_entity::SecondaryMap;
+use std::collections::HashMap;
 use std::fmt::Write;
 
+/// The module: its declarations, then its functions, separated by blank lines.
 pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
     for (name, sig) in &module.declarations {
-        let _ = writeln!(out, "declare {} @{name}({})", sig.ret, param_types(sig));
+        let _ = writeln!(out, "declare {} {}({})", sig.ret, sigil_name('@', name), param_types(sig));
     }
-    for f in &module.functions {
+    for func in &module.functions {
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&print_function(f));
+        out.push_str(&print_function(func));
     }
+    out
+}
+
+pub fn print_function(func: &Function) -> String {
+    let p = Printer::new(func);
+    let mut out = String::new();
+    let linkage = if func.linkage == Linkage::Internal { "internal " } else { "" };
+    let mut params: Vec<String> = func.params.iter().map(|v| format!("{} {v}", func.ty(*v))).collect();
+    if func.sig.variadic {
+        params.push("...".into());
+    }
+    let attrs: String = func.attributes.iter().map(|a| format!(" {}", attribute(a))).collect();
+    let name = sigil_name('@', &func.name);
+    let _ = writeln!(out, "define {linkage}{} {name}({}){attrs} {{", func.sig.ret, params.join(", "));
+    for &b in &func.layout {
+        let _ = writeln!(out, "{}:", p.labels[b]);
+        for &inst in &func.blocks[b].insts {
+            let _ = writeln!(out, "  {}", p.inst(inst));
+        }
+    }
+    out.push_str("}\n");
     out
 }
 
@@ -30,130 +55,145 @@ fn param_types(sig: &Signature) -> String {
     parts.join(", ")
 }
 
-pub fn print_function(f: &Function) -> String {
-    let p = Printer::new(f);
-    let mut out = String::new();
-    let linkage = if f.linkage == Linkage::Internal { "internal " } else { "" };
-    let params: Vec<String> = f.params.iter().map(|v| format!("{} {v}", f.ty(*v))).collect();
-    let mut params = params.join(", ");
-    if f.sig.variadic {
-        params.push_str(if params.is_empty() { "..." } else { ", ..." });
+/// `#name` for a plain attribute, else the quoted text.
+fn attribute(a: &str) -> String {
+    let plain = sigil_name('#', a);
+    if plain.starts_with("#\"") {
+        quote(a)
+    } else {
+        plain
     }
-    let attrs: String = f.attributes.iter().map(|a| format!(" #{a}")).collect();
-    let _ = writeln!(out, "define {linkage}{} @{}({params}){attrs} {{", f.sig.ret, f.name);
-    for &b in &f.layout {
-        let _ = writeln!(out, "{}:", p.label(b));
-        for &inst in &f.blocks[b].insts {
-            let _ = writeln!(out, "  {}", p.inst(inst));
-        }
-    }
-    out.push_str("}\n");
-    out
 }
 
 struct Printer<'f> {
-    f: &'f Function,
-    /// Blocks printed by their source name (unique names only).
-    named: HashSet<Block>,
+    func: &'f Function,
+    labels: SecondaryMap<Block, String>,
 }
 
 impl<'f> Printer<'f> {
-    fn new(f: &'f Function) -> Self {
-        let mut count = std::collections::HashMap::new();
-        for b in &f.layout {
-            if let Some(n) = &f.blocks[*b].name {
-                *count.entry(n.as_str()).or_insert(0) += 1;
+    /// A block prints by its name when no other block has that name and it reads as a bare
+    /// label that cannot be mistaken for another block's number; else as `bb<number>`.
+    fn new(func: &'f Function) -> Self {
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for (_, data) in func.blocks.iter() {
+            if let Some(n) = &data.name {
+                *count.entry(n.as_str()).or_default() += 1;
             }
         }
-        let named = f
-            .layout
-            .iter()
-            .copied()
-            .filter(|b| {
-                f.blocks[*b].name.as_deref().is_some_and(|n| count[n] == 1 && is_label(n) && !is_entity_label(n))
-            })
-            .collect();
-        Printer { f, named }
+        let mut labels = SecondaryMap::new();
+        for (b, data) in func.blocks.iter() {
+            labels[b] = match &data.name {
+                Some(n) if count[n.as_str()] == 1 && is_plain_label(n) => n.clone(),
+                _ => b.to_string(),
+            };
+        }
+        Printer { func, labels }
     }
 
     fn label(&self, b: Block) -> String {
-        if self.named.contains(&b) {
-            self.f.blocks[b].name.clone().unwrap_or_default()
-        } else {
-            b.to_string()
-        }
+        format!("%{}", self.labels[b])
     }
 
-    /// `double %3` or `i32 7`: every operand with its type.
+    /// `double %3` or `i32 7`.
     fn operand(&self, v: Value) -> String {
-        format!("{} {}", self.f.ty(v), self.bare(v))
+        format!("{} {}", self.func.ty(v), self.bare(v))
     }
 
+    fn operands(&self, vs: &[Value]) -> String {
+        vs.iter().map(|v| self.operand(*v)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// `%3` or a constant's literal.
     fn bare(&self, v: Value) -> String {
-        match &self.f.values[v].def {
+        match &self.func.values[v].def {
             ValueDef::Const(c) => constant(c),
             _ => v.to_string(),
         }
     }
 
-    fn inst(&self, inst: crate::entities::Inst) -> String {
-        let data = &self.f.insts[inst];
-        let lhs = data.result.map(|v| format!("{v} = ")).unwrap_or_default();
-        let ty = data.result.map(|v| self.f.ty(v).to_string()).unwrap_or_else(|| "void".into());
-        let ops = |vs: &[Value]| vs.iter().map(|v| self.operand(*v)).collect::<Vec<_>>().join(", ");
-        let body = match &data.kind {
-            InstKind::Binary { op, args } => format!("{} {}", op.name(), ops(args)),
-            InstKind::Unary { arg, .. } => format!("{} {}", data.kind.opcode_name(), self.operand(*arg)),
-            InstKind::Cast { op, arg } => format!("{} {} to {ty}", op.name(), self.operand(*arg)),
-            InstKind::FCmp { pred, args } => format!("fcmp {} {}", pred.name(), ops(args)),
-            InstKind::ICmp { pred, args } => format!("icmp {} {}", pred.name(), ops(args)),
+    fn inst(&self, inst: Inst) -> String {
+        let data = &self.func.insts[inst];
+        let mut text = match data.result {
+            Some(v) => format!("{v} = {}", self.body(&data.kind, self.func.ty(v))),
+            None => self.body(&data.kind, &Type::Void),
+        };
+        if let Some(loc) = &data.loc {
+            let _ = write!(text, ", !loc({}, {}, {})", quote(&loc.file), loc.line, loc.column);
+        }
+        text
+    }
+
+    /// The instruction after `%v = `; `ty` is its result's type.
+    fn body(&self, kind: &InstKind, ty: &Type) -> String {
+        let name = kind.opcode_name();
+        match kind {
+            InstKind::Binary { args, .. } | InstKind::FCmp { args, .. } | InstKind::ICmp { args, .. } => {
+                let pred = match kind {
+                    InstKind::FCmp { pred, .. } => format!(" {}", pred.name()),
+                    InstKind::ICmp { pred, .. } => format!(" {}", pred.name()),
+                    _ => String::new(),
+                };
+                format!("{name}{pred} {}", self.operands(args))
+            }
+            InstKind::Unary { arg, .. } => format!("{name} {}", self.operand(*arg)),
+            InstKind::Cast { arg, .. } => format!("{name} {} to {ty}", self.operand(*arg)),
             InstKind::Select { cond, then_value, else_value } => {
-                format!("select {}", ops(&[*cond, *then_value, *else_value]))
+                format!("select {}", self.operands(&[*cond, *then_value, *else_value]))
             }
             InstKind::Phi { incoming } => {
                 let arms: Vec<String> =
-                    incoming.iter().map(|(b, v)| format!("[ {}, %{} ]", self.bare(*v), self.label(*b))).collect();
+                    incoming.iter().map(|(b, v)| format!("[ {}, {} ]", self.bare(*v), self.label(*b))).collect();
                 format!("phi {ty} {}", arms.join(", "))
             }
-            InstKind::Call { callee, sig, args } => {
-                let target = match callee {
-                    Callee::Direct(n) => format!("@{n}"),
-                    Callee::Indirect(v) => self.bare(*v),
-                };
-                format!("call {} ({}) {target}({})", sig.ret, param_types(sig), ops(args))
-            }
-            InstKind::Alloca { ty } => format!("alloca {ty}"),
+            InstKind::Call { callee, sig, args } => self.call(callee, sig, args),
+            InstKind::Alloca { ty: allocated } => match ty {
+                Type::Ptr(space) if *space != 0 => format!("alloca {allocated}, addrspace({space})"),
+                _ => format!("alloca {allocated}"),
+            },
             InstKind::Load { ty, ptr } => format!("load {ty}, {}", self.operand(*ptr)),
-            InstKind::Store { value, ptr } => format!("store {}", ops(&[*value, *ptr])),
+            InstKind::Store { value, ptr } => format!("store {}", self.operands(&[*value, *ptr])),
             InstKind::Gep { source_ty, base, indices, inbounds } => {
+                let inbounds = if *inbounds { "inbounds " } else { "" };
                 let mut all = vec![*base];
                 all.extend(indices);
-                let ib = if *inbounds { "inbounds " } else { "" };
-                format!("getelementptr {ib}{source_ty}, {}", ops(&all))
+                format!("getelementptr {inbounds}{source_ty}, {}", self.operands(&all))
             }
             InstKind::ExtractValue { agg, indices } => format!("extractvalue {}, {}", self.operand(*agg), list(indices)),
             InstKind::InsertValue { agg, value, indices } => {
-                format!("insertvalue {}, {}", ops(&[*agg, *value]), list(indices))
+                format!("insertvalue {}, {}", self.operands(&[*agg, *value]), list(indices))
             }
-            InstKind::Br { dest } => format!("br label %{}", self.label(*dest)),
-            InstKind::CondBr { cond, then_dest, else_dest } => format!(
-                "br {}, label %{}, label %{}",
-                self.operand(*cond),
-                self.label(*then_dest),
-                self.label(*else_dest)
-            ),
+            _ => self.terminator(kind),
+        }
+    }
+
+    /// `call RET @f(args)`; the callee's parameter list is printed only when the arguments do
+    /// not spell it (a variadic callee, or arguments of other types).
+    fn call(&self, callee: &Callee, sig: &Signature, args: &[Value]) -> String {
+        let target = match callee {
+            Callee::Direct(name) => sigil_name('@', name),
+            Callee::Indirect(v) => self.bare(*v),
+        };
+        let arg_types: Vec<Type> = args.iter().map(|a| self.func.ty(*a).clone()).collect();
+        let explicit = if sig.variadic || sig.params != arg_types { format!(" ({})", param_types(sig)) } else { String::new() };
+        format!("call {}{explicit} {target}({})", sig.ret, self.operands(args))
+    }
+
+    fn terminator(&self, kind: &InstKind) -> String {
+        match kind {
+            InstKind::Br { dest } => format!("br label {}", self.label(*dest)),
+            InstKind::CondBr { cond, then_dest, else_dest } => {
+                format!("br {}, label {}, label {}", self.operand(*cond), self.label(*then_dest), self.label(*else_dest))
+            }
             InstKind::Switch { value, default, cases } => {
-                let arms: Vec<String> = cases
-                    .iter()
-                    .map(|(c, b)| format!("{} {}, label %{}", c.ty(), constant(c), self.label(*b)))
-                    .collect();
-                format!("switch {}, label %{} [ {} ]", self.operand(*value), self.label(*default), arms.join("  "))
+                let arms: Vec<String> =
+                    cases.iter().map(|(c, b)| format!("{} {}, label {}", c.ty(), constant(c), self.label(*b))).collect();
+                format!("switch {}, label {} [ {} ]", self.operand(*value), self.label(*default), arms.join("  "))
             }
             InstKind::Ret { value: Some(v) } => format!("ret {}", self.operand(*v)),
             InstKind::Ret { value: None } => "ret void".into(),
             InstKind::Unreachable => "unreachable".into(),
-        };
-        format!("{lhs}{body}")
+            other => format!("; not a terminator: {other:?}"),
+        }
     }
 }
 
@@ -161,41 +201,51 @@ fn list(indices: &[u32]) -> String {
     indices.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// Labels print bare when they are plain identifiers.
-fn is_label(n: &str) -> bool {
-    !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        && !n.starts_with(|c: char| c.is_ascii_digit())
+/// A label that prints bare: a name that is not a number, nor `bb` and a number (how
+/// unnamed blocks print).
+fn is_plain_label(n: &str) -> bool {
+    let numbered = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    !n.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+        && !n.strip_prefix("bb").is_some_and(numbered)
+        && sigil_name('%', n).len() == n.len() + 1
 }
 
-/// `bb3` is how unnamed blocks print; a source block named so would be ambiguous.
-fn is_entity_label(n: &str) -> bool {
-    n.strip_prefix("bb").is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// A constant's literal. Floats print as decimals when that round-trips exactly, else as
-/// their bits (`0x...`, LLVM's convention; `0xK...` for x86_fp80).
+/// A constant's literal. Floats print as the shortest decimal that reads back to the same
+/// bits, else as their bits in hex (`0x`, LLVM's form; `0xK` and 20 digits for x86_fp80).
 pub(crate) fn constant(c: &Constant) -> String {
     match c {
-        Constant::Int { bits: 1, value } => (if *value == 1 { "true" } else { "false" }).into(),
+        Constant::Int { bits: 1, value } => (if *value & 1 == 1 { "true" } else { "false" }).into(),
+        Constant::Int { bits, value } if *bits > 128 => value.to_string(),
         Constant::Int { .. } => c.as_i128().unwrap_or_default().to_string(),
-        Constant::Float { ty: FloatTy::X86Fp80, bits } => format!("0xK{bits:020X}"),
-        Constant::Float { ty, bits } => {
-            let x = c.as_f64().unwrap_or_default();
-            let text = format!("{x:?}");
-            let exact = match ty {
-                FloatTy::F32 => text.parse::<f32>().ok().map(|y| u128::from(y.to_bits())) == Some(*bits),
-                _ => text.parse::<f64>().ok().map(|y| u128::from(y.to_bits())) == Some(*bits),
-            };
-            if exact && x.is_finite() {
-                text
-            } else {
-                format!("0x{bits:X}")
-            }
-        }
+        Constant::Float { ty, bits } => float_literal(*ty, *bits),
         Constant::Null(_) => "null".into(),
-        Constant::Global(name) => format!("@{name}"),
+        Constant::Global(name) => sigil_name('@', name),
         Constant::Undef(_) => "undef".into(),
         Constant::Poison(_) => "poison".into(),
         Constant::Zero(_) => "zeroinitializer".into(),
+    }
+}
+
+fn float_literal(ty: FloatTy, bits: u128) -> String {
+    match ty {
+        FloatTy::F32 => {
+            let x = f32::from_bits(bits as u32);
+            let text = format!("{x:?}");
+            if x.is_finite() && text.parse::<f32>().map(f32::to_bits) == Ok(bits as u32) && bits >> 32 == 0 {
+                text
+            } else {
+                format!("0x{:08X}", bits as u32)
+            }
+        }
+        FloatTy::F64 => {
+            let x = f64::from_bits(bits as u64);
+            let text = format!("{x:?}");
+            if x.is_finite() && text.parse::<f64>().map(f64::to_bits) == Ok(bits as u64) && bits >> 64 == 0 {
+                text
+            } else {
+                format!("0x{:016X}", bits as u64)
+            }
+        }
+        FloatTy::X86Fp80 => format!("0xK{:020X}", bits & ((1u128 << 80) - 1)),
     }
 }
