@@ -27,6 +27,15 @@ pub enum ArgKind {
 }
 
 impl ArgKind {
+    /// The transform's view: `dupnoneed` is `dup` (zyg always computes the primal result).
+    pub fn activity(self) -> zyg_transform::ArgActivity {
+        match self {
+            ArgKind::Out => zyg_transform::ArgActivity::Active,
+            ArgKind::Const => zyg_transform::ArgActivity::Const,
+            ArgKind::Dup | ArgKind::DupNoNeed => zyg_transform::ArgActivity::Dup,
+        }
+    }
+
     pub fn parse(word: &str) -> Option<ArgKind> {
         Some(match word {
             "out" | "active" => ArgKind::Out,
@@ -57,6 +66,8 @@ pub struct Request {
     pub kinds: Vec<ArgKind>,
     /// The primal argument for each parameter of `function`.
     pub values: Vec<LLVMValueRef>,
+    /// The shadow given after each `dup` argument.
+    pub shadows: Vec<Option<LLVMValueRef>>,
     /// The `sret` pointer when the C ABI returns the gradient struct through memory.
     pub sret: Option<LLVMValueRef>,
     /// Marker loads, removed when the call is gone.
@@ -172,7 +183,7 @@ unsafe fn parse_request(call: LLVMValueRef, path: &Path) -> Result<Request> {
     let mut params = vec![std::ptr::null_mut(); nparams];
     LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
     let mut rest = args[if sret.is_some() { 2 } else { 1 }..].iter().copied();
-    let (mut kinds, mut values, mut markers) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut kinds, mut values, mut shadows, mut markers) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, pty) in params.iter().enumerate() {
         let mut next = rest.next();
         let mut kind = None;
@@ -185,21 +196,28 @@ unsafe fn parse_request(call: LLVMValueRef, path: &Path) -> Result<Request> {
             return Err(fail(format!("too few arguments for `{function}`: nothing for parameter {i}")));
         };
         let kind = kind.unwrap_or_else(|| default_kind(*pty));
-        if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
-            return Err(fail(format!(
-                "parameter {i} of `{function}` is `dup` (a pointer with a shadow); pointer arguments are not supported yet"
-            )));
-        }
+        let shadow = if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
+            if LLVMGetTypeKind(*pty) != LLVMTypeKind::LLVMPointerTypeKind {
+                return Err(fail(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer")));
+            }
+            match rest.next() {
+                Some(s) => Some(s),
+                None => return Err(fail(format!("parameter {i} of `{function}` is `dup` but no shadow follows it"))),
+            }
+        } else {
+            None
+        };
         if kind == ArgKind::Out && !is_float(*pty) {
             return Err(fail(format!("parameter {i} of `{function}` is marked `out` but is not a floating-point value")));
         }
         kinds.push(kind);
         values.push(value);
+        shadows.push(shadow);
     }
     if rest.next().is_some() {
         return Err(fail(format!("too many arguments for `{function}`, which takes {nparams}")));
     }
-    Ok(Request { call, function, kinds, values, sret, markers, place })
+    Ok(Request { call, function, kinds, values, shadows, sret, markers, place })
 }
 
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.
@@ -309,8 +327,14 @@ unsafe fn build_replacement(
     let fn_ty = LLVMGlobalGetValueType(gradient);
     let mut params = vec![std::ptr::null_mut(); LLVMCountParamTypes(fn_ty) as usize];
     LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
+    // The gradient takes the function's arguments, each `dup` one followed by its shadow.
+    let mut given = Vec::new();
+    for (v, shadow) in request.values.iter().zip(&request.shadows) {
+        given.push(*v);
+        given.extend(*shadow);
+    }
     let mut args = Vec::new();
-    for (v, p) in request.values.iter().zip(&params) {
+    for (v, p) in given.iter().zip(&params) {
         args.push(convert(b, *v, *p)?);
     }
     let grads = LLVMBuildCall2(b, fn_ty, gradient, args.as_mut_ptr(), args.len() as u32, name);

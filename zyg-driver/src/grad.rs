@@ -67,17 +67,17 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     let mut diff = Differentiator::new(&read.module, &namespace(&module));
     let mut grads = Vec::new();
     for r in &requests {
-        let spec = Spec { function: r.function.clone(), active_params: r.kinds.iter().map(|k| *k == ArgKind::Out).collect() };
+        let spec = Spec { function: r.function.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };
         grads.push(diff.gradient(&spec).map_err(transform_error)?);
     }
     let mut exported = None;
     if let Some(name) = &opts.function {
         let func = read.module.function(name).ok_or_else(|| missing_function(path, name, &read))?;
         let kinds = export_kinds(func, opts.args.as_deref(), path)?;
-        let spec = Spec { function: name.clone(), active_params: kinds.iter().map(|k| *k == ArgKind::Out).collect() };
+        let spec = Spec { function: name.clone(), args: kinds.iter().map(|k| k.activity()).collect() };
         let gradient = diff.gradient(&spec).map_err(transform_error)?;
         let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
-        let text = crate::header::render(&export_name, name, &func.sig.params, &spec.active_params);
+        let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
         exported = Some((export_wrapper(&export_name, &gradient), text));
     }
     let mut functions = diff.finish();
@@ -132,7 +132,11 @@ fn missing_function(path: &Path, name: &str, read: &zyg_ir::llvm::ReadModule) ->
 
 /// The kinds for `--fn`: as given by `--args`, or floats `out` and the rest `const`.
 fn export_kinds(func: &Function, args: Option<&[ArgKind]>, path: &Path) -> Result<Vec<ArgKind>> {
-    let defaults = func.params.iter().map(|p| if func.ty(*p).is_float() { ArgKind::Out } else { ArgKind::Const });
+    let defaults = func.params.iter().map(|p| match func.ty(*p) {
+        t if t.is_float() => ArgKind::Out,
+        t if t.is_ptr() => ArgKind::Dup,
+        _ => ArgKind::Const,
+    });
     let Some(args) = args else { return Ok(defaults.collect()) };
     if args.len() != func.params.len() {
         return Err(DriverError::Usage(format!(
@@ -142,9 +146,6 @@ fn export_kinds(func: &Function, args: Option<&[ArgKind]>, path: &Path) -> Resul
             func.name,
             func.params.len()
         )));
-    }
-    if args.iter().any(|k| matches!(k, ArgKind::Dup | ArgKind::DupNoNeed)) {
-        return Err(DriverError::Usage("--args: `dup` (pointer arguments) is not supported yet".into()));
     }
     Ok(args.to_vec())
 }

@@ -1,13 +1,32 @@
-//! Activity analysis: a value is active when it both depends on an active input (varied)
-//! and influences the active result (useful). Only active values get adjoints.
+//! Activity analysis. A value is active when it both depends on an active input (varied)
+//! and influences an output (useful); only active values get adjoints. A pointer is
+//! *shadowed* when it may point to differentiated memory (memory reached from a `dup`
+//! argument, or a stack array of floats); every shadowed pointer gets a shadow pointer to
+//! the memory that accumulates that memory's adjoint.
 
 use crate::error::TransformError;
 use crate::rules;
+use crate::ArgActivity;
 use std::collections::HashSet;
-use zyg_ir::{Callee, CastOp, Function, InstKind, Module, UnOp, Value};
+use zyg_ir::{Callee, CastOp, Constant, Function, Inst, InstKind, Module, UnOp, Value};
 
 pub struct Activity {
     active: HashSet<Value>,
+    shadowed: HashSet<Value>,
+}
+
+/// Calls that never move derivatives, whatever pointers they are given.
+const INERT_CALLS: &[&str] = &[
+    "llvm.lifetime.",
+    "llvm.dbg.",
+    "llvm.assume",
+    "llvm.experimental.noalias.scope.decl",
+    "llvm.invariant.",
+    "llvm.prefetch",
+];
+
+pub fn is_inert_call(name: &str) -> bool {
+    INERT_CALLS.iter().any(|p| name.starts_with(p))
 }
 
 impl Activity {
@@ -15,64 +34,166 @@ impl Activity {
         self.active.contains(&v)
     }
 
-    /// Analyses `func` with the given parameters active and its float result as the output.
-    pub fn analyze(module: &Module, func: &Function, active_params: &[bool]) -> Result<Activity, TransformError> {
-        let insts: Vec<_> = func.inst_order().map(|(_, i)| i).collect();
-        let mut varied: HashSet<Value> =
-            func.params.iter().zip(active_params).filter(|(_, a)| **a).map(|(p, _)| *p).collect();
-        // Forward: a derivative-carrying result is varied if an operand it flows from is.
+    /// The pointer may point to differentiated memory, and has a shadow.
+    pub fn has_shadow(&self, v: Value) -> bool {
+        self.shadowed.contains(&v)
+    }
+
+    /// Instructions the adjoint visits: active results, stores into differentiated memory,
+    /// and calls that pass it on.
+    pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
+        match &func.insts[inst].kind {
+            InstKind::Store { ptr, .. } => self.has_shadow(*ptr),
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
+                args.iter().any(|a| self.has_shadow(*a)) || func.result(inst).is_some_and(|v| self.is_active(v))
+            }
+            _ => func.result(inst).is_some_and(|v| self.is_active(v)),
+        }
+    }
+
+    /// Analyses `func` with the given argument activities; its float result is an output,
+    /// and so is all differentiated memory.
+    pub fn analyze(module: &Module, func: &Function, args: &[ArgActivity]) -> Result<Activity, TransformError> {
+        let insts: Vec<Inst> = func.inst_order().map(|(_, i)| i).collect();
+        let param = |kind: ArgActivity| -> HashSet<Value> {
+            func.params.iter().zip(args).filter(|(_, a)| **a == kind).map(|(p, _)| *p).collect()
+        };
+        let mut varied = param(ArgActivity::Active);
+        let mut shadowed = param(ArgActivity::Dup);
+        // Forward, to a fixed point (loops): shadows follow pointer arithmetic; derivatives
+        // flow from operands and from differentiated memory.
         let mut changed = true;
         while changed {
             changed = false;
             for &inst in &insts {
                 let Some(result) = func.result(inst) else { continue };
+                let kind = &func.insts[inst].kind;
+                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(kind, &shadowed) {
+                    shadowed.insert(result);
+                    changed = true;
+                }
                 if varied.contains(&result) || !func.ty(result).carries_derivative() {
                     continue;
                 }
-                if flows_from(module, func, &func.insts[inst].kind).iter().any(|v| varied.contains(v)) {
+                let from_memory = match kind {
+                    InstKind::Load { ptr, .. } => shadowed.contains(ptr),
+                    InstKind::Call { args, .. } => args.iter().any(|a| shadowed.contains(a)),
+                    _ => false,
+                };
+                if from_memory || flows_from(module, func, kind).iter().any(|v| varied.contains(v)) {
                     varied.insert(result);
                     changed = true;
                 }
             }
         }
-        // Derivatives through memory are not tracked yet: refuse rather than drop them.
-        for &inst in &insts {
-            if let InstKind::Store { value, .. } = func.insts[inst].kind {
-                if varied.contains(&value) {
+        check_memory(func, &insts, &varied, &shadowed)?;
+        let useful = useful_values(module, func, &insts, &shadowed);
+        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed })
+    }
+}
+
+/// Whether an instruction's pointer result points into shadowed memory.
+fn derives_shadow(kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
+    match kind {
+        InstKind::Gep { base, .. } => shadowed.contains(base),
+        InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(arg),
+        InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| shadowed.contains(v)),
+        InstKind::Select { then_value, else_value, .. } => shadowed.contains(then_value) || shadowed.contains(else_value),
+        InstKind::Alloca { ty } => ty.carries_derivative(),
+        _ => false,
+    }
+}
+
+/// Refuses what the memory model cannot represent yet, rather than dropping derivatives.
+fn check_memory(
+    func: &Function,
+    insts: &[Inst],
+    varied: &HashSet<Value>,
+    shadowed: &HashSet<Value>,
+) -> Result<(), TransformError> {
+    let has_shadow_or_null = |v: &Value| shadowed.contains(v) || matches!(func.constant(*v), Some(Constant::Null(_)));
+    let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
+    for &inst in insts {
+        match &func.insts[inst].kind {
+            InstKind::Store { value, ptr } if varied.contains(value) && !shadowed.contains(ptr) => {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "an active value is stored to memory that is not differentiated (a global or memory zyg \
+                     cannot trace to a `dup` argument); that is not supported yet",
+                ));
+            }
+            InstKind::Load { ptr, .. } if shadowed.contains(ptr) && func.result(inst).is_some_and(|v| func.ty(v).is_ptr()) => {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "a pointer is loaded from differentiated memory (pointers to pointers are not supported yet)",
+                ));
+            }
+            kind @ (InstKind::Phi { .. } | InstKind::Select { .. }) => {
+                if !func.result(inst).is_some_and(|r| shadowed.contains(&r)) {
+                    continue;
+                }
+                let ptrs: Vec<Value> = match kind {
+                    InstKind::Phi { incoming } => incoming.iter().map(|(_, v)| *v).collect(),
+                    InstKind::Select { then_value, else_value, .. } => vec![*then_value, *else_value],
+                    _ => unreachable!("matched phi or select"),
+                };
+                if !ptrs.iter().all(has_shadow_or_null) {
                     return Err(TransformError::at(
                         func,
                         inst,
-                        "an active value is stored to memory; differentiating through memory is not supported yet",
+                        "this pointer may point to differentiated memory or to other memory; mixing them is not \
+                         supported yet",
                     ));
                 }
             }
-        }
-        // Backward: from the returned values, through the same edges.
-        let mut useful: HashSet<Value> = HashSet::new();
-        for &inst in &insts {
-            if let InstKind::Ret { value: Some(v) } = func.insts[inst].kind {
-                if func.ty(v).carries_derivative() {
-                    useful.insert(v);
-                }
+            InstKind::Alloca { ty } if ty.carries_derivative() && !entry_insts.contains(&inst) => {
+                return Err(TransformError::at(func, inst, "an alloca outside the entry block is not supported yet"));
             }
+            _ => {}
         }
-        changed = true;
-        while changed {
-            changed = false;
-            for &inst in insts.iter().rev() {
-                let Some(result) = func.result(inst) else { continue };
-                if !useful.contains(&result) {
-                    continue;
-                }
-                for v in flows_from(module, func, &func.insts[inst].kind) {
-                    if func.ty(v).carries_derivative() && useful.insert(v) {
-                        changed = true;
-                    }
-                }
-            }
-        }
-        Ok(Activity { active: varied.intersection(&useful).copied().collect() })
     }
+    Ok(())
+}
+
+/// Values that can influence an output: the float result, values stored into shadowed
+/// memory, and float arguments of calls that are given shadowed memory; then backwards.
+fn useful_values(module: &Module, func: &Function, insts: &[Inst], shadowed: &HashSet<Value>) -> HashSet<Value> {
+    let mut useful: HashSet<Value> = HashSet::new();
+    for &inst in insts {
+        match &func.insts[inst].kind {
+            InstKind::Ret { value: Some(v) } | InstKind::Store { value: v, .. } => {
+                let stored_to_memory = match &func.insts[inst].kind {
+                    InstKind::Store { ptr, .. } => shadowed.contains(ptr),
+                    _ => true,
+                };
+                if stored_to_memory && func.ty(*v).carries_derivative() {
+                    useful.insert(*v);
+                }
+            }
+            InstKind::Call { args, .. } if args.iter().any(|a| shadowed.contains(a)) => {
+                useful.extend(args.iter().filter(|a| func.ty(**a).carries_derivative()));
+            }
+            _ => {}
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &inst in insts.iter().rev() {
+            let Some(result) = func.result(inst) else { continue };
+            if !useful.contains(&result) {
+                continue;
+            }
+            for v in flows_from(module, func, &func.insts[inst].kind) {
+                if func.ty(v).carries_derivative() && useful.insert(v) {
+                    changed = true;
+                }
+            }
+        }
+    }
+    useful
 }
 
 /// The operands a derivative can flow from into the instruction's result.

@@ -8,7 +8,7 @@ use crate::error::TransformError;
 use crate::rules::{Node, E};
 use crate::stack;
 use crate::tape::{Field, Storage};
-use crate::{Plan, Pullback};
+use crate::{ArgActivity, Plan, Pullback};
 use std::collections::HashMap;
 use zyg_ir::{
     BinOp, Block, CastOp, Constant, FloatTy, Function, Inst, InstKind, Linkage, Signature, Type, Value,
@@ -100,7 +100,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         let mut c = Cursor::at_end(&mut self.adj, exit);
         // Requested parameters that turn out inactive inside keep a zero gradient.
         let mut grads = c.constant(Constant::Zero(ret_ty));
-        let requested = func.params.iter().zip(&self.plan.active_params).filter(|(_, a)| **a);
+        let requested = func.params.iter().zip(&self.plan.args).filter(|(_, a)| **a == ArgActivity::Active);
         for (k, (p, _)) in requested.enumerate() {
             if let Some(slot) = self.slots.get(p) {
                 let g = c.load(func.ty(*p).clone(), *slot);
@@ -125,8 +125,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
         let body: Vec<Inst> = func.blocks[b].insts.iter().copied().filter(|i| Some(*i) != term).collect();
         for &inst in body.iter().rev() {
-            let active = func.result(inst).is_some_and(|v| self.plan.activity.is_active(v));
-            if active && !matches!(func.insts[inst].kind, InstKind::Phi { .. }) {
+            if self.plan.pullbacks.contains_key(&inst) && !matches!(func.insts[inst].kind, InstKind::Phi { .. }) {
                 self.backprop(b, inst)?;
             }
         }
@@ -176,10 +175,41 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     fn backprop(&mut self, b: Block, inst: Inst) -> Result<(), TransformError> {
         let func = self.plan.func;
         let ab = self.blocks[&b];
-        let v = func.result(inst).expect("active instruction has a result");
-        let d = self.take(ab, v);
+        // The result's adjoint, for instructions with an active result.
+        let result = func.result(inst).filter(|v| self.plan.activity.is_active(*v));
+        let d = result.map(|v| self.take(ab, v));
         match &self.plan.pullbacks[&inst] {
+            Pullback::Load => {
+                let (InstKind::Load { ptr, .. }, Some(v), Some(d)) = (&func.insts[inst].kind, result, d) else {
+                    return Ok(());
+                };
+                let ty = func.ty(v).clone();
+                if !ty.is_float() {
+                    return Err(TransformError::at(func, inst, "loads of vectors or aggregates are not differentiated yet"));
+                }
+                let shadow = self.shadow(ab, b, *ptr)?;
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                let old = c.load(ty, shadow);
+                let new = c.binary(BinOp::FAdd, old, d);
+                c.store(new, shadow);
+            }
+            Pullback::Store => {
+                let InstKind::Store { value, ptr } = &func.insts[inst].kind else { return Ok(()) };
+                let ty = func.ty(*value).clone();
+                if self.plan.activity.is_active(*value) && !ty.is_float() {
+                    return Err(TransformError::at(func, inst, "stores of vectors or aggregates are not differentiated yet"));
+                }
+                // The store overwrote the memory: its adjoint so far goes to the stored value,
+                // and what was there before gets none of it.
+                let shadow = self.shadow(ab, b, *ptr)?;
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                let d = c.load(ty.clone(), shadow);
+                let zero = c.constant(Constant::Zero(ty));
+                c.store(zero, shadow);
+                self.accumulate(ab, *value, d);
+            }
             Pullback::Rule(adjoints) => {
+                let (v, d) = (result.expect("rule on an active result"), d.expect("active result"));
                 let operands = crate::rule_operands(&func.insts[inst].kind);
                 let fty = func.ty(v).float_ty().ok_or_else(|| {
                     TransformError::at(func, inst, "vector and aggregate values are not differentiated yet")
@@ -202,10 +232,15 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let mut c = Cursor::at_end(&mut self.adj, ab);
                 c.store(tape, slot);
                 let sig = callee.adjoint_sig.clone();
-                let grads = c.call(&callee.adjoint, sig, vec![slot, d]).expect("adjoint returns gradients");
+                let mut adjoint_args = vec![slot];
+                if let Some(dret_ty) = sig.params.get(1) {
+                    let zero = Constant::Zero(dret_ty.clone());
+                    adjoint_args.push(d.unwrap_or_else(|| c.constant(zero)));
+                }
+                let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
                 let mut k = 0;
-                for (a, active) in args.iter().zip(&callee.active_params) {
-                    if *active {
+                for (a, arg) in args.iter().zip(&callee.args) {
+                    if *arg == ArgActivity::Active {
                         let g = Cursor::at_end(&mut self.adj, ab).extract(grads, k);
                         self.accumulate(ab, *a, g);
                         k += 1;
@@ -275,11 +310,25 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         if let Some(c) = func.constant(v) {
             return Ok(self.adj.constant_value(c.clone()));
         }
-        let block_of = &self.plan.block_of;
-        let (home, _) = self.plan.layout.value_home(func, block_of, v).ok_or_else(|| {
-            TransformError::in_function(func, format!("internal error: value {v} is not on the tape"))
+        self.fetch_field(at, Field::Value(v))
+    }
+
+    /// A field from the record of the block that defines its value.
+    fn fetch_field(&mut self, at: Block, field: Field) -> Result<Value, TransformError> {
+        let func = self.plan.func;
+        let home = self.plan.layout.field_home(func, &self.plan.block_of, field).ok_or_else(|| {
+            TransformError::in_function(func, format!("internal error: {field:?} is not on the tape"))
         })?;
-        self.fetch(at, home, Field::Value(v))
+        self.fetch(at, home, field)
+    }
+
+    /// The shadow of a pointer: tape memory for a stack array, else from the tape.
+    fn shadow(&mut self, at: Block, _block: Block, ptr: Value) -> Result<Value, TransformError> {
+        if let Some(&index) = self.plan.layout.shadow_memory.get(&ptr) {
+            let tape_ty = self.plan.layout.tape_ty.clone();
+            return Ok(Cursor::at_end(&mut self.adj, at).field_ptr(&tape_ty, self.tape, &[index]));
+        }
+        self.fetch_field(at, Field::Shadow(ptr))
     }
 
     /// Emits a rule expression.

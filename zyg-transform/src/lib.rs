@@ -21,23 +21,50 @@ pub use error::TransformError;
 use rules::E;
 use std::collections::{BTreeMap, HashMap};
 use std::collections::HashSet;
-use tape::TapeLayout;
+use tape::{TapeLayout, TapeNeeds};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Module, Signature, Type, Value};
 
-/// A function to differentiate and which of its parameters are active (`out`).
+/// How a parameter takes part (Enzyme's markers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgActivity {
+    /// No derivative.
+    Const,
+    /// A floating-point value whose gradient is returned (`out`).
+    Active,
+    /// A pointer with a shadow of the same shape that accumulates the gradient (`dup`).
+    Dup,
+}
+
+/// A function to differentiate and how each of its parameters takes part.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spec {
     pub function: String,
-    pub active_params: Vec<bool>,
+    pub args: Vec<ArgActivity>,
 }
 
 impl Spec {
     fn suffix(&self) -> String {
-        self.active_params.iter().map(|a| if *a { 'a' } else { 'c' }).collect()
+        self.args
+            .iter()
+            .map(|a| match a {
+                ArgActivity::Const => 'c',
+                ArgActivity::Active => 'a',
+                ArgActivity::Dup => 'd',
+            })
+            .collect()
     }
+}
+
+/// The primal's signature: the function's parameters, a shadow pointer for each `dup`
+/// one, then the tape.
+fn primal_signature(sig: &Signature, args: &[ArgActivity]) -> Signature {
+    let mut primal = sig.clone();
+    primal.params.extend(args.iter().filter(|a| **a == ArgActivity::Dup).map(|_| Type::PTR));
+    primal.params.push(Type::PTR);
+    primal
 }
 
 /// The generated primal and adjoint of one `Spec`.
@@ -47,10 +74,13 @@ pub struct Generated {
     pub adjoint: String,
     pub adjoint_sig: Signature,
     pub tape_ty: Type,
-    pub active_params: Vec<bool>,
+    pub args: Vec<ArgActivity>,
+    /// The primal's signature (see `primal_signature`).
+    pub primal_sig: Signature,
 }
 
-/// A generated gradient function: `name(args...) -> { gradients of the active params }`.
+/// A generated gradient function: `name(args...) -> { gradients of the active params }`,
+/// where each `dup` parameter is followed by its shadow.
 #[derive(Clone, Debug)]
 pub struct Gradient {
     pub name: String,
@@ -63,6 +93,10 @@ pub enum Pullback {
     Rule(Vec<Option<E>>),
     /// A differentiated callee: its own adjoint, fed its tape.
     Callee(Generated),
+    /// `shadow(ptr) += adjoint`.
+    Load,
+    /// `adjoint(value) += shadow(ptr); shadow(ptr) = 0`.
+    Store,
     Phi,
 }
 
@@ -72,7 +106,7 @@ pub struct Plan<'a> {
     /// Prefix of generated names (`zyg`, or `zyg1`... when a module already has some).
     pub namespace: String,
     pub func: &'a Function,
-    pub active_params: Vec<bool>,
+    pub args: Vec<ArgActivity>,
     pub activity: Activity,
     pub cfg: ControlFlowGraph,
     pub layout: TapeLayout,
@@ -127,17 +161,31 @@ impl<'m> Differentiator<'m> {
         let generated = self.ensure(spec)?;
         let func = self.function(&spec.function)?;
         let name = format!("{}.{}.grad.{}", spec.function, self.namespace, spec.suffix());
-        let sig = Signature::new(func.sig.params.clone(), generated.adjoint_sig.ret.clone());
+        // Each `dup` parameter is followed by its shadow, as at Enzyme's call sites.
+        let mut params = Vec::new();
+        for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
+            params.push(ty.clone());
+            if *arg == ArgActivity::Dup {
+                params.push(Type::PTR);
+            }
+        }
+        let sig = Signature::new(params, generated.adjoint_sig.ret.clone());
         let mut w = Function::new(name.clone(), sig.clone());
         w.linkage = Linkage::Internal;
         let entry = w.create_block(Some("entry".into()));
         let mut c = builder::Cursor::at_end(&mut w, entry);
         let tape = c.alloca(generated.tape_ty.clone());
-        let mut args: Vec<Value> = c.func.params.clone();
+        let (mut args, mut shadows) = (Vec::new(), Vec::new());
+        let mut given = c.func.params.clone().into_iter();
+        for arg in &spec.args {
+            args.extend(given.next());
+            if *arg == ArgActivity::Dup {
+                shadows.extend(given.next());
+            }
+        }
+        args.extend(shadows);
         args.push(tape);
-        let mut primal_sig = func.sig.clone();
-        primal_sig.params.push(Type::PTR);
-        c.call(&generated.primal, primal_sig, args);
+        c.call(&generated.primal, generated.primal_sig.clone(), args);
         let mut adjoint_args = vec![tape];
         if let Some(fty) = func.sig.ret.float_ty() {
             adjoint_args.push(c.constant(Constant::float(fty, 1.0)));
@@ -171,14 +219,20 @@ impl<'m> Differentiator<'m> {
         if self.in_progress.contains(spec) {
             return Err(TransformError::in_function(func, "recursive functions are not differentiated yet"));
         }
-        if func.params.len() != spec.active_params.len() {
+        if func.params.len() != spec.args.len() {
             return Err(TransformError::in_function(func, "the request's argument count does not match the function"));
         }
-        for (p, active) in func.params.iter().zip(&spec.active_params) {
-            if *active && !func.ty(*p).is_float() {
+        for (p, arg) in func.params.iter().zip(&spec.args) {
+            let ty = func.ty(*p);
+            let fits = match arg {
+                ArgActivity::Active => ty.is_float(),
+                ArgActivity::Dup => ty.is_ptr(),
+                ArgActivity::Const => true,
+            };
+            if !fits {
                 return Err(TransformError::in_function(
                     func,
-                    format!("parameter {p} of type {} cannot be an active (out) argument", func.ty(*p)),
+                    format!("parameter {p} of type {ty} cannot be a `{arg:?}` argument"),
                 ));
             }
         }
@@ -192,36 +246,54 @@ impl<'m> Differentiator<'m> {
 
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
-        let activity = Activity::analyze(self.module, func, &spec.active_params)?;
+        let activity = Activity::analyze(self.module, func, &spec.args)?;
         let cfg = ControlFlowGraph::compute(func);
         let dom = DominatorTree::compute(func, &cfg);
         let loops = LoopAnalysis::compute(func, &cfg, &dom);
         let mut pullbacks = HashMap::new();
         let mut callees = BTreeMap::new();
-        let mut needed: Vec<Value> = Vec::new();
+        let mut needs = TapeNeeds::default();
         let mut seen: HashSet<Value> = HashSet::new();
         for &b in cfg.reverse_postorder() {
             for &inst in &func.blocks[b].insts {
-                let Some(v) = func.result(inst).filter(|v| activity.is_active(*v)) else { continue };
+                if !activity.is_active_inst(func, inst) {
+                    continue;
+                }
                 let pullback = self.pullback(func, inst, &activity)?;
-                match &pullback {
-                    Pullback::Rule(adjoints) => needs(func, inst, v, adjoints, &activity, &mut needed, &mut seen),
-                    Pullback::Callee(g) => {
+                match (&pullback, &func.insts[inst].kind) {
+                    (Pullback::Rule(adjoints), _) => {
+                        let v = func.result(inst).expect("a rule's instruction has a result");
+                        rule_needs(func, inst, v, adjoints, &activity, &mut needs.values, &mut seen)
+                    }
+                    (Pullback::Callee(g), _) => {
+                        needs.callee_tapes.push((inst, g.tape_ty.clone()));
                         callees.insert(inst, g.clone());
                     }
-                    Pullback::Phi => {}
+                    (Pullback::Load, InstKind::Load { ptr, .. }) | (Pullback::Store, InstKind::Store { ptr, .. }) => {
+                        if !needs.shadows.contains(ptr) {
+                            needs.shadows.push(*ptr);
+                        }
+                    }
+                    _ => {}
                 }
                 pullbacks.insert(inst, pullback);
             }
         }
+        // Shadow memory of stack arrays lives in the tape, so it outlives the primal.
+        for (_, inst) in func.inst_order() {
+            if let (InstKind::Alloca { ty }, Some(v)) = (&func.insts[inst].kind, func.result(inst)) {
+                if activity.has_shadow(v) {
+                    needs.shadow_memory.push((v, ty.clone()));
+                }
+            }
+        }
         let returns = tape::return_blocks(func, &cfg);
-        let callee_tapes: Vec<(Inst, Type)> = callees.iter().map(|(i, g)| (*i, g.tape_ty.clone())).collect();
-        let layout = TapeLayout::build(func, &cfg, &loops, &needed, &callee_tapes, &returns);
+        let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let plan = Plan {
             module: self.module,
             namespace: self.namespace.clone(),
             func,
-            active_params: spec.active_params.clone(),
+            args: spec.args.clone(),
             activity,
             cfg,
             block_of: tape::inst_blocks(func),
@@ -236,8 +308,8 @@ impl<'m> Differentiator<'m> {
         let grads: Vec<Type> = func
             .params
             .iter()
-            .zip(&spec.active_params)
-            .filter(|(_, a)| **a)
+            .zip(&spec.args)
+            .filter(|(_, a)| **a == ArgActivity::Active)
             .map(|(p, _)| func.ty(*p).clone())
             .collect();
         let mut adjoint_params = vec![Type::PTR];
@@ -254,7 +326,8 @@ impl<'m> Differentiator<'m> {
             adjoint: adjoint_name,
             adjoint_sig,
             tape_ty: plan.layout.tape_ty.clone(),
-            active_params: spec.active_params.clone(),
+            args: spec.args.clone(),
+            primal_sig: primal_signature(&func.sig, &spec.args),
         })
     }
 
@@ -264,6 +337,8 @@ impl<'m> Differentiator<'m> {
         let kind = &func.insts[inst].kind;
         match kind {
             InstKind::Phi { .. } => Ok(Pullback::Phi),
+            InstKind::Load { .. } => Ok(Pullback::Load),
+            InstKind::Store { .. } => Ok(Pullback::Store),
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
                 if let Some(rule) = rules::family(name) {
                     if rule.arity == args.len() {
@@ -273,7 +348,18 @@ impl<'m> Differentiator<'m> {
                 if self.module.function(name).is_some() {
                     let spec = Spec {
                         function: name.to_string(),
-                        active_params: args.iter().map(|a| activity.is_active(*a)).collect(),
+                        args: args
+                            .iter()
+                            .map(|a| {
+                                if activity.is_active(*a) {
+                                    ArgActivity::Active
+                                } else if activity.has_shadow(*a) {
+                                    ArgActivity::Dup
+                                } else {
+                                    ArgActivity::Const
+                                }
+                            })
+                            .collect(),
                     };
                     return Ok(Pullback::Callee(self.ensure(&spec)?));
                 }
@@ -294,7 +380,7 @@ impl<'m> Differentiator<'m> {
 }
 
 /// The primal values (alphas) an active instruction's rule reads.
-fn needs(
+fn rule_needs(
     func: &Function,
     inst: Inst,
     result: Value,

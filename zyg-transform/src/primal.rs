@@ -1,40 +1,62 @@
 //! The primal ("J" in Zygote's terms): a copy of the function that also writes its tape.
-//! It records which predecessor ran into join blocks (a phi of constants), writes each
+//! It records which predecessor ran into join blocks (a phi of constants), computes the
+//! shadow of every pointer into differentiated memory beside the pointer itself, writes each
 //! block's record at the block's end (a fixed tape slot, or a push on the block's stack),
 //! calls differentiated callees through their own primals, and notes which `ret` ran.
 
 use crate::builder::Cursor;
 use crate::stack;
 use crate::tape::{Field, Storage};
-use crate::Plan;
+use crate::{ArgActivity, Plan};
 use std::collections::HashMap;
-use zyg_ir::{Block, Callee, Constant, Function, InstKind, Linkage, Type, Value};
+use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Type, Value};
 
 pub fn build(plan: &Plan, name: &str) -> Function {
     let mut p = plan.func.clone();
     p.name = name.to_string();
     p.linkage = Linkage::Internal;
     p.attributes.clear();
+    let mut shadows: HashMap<Value, Value> = HashMap::new();
+    for (param, arg) in plan.func.params.iter().zip(&plan.args) {
+        if *arg == ArgActivity::Dup {
+            shadows.insert(*param, p.add_param(Type::PTR));
+        }
+    }
     let tape = p.add_param(Type::PTR);
     let entry = p.entry().expect("a function with a body");
     let tape_ty = &plan.layout.tape_ty;
 
-    // Stack headers start empty; callee tapes get a slot each.
+    // Stack headers start empty, shadow memory zeroed; callee tapes get a slot each.
     let mut c = Cursor::at_start(&mut p, entry);
     for index in plan.layout.stacks() {
         let header = c.field_ptr(tape_ty, tape, &[index]);
         let empty = c.constant(Constant::Zero(stack::header_type()));
         c.store(empty, header);
     }
+    for (alloca, index) in sorted(&plan.layout.shadow_memory) {
+        let memory = c.field_ptr(tape_ty, tape, &[index]);
+        let ty = tape_ty.field(index).cloned().expect("shadow memory field");
+        let zero = c.constant(Constant::Zero(ty));
+        c.store(zero, memory);
+        shadows.insert(alloca, memory);
+    }
     let mut callee_slots = HashMap::new();
     for (inst, callee) in &plan.callees {
         callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
     }
+    shadow_instructions(plan, &mut p, &mut shadows);
     for (inst, callee) in &plan.callees {
         let slot = callee_slots[inst].0;
         if let InstKind::Call { callee: target, sig, args } = &mut p.insts[*inst].kind {
+            let extra: Vec<Value> = args
+                .iter()
+                .zip(&callee.args)
+                .filter(|(_, a)| **a == ArgActivity::Dup)
+                .map(|(v, _)| shadows.get(v).copied().expect("a dup argument has a shadow"))
+                .collect();
             *target = Callee::Direct(callee.primal.as_str().into());
-            sig.params.push(Type::PTR);
+            *sig = callee.primal_sig.clone();
+            args.extend(extra);
             args.push(slot);
         }
     }
@@ -48,6 +70,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
             .iter()
             .map(|f| match f {
                 Field::Value(v) => *v,
+                Field::Shadow(v) => shadows[v],
                 Field::PredId => pred_ids[&b],
                 Field::CalleeTape(inst) => {
                     let (slot, ty) = &callee_slots[inst];
@@ -60,7 +83,8 @@ pub fn build(plan: &Plan, name: &str) -> Function {
             Storage::Once => place,
             Storage::Stack => {
                 let size = c.size_of(&record.ty);
-                c.call(&stack::Op::Push.name(&plan.namespace), stack::signature(stack::Op::Push), vec![place, size]).expect("push returns")
+                let push = stack::Op::Push;
+                c.call(&push.name(&plan.namespace), stack::signature(push), vec![place, size]).expect("push returns")
             }
         };
         for (k, v) in values.into_iter().enumerate() {
@@ -78,6 +102,61 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         }
     }
     p
+}
+
+fn sorted(map: &HashMap<Value, u32>) -> Vec<(Value, u32)> {
+    let mut v: Vec<(Value, u32)> = map.iter().map(|(k, i)| (*k, *i)).collect();
+    v.sort_unstable_by_key(|(_, i)| *i);
+    v
+}
+
+/// The shadow of each shadowed pointer, computed right after the pointer by the same
+/// operation on the shadows of its operands (`gep` on the shadow base, a phi of shadows...).
+/// Created first with the primal operands, then pointed at the shadows, since a phi's
+/// incoming shadows may be defined later in the layout.
+fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>) {
+    let mut made: Vec<(Inst, Inst)> = Vec::new();
+    for &b in &plan.func.layout {
+        for &inst in &plan.func.blocks[b].insts {
+            let Some(v) = plan.func.result(inst).filter(|v| plan.activity.has_shadow(*v)) else { continue };
+            if shadows.contains_key(&v) {
+                continue; // an alloca, whose shadow is tape memory
+            }
+            let kind = plan.func.insts[inst].kind.clone();
+            let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
+            let mut c = Cursor { func: p, block: b, at: Some(at) };
+            let shadow = c.emit(kind, Type::PTR).expect("pointer result");
+            shadows.insert(v, shadow);
+            made.push((inst, p.def_inst(shadow).expect("an instruction")));
+        }
+    }
+    for (_, shadow_inst) in made {
+        let mut kind = p.insts[shadow_inst].kind.clone();
+        let shadow_of = |v: &mut Value, p: &mut Function| {
+            if let Some(s) = shadows.get(v) {
+                *v = *s;
+            } else if p.ty(*v).is_ptr() {
+                // Only null reaches here (activity refuses other unshadowed pointers).
+                *v = p.constant_value(Constant::Null(0));
+            }
+        };
+        match &mut kind {
+            InstKind::Gep { base, .. } => shadow_of(base, p),
+            InstKind::Cast { arg, .. } => shadow_of(arg, p),
+            InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, v)| shadow_of(v, p)),
+            InstKind::Select { then_value, else_value, .. } => {
+                shadow_of(then_value, p);
+                shadow_of(else_value, p);
+            }
+            _ => {}
+        }
+        p.insts[shadow_inst].kind = kind;
+    }
+}
+
+/// Where `inst` sits in block `b` of the primal now.
+fn position(p: &Function, b: Block, inst: Inst) -> usize {
+    p.blocks[b].insts.iter().position(|i| *i == inst).expect("instruction in its block")
 }
 
 /// A phi of constants at the head of every block that needs a predecessor id: the id of a

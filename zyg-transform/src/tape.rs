@@ -26,6 +26,21 @@ pub enum Field {
     PredId,
     /// The tape of a differentiated callee, returned by its primal.
     CalleeTape(Inst),
+    /// The shadow of a pointer: where the adjoint of the memory it points to accumulates.
+    Shadow(Value),
+}
+
+/// What the adjoint needs from the primal run.
+#[derive(Clone, Debug, Default)]
+pub struct TapeNeeds {
+    /// Primal values read by backpropagators.
+    pub values: Vec<Value>,
+    /// Pointers whose shadows loads' and stores' adjoints use.
+    pub shadows: Vec<Value>,
+    /// Tapes of differentiated callees, by call.
+    pub callee_tapes: Vec<(Inst, Type)>,
+    /// Stack arrays (allocas) whose shadow memory the tape holds.
+    pub shadow_memory: Vec<(Value, Type)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,34 +68,41 @@ pub struct TapeLayout {
     pub tape_ty: Type,
     /// Tape field recording which return block ran, when there are several.
     pub exit_index: Option<u32>,
+    /// The tape field holding each shadowed alloca's shadow memory.
+    pub shadow_memory: HashMap<Value, u32>,
 }
 
 impl TapeLayout {
-    /// Lays out the tape for `needs` (values the adjoint reads, and callee tapes with their
-    /// types), adding predecessor ids for join blocks.
+    /// Lays out the tape for `needs`, adding predecessor ids for join blocks.
     pub fn build(
         func: &Function,
         cfg: &ControlFlowGraph,
         loops: &LoopAnalysis,
-        values: &[Value],
-        callee_tapes: &[(Inst, Type)],
+        needs: &TapeNeeds,
         returns: &[Block],
     ) -> TapeLayout {
         let block_of = inst_blocks(func);
         let entry = func.entry().expect("a function with a body");
         let mut fields: HashMap<Block, Vec<(Field, Type)>> = HashMap::new();
-        for &v in values {
-            let home = match func.values[v].def {
-                ValueDef::Inst(i) => block_of[&i],
-                ValueDef::Param(_) => entry,
-                _ => continue,
-            };
+        let home_of = |v: Value| match func.values[v].def {
+            ValueDef::Inst(i) => Some(block_of[&i]),
+            ValueDef::Param(_) => Some(entry),
+            _ => None,
+        };
+        let shadow_memory: Vec<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
+        let wanted = needs.values.iter().map(|v| (Field::Value(*v), func.ty(*v).clone())).chain(
+            // An alloca's shadow is a fixed place in the tape: nothing to record.
+            needs.shadows.iter().filter(|p| !shadow_memory.contains(p)).map(|p| (Field::Shadow(*p), Type::PTR)),
+        );
+        for (field, ty) in wanted {
+            let (Field::Value(v) | Field::Shadow(v)) = field else { continue };
+            let Some(home) = home_of(v) else { continue };
             let list = fields.entry(home).or_default();
-            if !list.iter().any(|(f, _)| *f == Field::Value(v)) {
-                list.push((Field::Value(v), func.ty(v).clone()));
+            if !list.iter().any(|(f, _)| *f == field) {
+                list.push((field, ty));
             }
         }
-        for (inst, ty) in callee_tapes {
+        for (inst, ty) in &needs.callee_tapes {
             fields.entry(block_of[inst]).or_default().push((Field::CalleeTape(*inst), ty.clone()));
         }
         for &b in cfg.reverse_postorder() {
@@ -109,17 +131,23 @@ impl TapeLayout {
             tape_fields.push(Type::I32);
             tape_fields.len() as u32 - 1
         });
-        TapeLayout { records, home, tape_ty: Type::structure(tape_fields), exit_index }
+        let mut memory = HashMap::new();
+        for (v, ty) in &needs.shadow_memory {
+            tape_fields.push(ty.clone());
+            memory.insert(*v, tape_fields.len() as u32 - 1);
+        }
+        TapeLayout { records, home, tape_ty: Type::structure(tape_fields), exit_index, shadow_memory: memory }
     }
 
-    /// The block whose record holds `v`.
-    pub fn value_home(&self, func: &Function, block_of: &HashMap<Inst, Block>, v: Value) -> Option<(Block, u32)> {
+    /// The block whose record holds `field` (a value or a pointer's shadow).
+    pub fn field_home(&self, func: &Function, block_of: &HashMap<Inst, Block>, field: Field) -> Option<Block> {
+        let (Field::Value(v) | Field::Shadow(v)) = field else { return None };
         let b = match func.values[v].def {
             ValueDef::Inst(i) => block_of[&i],
             ValueDef::Param(_) => func.entry()?,
             _ => return None,
         };
-        self.home.get(&(b, Field::Value(v))).map(|i| (b, *i))
+        self.home.contains_key(&(b, field)).then_some(b)
     }
 
     /// Tape indices of all stack headers.

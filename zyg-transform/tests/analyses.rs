@@ -6,7 +6,8 @@ use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::text::parse_module;
 use zyg_ir::{Function, InstKind, Module, Type, Value};
 use zyg_transform::activity::Activity;
-use zyg_transform::tape::{self, Storage, TapeLayout};
+use zyg_transform::tape::{self, Storage, TapeLayout, TapeNeeds};
+use zyg_transform::ArgActivity::{Active, Const};
 use zyg_transform::{Differentiator, Spec};
 
 const PROGRAM: &str = r#"
@@ -44,7 +45,7 @@ fn value(f: &Function, index: usize) -> Value {
 fn activity_is_varied_and_useful() {
     let m = module();
     let f = &m.functions[0];
-    let a = Activity::analyze(&m, f, &[true, false, false]).unwrap();
+    let a = Activity::analyze(&m, f, &[Active, Const, Const]).unwrap();
     let [kx, s, i0, useless, acc, i, acc_next] = [0, 1, 2, 3, 4, 5, 6].map(|k| value(f, k));
     assert!(a.is_active(f.params[0]), "x is active");
     assert!(!a.is_active(f.params[1]), "k is const");
@@ -53,7 +54,7 @@ fn activity_is_varied_and_useful() {
     assert!(!a.is_active(i0) && !a.is_active(i), "integers carry no derivative");
     assert!(!a.is_active(useless), "x * x never reaches the result");
     // With k active too, k * 2 becomes active.
-    let both = Activity::analyze(&m, f, &[true, true, false]).unwrap();
+    let both = Activity::analyze(&m, f, &[Active, Active, Const]).unwrap();
     assert!(both.is_active(kx));
 }
 
@@ -66,7 +67,8 @@ fn loop_blocks_push_records_and_others_use_slots() {
     let loops = LoopAnalysis::compute(f, &cfg, &dom);
     let [acc, kx] = [4, 0].map(|k| value(f, k));
     let returns = tape::return_blocks(f, &cfg);
-    let layout = TapeLayout::build(f, &cfg, &loops, &[acc, kx], &[], &returns);
+    let needs = TapeNeeds { values: vec![acc, kx], ..TapeNeeds::default() };
+    let layout = TapeLayout::build(f, &cfg, &loops, &needs, &returns);
     let [entry, looping] = [0, 1].map(|k| f.layout[k]);
     assert_eq!(layout.records[&entry].storage, Storage::Once);
     assert_eq!(layout.records[&looping].storage, Storage::Stack);
@@ -80,11 +82,11 @@ fn loop_blocks_push_records_and_others_use_slots() {
 fn differentiator_names_and_signatures() {
     let m = module();
     let mut d = Differentiator::new(&m, "zyg");
-    let g = d.gradient(&Spec { function: "f".into(), active_params: vec![true, true, false] }).unwrap();
+    let g = d.gradient(&Spec { function: "f".into(), args: vec![Active, Active, Const] }).unwrap();
     assert_eq!(g.name, "f.zyg.grad.aac");
     assert_eq!(g.sig.ret, Type::structure(vec![Type::F64, Type::F64]));
     // Asking again reuses it.
-    let again = d.gradient(&Spec { function: "f".into(), active_params: vec![true, true, false] }).unwrap();
+    let again = d.gradient(&Spec { function: "f".into(), args: vec![Active, Active, Const] }).unwrap();
     assert_eq!(again.name, g.name);
     let out = d.finish();
     let names: Vec<&str> = out.iter().map(|f| f.name.as_str()).collect();
@@ -115,13 +117,13 @@ fn errors_name_the_construct() {
     )
     .unwrap();
     let mut d = Differentiator::new(&m, "zyg");
-    let e = d.gradient(&Spec { function: "g".into(), active_params: vec![true, false] }).unwrap_err();
+    let e = d.gradient(&Spec { function: "g".into(), args: vec![Active, Const] }).unwrap_err();
     assert_eq!(e.callee.as_deref(), Some("mystery"));
     assert!(e.to_string().contains("no derivative is known for `mystery`"), "{e}");
-    let e = d.gradient(&Spec { function: "h".into(), active_params: vec![true, false] }).unwrap_err();
+    let e = d.gradient(&Spec { function: "h".into(), args: vec![Active, Const] }).unwrap_err();
     assert!(e.to_string().contains("stored to memory"), "{e}");
-    let e = d.gradient(&Spec { function: "r".into(), active_params: vec![true] }).unwrap_err();
+    let e = d.gradient(&Spec { function: "r".into(), args: vec![Active] }).unwrap_err();
     assert!(e.to_string().contains("recursive"), "{e}");
-    let e = d.gradient(&Spec { function: "nope".into(), active_params: vec![] }).unwrap_err();
+    let e = d.gradient(&Spec { function: "nope".into(), args: vec![] }).unwrap_err();
     assert!(e.to_string().contains("needs the body"), "{e}");
 }
