@@ -253,7 +253,7 @@ impl<'m> Differentiator<'m> {
         let mut pullbacks = HashMap::new();
         let mut callees = BTreeMap::new();
         let mut needs = TapeNeeds::default();
-        let mut seen: HashSet<Value> = HashSet::new();
+        let (mut seen, mut seen_shadows): (HashSet<Value>, HashSet<Value>) = Default::default();
         for &b in cfg.reverse_postorder() {
             for &inst in &func.blocks[b].insts {
                 if !activity.is_active_inst(func, inst) {
@@ -269,10 +269,10 @@ impl<'m> Differentiator<'m> {
                         needs.callee_tapes.push((inst, g.tape_ty.clone()));
                         callees.insert(inst, g.clone());
                     }
-                    (Pullback::Load, InstKind::Load { ptr, .. }) | (Pullback::Store, InstKind::Store { ptr, .. }) => {
-                        if !needs.shadows.contains(ptr) {
-                            needs.shadows.push(*ptr);
-                        }
+                    (Pullback::Load, InstKind::Load { ptr, .. }) | (Pullback::Store, InstKind::Store { ptr, .. })
+                        if seen_shadows.insert(*ptr) =>
+                    {
+                        needs.shadows.push(*ptr);
                     }
                     _ => {}
                 }
