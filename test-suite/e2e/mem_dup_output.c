@@ -1,8 +1,7 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
-// RUN: %grad-run -O2 %s %t -fno-vectorize -fno-slp-vectorize | FileCheck %s
+// RUN: %grad-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// (-O2 without vectorisation: vector code is not differentiated yet.)
 // A function writing its result through a `dup` pointer: the caller seeds the output's
 // shadow; the input's shadow receives the gradient, and the output's is consumed (zeroed).
 #include "zyg_check.h"

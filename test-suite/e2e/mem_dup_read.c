@@ -1,8 +1,7 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
-// RUN: %grad-run -O2 %s %t -fno-vectorize -fno-slp-vectorize | FileCheck %s
+// RUN: %grad-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// (-O2 without vectorisation: vector code is not differentiated yet.)
 // A `dup` array that is only read: the shadow accumulates (+=) the gradient.
 #include "zyg_check.h"
 

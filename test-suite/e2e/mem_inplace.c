@@ -1,8 +1,7 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
-// RUN: %grad-run -O2 %s %t -fno-vectorize -fno-slp-vectorize | FileCheck %s
+// RUN: %grad-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// (-O2 without vectorisation: vector code is not differentiated yet.)
 // In-place updates x[i] = f(x[i], x[i-1]): the values overwritten are saved on the tape,
 // and each store's adjoint hands the shadow to the stored value.
 #include "zyg_check.h"

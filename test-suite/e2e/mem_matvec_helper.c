@@ -1,8 +1,7 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
-// RUN: %grad-run -O2 %s %t -fno-vectorize -fno-slp-vectorize | FileCheck %s
+// RUN: %grad-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// (-O2 without vectorisation: vector code is not differentiated yet.)
 // Matrix-vector product through a helper taking pointers: the helper gets its own primal
 // and adjoint, with shadows passed along.
 #include "zyg_check.h"

@@ -1,8 +1,7 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
-// RUN: %grad-run -O2 %s %t -fno-vectorize -fno-slp-vectorize | FileCheck %s
+// RUN: %grad-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// (-O2 without vectorisation: vector code is not differentiated yet.)
 // A local array indexed by a loop variable stays in memory (an alloca); its shadow memory
 // lives in the tape, so it outlives the primal.
 #include "zyg_check.h"

@@ -17,12 +17,23 @@ pub enum Constant {
     Poison(Type),
     /// `zeroinitializer` of an aggregate type.
     Zero(Type),
+    /// A vector of constants of one scalar type (at least one lane).
+    Vector(Vec<Constant>),
 }
 
 impl Constant {
     pub fn int(bits: u32, value: i128) -> Constant {
         let mask = if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 };
         Constant::Int { bits, value: (value as u128) & mask }
+    }
+
+    /// `x` in every lane of a vector of `ty`, or `x` itself when `ty` is a scalar float.
+    pub fn float_like(ty: &Type, x: f64) -> Option<Constant> {
+        match ty {
+            Type::Float(f) => Some(Constant::float(*f, x)),
+            Type::Vector(n, elem) => Some(Constant::Vector(vec![Constant::float(elem.float_ty()?, x); *n as usize])),
+            _ => None,
+        }
     }
 
     pub fn bool(value: bool) -> Constant {
@@ -46,6 +57,10 @@ impl Constant {
             Constant::Null(space) => Type::Ptr(*space),
             Constant::Global(_) => Type::PTR,
             Constant::Undef(ty) | Constant::Poison(ty) | Constant::Zero(ty) => ty.clone(),
+            Constant::Vector(lanes) => {
+                let elem = lanes.first().map(Constant::ty).unwrap_or(Type::Void);
+                Type::Vector(lanes.len() as u32, elem.into())
+            }
         }
     }
 

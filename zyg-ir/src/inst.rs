@@ -57,6 +57,10 @@ pub enum InstKind {
     Gep { source_ty: Type, base: Value, indices: Vec<Value>, inbounds: bool },
     ExtractValue { agg: Value, indices: Vec<u32> },
     InsertValue { agg: Value, value: Value, indices: Vec<u32> },
+    ExtractElement { vec: Value, index: Value },
+    InsertElement { vec: Value, value: Value, index: Value },
+    /// Lanes of `a` then `b` picked by `mask`; -1 is a poison lane.
+    ShuffleVector { a: Value, b: Value, mask: Vec<i32> },
     // Terminators.
     Br { dest: Block },
     CondBr { cond: Value, then_dest: Block, else_dest: Block },
@@ -157,6 +161,19 @@ impl InstKind {
                 f(*agg);
                 f(*value);
             }
+            InstKind::ExtractElement { vec, index } => {
+                f(*vec);
+                f(*index);
+            }
+            InstKind::InsertElement { vec, value, index } => {
+                f(*vec);
+                f(*value);
+                f(*index);
+            }
+            InstKind::ShuffleVector { a, b, .. } => {
+                f(*a);
+                f(*b);
+            }
             InstKind::Br { .. } | InstKind::Unreachable => {}
             InstKind::CondBr { cond, .. } => f(*cond),
             InstKind::Switch { value, .. } => f(*value),
@@ -191,6 +208,9 @@ impl InstKind {
             }
             InstKind::ExtractValue { agg, .. } => vec![agg],
             InstKind::InsertValue { agg, value, .. } => vec![agg, value],
+            InstKind::ExtractElement { vec, index } => vec![vec, index],
+            InstKind::InsertElement { vec, value, index } => vec![vec, value, index],
+            InstKind::ShuffleVector { a, b, .. } => vec![a, b],
             InstKind::CondBr { cond, .. } => vec![cond],
             InstKind::Switch { value, .. } => vec![value],
             InstKind::Ret { value } => value.iter_mut().collect(),
@@ -215,6 +235,9 @@ impl InstKind {
             InstKind::Gep { .. } => "getelementptr",
             InstKind::ExtractValue { .. } => "extractvalue",
             InstKind::InsertValue { .. } => "insertvalue",
+            InstKind::ExtractElement { .. } => "extractelement",
+            InstKind::InsertElement { .. } => "insertelement",
+            InstKind::ShuffleVector { .. } => "shufflevector",
             InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
             InstKind::Switch { .. } => "switch",
             InstKind::Ret { .. } => "ret",

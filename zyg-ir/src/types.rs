@@ -67,6 +67,23 @@ impl Type {
         }
     }
 
+    /// The float format of a float or of a vector of floats.
+    pub fn float_elem(&self) -> Option<FloatTy> {
+        match self {
+            Type::Float(f) => Some(*f),
+            Type::Vector(_, e) => e.float_ty(),
+            _ => None,
+        }
+    }
+
+    /// `i1`, or a vector of `i1` of the same length: what a comparison of this type gives.
+    pub fn bool_like(&self) -> Type {
+        match self {
+            Type::Vector(n, _) => Type::Vector(*n, Type::I1.into()),
+            _ => Type::I1,
+        }
+    }
+
     pub fn is_int(&self) -> bool {
         matches!(self, Type::Int(_))
     }

@@ -172,3 +172,35 @@ fn garbage_never_panics() {
         }
     }
 }
+
+#[test]
+fn vector_instructions_round_trip() {
+    let text = "define <2 x double> @v(<2 x double> %a, double %x, i32 %i) {\nentry:\n  \
+                %b = insertelement <2 x double> %a, double %x, i32 %i\n  \
+                %c = extractelement <2 x double> %b, i64 1\n  \
+                %d = shufflevector <2 x double> %b, <2 x double> %a, [3, 0, -1, 1]\n  \
+                %e = fmul <2 x double> %a, <2 x double> <double 1.5, double -0.25>\n  \
+                %f = fcmp olt <2 x double> %e, <2 x double> zeroinitializer\n  \
+                ret <2 x double> %e\n}\n";
+    let printed = round_trip(text);
+    for needle in [
+        "insertelement <2 x double>",
+        "extractelement <2 x double>",
+        "shufflevector <2 x double>",
+        "[3, 0, -1, 1]",
+        "<double 1.5, double -0.25>",
+    ] {
+        assert!(printed.contains(needle), "missing `{needle}` in\n{printed}");
+    }
+    let m = parse_module(&printed).unwrap();
+    let f = &m.functions[0];
+    let shuffle = f.inst_order().find(|(_, i)| matches!(f.insts[*i].kind, zyg_ir::InstKind::ShuffleVector { .. }));
+    let v = f.result(shuffle.unwrap().1).unwrap();
+    assert_eq!(f.ty(v).to_string(), "<4 x double>");
+    for bad in [
+        "define void @b(<2 x double> %a) {\nentry:\n  %c = shufflevector <2 x double> %a, <2 x double> %a, [4]\n  ret void\n}\n",
+        "define void @b(<2 x double> %a) {\nentry:\n  %c = fmul <2 x double> %a, <2 x double> <double 1.0>\n  ret void\n}\n",
+    ] {
+        assert!(parse_module(bad).is_err(), "{bad}");
+    }
+}

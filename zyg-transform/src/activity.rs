@@ -206,6 +206,9 @@ pub fn flows_from(module: &Module, func: &Function, kind: &InstKind) -> Vec<Valu
         InstKind::Select { then_value, else_value, .. } => floats(&[*then_value, *else_value]),
         InstKind::Phi { incoming } => floats(&incoming.iter().map(|(_, v)| *v).collect::<Vec<_>>()),
         InstKind::ExtractValue { agg, .. } => floats(&[*agg]),
+        InstKind::ExtractElement { vec, .. } => floats(&[*vec]),
+        InstKind::InsertElement { vec, value, .. } => floats(&[*vec, *value]),
+        InstKind::ShuffleVector { a, b, .. } => floats(&[*a, *b]),
         InstKind::InsertValue { agg, value, .. } => floats(&[*agg, *value]),
         InstKind::Call { callee: Callee::Direct(name), args, .. } => {
             if module.function(name).is_some() {

@@ -184,8 +184,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     return Ok(());
                 };
                 let ty = func.ty(v).clone();
-                if !ty.is_float() {
-                    return Err(TransformError::at(func, inst, "loads of vectors or aggregates are not differentiated yet"));
+                if ty.float_elem().is_none() {
+                    return Err(TransformError::at(func, inst, "loads of aggregates are not differentiated yet"));
                 }
                 let shadow = self.shadow(ab, b, *ptr)?;
                 let mut c = Cursor::at_end(&mut self.adj, ab);
@@ -196,8 +196,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Pullback::Store => {
                 let InstKind::Store { value, ptr } = &func.insts[inst].kind else { return Ok(()) };
                 let ty = func.ty(*value).clone();
-                if self.plan.activity.is_active(*value) && !ty.is_float() {
-                    return Err(TransformError::at(func, inst, "stores of vectors or aggregates are not differentiated yet"));
+                if self.plan.activity.is_active(*value) && ty.float_elem().is_none() {
+                    return Err(TransformError::at(func, inst, "stores of aggregates are not differentiated yet"));
                 }
                 // The store overwrote the memory: its adjoint so far goes to the stored value,
                 // and what was there before gets none of it.
@@ -208,18 +208,38 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 c.store(zero, shadow);
                 self.accumulate(ab, *value, d);
             }
+            Pullback::Lanes => {
+                let d = d.expect("lane instructions are visited for an active result");
+                self.lanes(ab, inst, d)?;
+            }
+            Pullback::ReduceFAdd => {
+                let d = d.expect("a reduction is visited for an active result");
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (start, vec) = (args[0], args[1]);
+                self.accumulate(ab, start, d);
+                if let Type::Vector(n, _) = func.ty(vec).clone() {
+                    let mut c = Cursor::at_end(&mut self.adj, ab);
+                    let mut splat = c.constant(Constant::Poison(func.ty(vec).clone()));
+                    for lane in 0..n {
+                        let i = c.i32(i64::from(lane));
+                        splat = c.insert_element(splat, d, i);
+                    }
+                    self.accumulate(ab, vec, splat);
+                }
+            }
             Pullback::Rule(adjoints) => {
                 let (v, d) = (result.expect("rule on an active result"), d.expect("active result"));
                 let operands = crate::rule_operands(&func.insts[inst].kind);
-                let fty = func.ty(v).float_ty().ok_or_else(|| {
-                    TransformError::at(func, inst, "vector and aggregate values are not differentiated yet")
-                })?;
+                let ty = func.ty(v).clone();
+                if ty.float_elem().is_none() {
+                    return Err(TransformError::at(func, inst, "aggregate values are not differentiated yet"));
+                }
                 for (j, adjoint) in adjoints.iter().enumerate() {
                     let Some(e) = adjoint else { continue };
                     if !self.plan.activity.is_active(operands[j]) {
                         continue;
                     }
-                    let env = Env { d, operands: &operands, result: v, fty, block: b };
+                    let env = Env { d, operands: &operands, result: v, ty: ty.clone(), inst };
                     let contribution = self.expr(ab, e, &env)?;
                     self.accumulate(ab, operands[j], contribution);
                 }
@@ -248,6 +268,51 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 }
             }
             Pullback::Phi => {}
+        }
+        Ok(())
+    }
+
+    /// The adjoints of extractelement (into one lane), insertelement (one lane out, the
+    /// rest through) and shufflevector (each output lane back to the lane it came from).
+    fn lanes(&mut self, at: Block, inst: Inst, d: Value) -> Result<(), TransformError> {
+        let func = self.plan.func;
+        match func.insts[inst].kind.clone() {
+            InstKind::ExtractElement { vec, index } => {
+                let index = self.alpha(at, index)?;
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let zero = c.constant(Constant::Zero(func.ty(vec).clone()));
+                let spread = c.insert_element(zero, d, index);
+                self.accumulate(at, vec, spread);
+            }
+            InstKind::InsertElement { vec, value, index } => {
+                let index = self.alpha(at, index)?;
+                let elem = func.ty(value).clone();
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let lane = c.extract_element(d, index);
+                let zero = c.constant(Constant::Zero(elem));
+                let rest = c.insert_element(d, zero, index);
+                self.accumulate(at, value, lane);
+                self.accumulate(at, vec, rest);
+            }
+            InstKind::ShuffleVector { a, b, mask } => {
+                let Type::Vector(n, _) = func.ty(a).clone() else { return Ok(()) };
+                let ty = func.ty(a).clone();
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let zero = c.constant(Constant::Zero(ty));
+                let (mut da, mut db) = (zero, zero);
+                for (k, &m) in mask.iter().enumerate().filter(|(_, m)| **m >= 0) {
+                    let k = c.i32(k as i64);
+                    let part = c.extract_element(d, k);
+                    let (target, lane) = if (m as u32) < n { (&mut da, m) } else { (&mut db, m - n as i32) };
+                    let lane = c.i32(i64::from(lane));
+                    let old = c.extract_element(*target, lane);
+                    let sum = c.binary(BinOp::FAdd, old, part);
+                    *target = c.insert_element(*target, sum, lane);
+                }
+                self.accumulate(at, a, da);
+                self.accumulate(at, b, db);
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -333,8 +398,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
 
     /// Emits a rule expression.
     fn expr(&mut self, at: Block, e: &E, env: &Env) -> Result<Value, TransformError> {
-        let fty = env.fty;
-        let float = Type::Float(fty);
+        let float = env.ty.clone();
         let sub = |this: &mut Self, e: &E| -> Result<Value, TransformError> { this.expr(at, e, env) };
         let arith = |this: &mut Self, op: BinOp, a: Value, b: Value| {
             let mut c = Cursor::at_end(&mut this.adj, at);
@@ -345,7 +409,10 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Node::D => env.d,
             Node::Arg(i) => self.alpha(at, env.operands[*i])?,
             Node::Res => self.alpha(at, env.result)?,
-            Node::Const(x) => self.adj.constant_value(Constant::float(fty, *x)),
+            Node::Const(x) => {
+                let c = Constant::float_like(&float, *x).expect("a float working type");
+                self.adj.constant_value(c)
+            }
             Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
                 let op = match &*e.0 {
                     Node::Add(..) => BinOp::FAdd,
@@ -362,7 +429,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
             Node::Call(name, args) => {
                 let args = args.iter().map(|a| sub(self, a)).collect::<Result<Vec<_>, _>>()?;
-                math_call(&mut Cursor::at_end(&mut self.adj, at), name, args, fty)
+                math_call(&mut Cursor::at_end(&mut self.adj, at), name, args, &float)
+                    .ok_or_else(|| TransformError::at(self.plan.func, env.inst, format!("`{name}` of {float} has no LLVM intrinsic, so its derivative cannot be vectorised yet")))?
             }
             Node::Select(cond, a, b) => {
                 let (cond, a, b) = (sub(self, cond)?, sub(self, a)?, sub(self, b)?);
@@ -394,38 +462,46 @@ struct Env<'o> {
     d: Value,
     operands: &'o [Value],
     result: Value,
-    fty: FloatTy,
-    #[allow(dead_code)]
-    block: Block,
+    /// The working type: the instruction's float or vector-of-float type.
+    ty: Type,
+    /// The instruction, for messages.
+    inst: Inst,
 }
 
-/// Calls a math function of family `name` in type `fty`: an LLVM intrinsic where LLVM has
-/// one that every backend lowers, the C library's function otherwise.
-fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, fty: FloatTy) -> Value {
+/// Calls a math function of family `name` in type `ty` (a float or a vector of floats):
+/// an LLVM intrinsic where LLVM has one that every backend lowers, the C library's function
+/// otherwise (scalars only: None for a vector without an intrinsic).
+fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<Value> {
     const INTRINSICS: &[&str] = &[
         "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil",
         "trunc", "round", "fma",
     ];
-    let float = Type::Float(fty);
-    let suffix = match fty {
+    let elem = ty.float_elem()?;
+    let elem_suffix = match elem {
         FloatTy::F32 => "f32",
         FloatTy::F64 => "f64",
         FloatTy::X86Fp80 => "f80",
+    };
+    let suffix = match ty {
+        Type::Vector(n, _) => format!("v{n}{elem_suffix}"),
+        _ => elem_suffix.to_string(),
     };
     let params: Vec<Type> = args.iter().map(|a| c.func.ty(*a).clone()).collect();
     let callee = if name == "powi" {
         format!("llvm.powi.{suffix}.{}", params[1])
     } else if INTRINSICS.contains(&name) {
         format!("llvm.{name}.{suffix}")
+    } else if matches!(ty, Type::Vector(..)) {
+        return None;
     } else {
-        let libm_suffix = match fty {
+        let libm_suffix = match elem {
             FloatTy::F32 => "f",
             FloatTy::F64 => "",
             FloatTy::X86Fp80 => "l",
         };
         format!("{name}{libm_suffix}")
     };
-    let args = args.into_iter().map(|a| c.convert_float(a, &float)).collect();
-    let params = params.into_iter().map(|t| if t.is_float() { float.clone() } else { t }).collect();
-    c.call(&callee, Signature::new(params, float), args).expect("math call returns")
+    let args = args.into_iter().map(|a| c.convert_float(a, ty)).collect();
+    let params = params.into_iter().map(|t| if t.float_elem().is_some() { ty.clone() } else { t }).collect();
+    c.call(&callee, Signature::new(params, ty.clone()), args)
 }

@@ -80,9 +80,10 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::Cast { op, arg: a }, ty)
     }
 
-    /// Converts a float to another float type (fpext/fptrunc), or returns it unchanged.
+    /// Converts a float (or vector of floats) to another float format (fpext/fptrunc), or
+    /// returns it unchanged.
     pub fn convert_float(&mut self, a: Value, to: &Type) -> Value {
-        let (Some(from_ty), Some(to_ty)) = (self.func.ty(a).float_ty(), to.float_ty()) else { return a };
+        let (Some(from_ty), Some(to_ty)) = (self.func.ty(a).float_elem(), to.float_elem()) else { return a };
         if from_ty == to_ty {
             a
         } else if from_ty.bits() < to_ty.bits() {
@@ -93,11 +94,13 @@ impl<'f> Cursor<'f> {
     }
 
     pub fn fcmp(&mut self, pred: FloatPred, a: Value, b: Value) -> Value {
-        self.value(InstKind::FCmp { pred, args: [a, b] }, Type::I1)
+        let ty = self.func.ty(a).bool_like();
+        self.value(InstKind::FCmp { pred, args: [a, b] }, ty)
     }
 
     pub fn icmp(&mut self, pred: IntPred, a: Value, b: Value) -> Value {
-        self.value(InstKind::ICmp { pred, args: [a, b] }, Type::I1)
+        let ty = self.func.ty(a).bool_like();
+        self.value(InstKind::ICmp { pred, args: [a, b] }, ty)
     }
 
     pub fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
@@ -146,6 +149,16 @@ impl<'f> Cursor<'f> {
     pub fn extract(&mut self, agg: Value, index: u32) -> Value {
         let ty = self.func.ty(agg).field(index).cloned().expect("extractvalue index in range");
         self.value(InstKind::ExtractValue { agg, indices: vec![index] }, ty)
+    }
+
+    pub fn extract_element(&mut self, vec: Value, index: Value) -> Value {
+        let Type::Vector(_, elem) = self.func.ty(vec).clone() else { panic!("extractelement of a non-vector") };
+        self.value(InstKind::ExtractElement { vec, index }, (*elem).clone())
+    }
+
+    pub fn insert_element(&mut self, vec: Value, value: Value, index: Value) -> Value {
+        let ty = self.func.ty(vec).clone();
+        self.value(InstKind::InsertElement { vec, value, index }, ty)
     }
 
     pub fn insert(&mut self, agg: Value, value: Value, index: u32) -> Value {

@@ -97,6 +97,10 @@ pub enum Pullback {
     Load,
     /// `adjoint(value) += shadow(ptr); shadow(ptr) = 0`.
     Store,
+    /// extractelement, insertelement, shufflevector: adjoints move between lanes.
+    Lanes,
+    /// `llvm.vector.reduce.fadd(start, v)`: the adjoint goes to `start` and every lane.
+    ReduceFAdd,
     Phi,
 }
 
@@ -265,6 +269,11 @@ impl<'m> Differentiator<'m> {
                         let v = func.result(inst).expect("a rule's instruction has a result");
                         rule_needs(func, inst, v, adjoints, &activity, &mut needs.values, &mut seen)
                     }
+                    (Pullback::Lanes, InstKind::ExtractElement { index, .. } | InstKind::InsertElement { index, .. })
+                        if func.constant(*index).is_none() && seen.insert(*index) =>
+                    {
+                        needs.values.push(*index);
+                    }
                     (Pullback::Callee(g), _) => {
                         needs.callee_tapes.push((inst, g.tape_ty.clone()));
                         callees.insert(inst, g.clone());
@@ -339,6 +348,14 @@ impl<'m> Differentiator<'m> {
             InstKind::Phi { .. } => Ok(Pullback::Phi),
             InstKind::Load { .. } => Ok(Pullback::Load),
             InstKind::Store { .. } => Ok(Pullback::Store),
+            InstKind::ExtractElement { .. } | InstKind::InsertElement { .. } | InstKind::ShuffleVector { .. } => {
+                Ok(Pullback::Lanes)
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if name.starts_with("llvm.vector.reduce.fadd.") && args.len() == 2 =>
+            {
+                Ok(Pullback::ReduceFAdd)
+            }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
                 if let Some(rule) = rules::family(name) {
                     if rule.arity == args.len() {

@@ -207,6 +207,17 @@ impl FunctionReader {
                 }
             }
             LLVMExtractValue => InstKind::ExtractValue { agg: self.op(inst, 0)?, indices: indices(inst) },
+            LLVMExtractElement => InstKind::ExtractElement { vec: self.op(inst, 0)?, index: self.op(inst, 1)? },
+            LLVMInsertElement => InstKind::InsertElement {
+                vec: self.op(inst, 0)?,
+                value: self.op(inst, 1)?,
+                index: self.op(inst, 2)?,
+            },
+            LLVMShuffleVector => {
+                // LLVM marks poison lanes with a negative mask value.
+                let mask = (0..LLVMGetNumMaskElements(inst)).map(|i| LLVMGetMaskValue(inst, i).max(-1)).collect();
+                InstKind::ShuffleVector { a: self.op(inst, 0)?, b: self.op(inst, 1)?, mask }
+            }
             LLVMInsertValue => InstKind::InsertValue {
                 agg: self.op(inst, 0)?,
                 value: self.op(inst, 1)?,
@@ -277,6 +288,15 @@ unsafe fn indices(inst: LLVMValueRef) -> Vec<u32> {
 /// Reads a constant operand, or says which kind of constant is not supported.
 unsafe fn read_constant(v: LLVMValueRef) -> Result<Constant, String> {
     let ty = read_type(LLVMTypeOf(v))?;
+    if let Type::Vector(n, _) = &ty {
+        if !LLVMIsAConstantDataVector(v).is_null() || !LLVMIsAConstantVector(v).is_null()
+            || !LLVMIsAConstantInt(v).is_null() || !LLVMIsAConstantFP(v).is_null()
+        {
+            // Lane by lane (a splat ConstantInt/ConstantFP answers for every lane).
+            let lanes = (0..*n).map(|i| read_constant(LLVMGetAggregateElement(v, i))).collect::<Result<_, _>>()?;
+            return Ok(Constant::Vector(lanes));
+        }
+    }
     if !LLVMIsAConstantInt(v).is_null() {
         let Type::Int(bits) = ty else { return Err("integer constant of non-integer type".into()) };
         if bits > 64 {

@@ -182,6 +182,10 @@ impl<'f> Writer<'f> {
             Constant::Undef(_) => LLVMGetUndef(ty),
             Constant::Poison(_) => LLVMGetPoison(ty),
             Constant::Zero(_) => LLVMConstNull(ty),
+            Constant::Vector(lanes) => {
+                let mut made = lanes.iter().map(|l| self.constant(l)).collect::<Result<Vec<_>, _>>()?;
+                LLVMConstVector(made.as_mut_ptr(), made.len() as u32)
+            }
         })
     }
 
@@ -253,6 +257,22 @@ impl<'f> Writer<'f> {
                 v
             }
             InstKind::InsertValue { agg, value, indices } => self.insert_value(*agg, *value, indices)?,
+            InstKind::ExtractElement { vec, index } => {
+                LLVMBuildExtractElement(b, self.value(*vec)?, self.value(*index)?, name.as_ptr())
+            }
+            InstKind::InsertElement { vec, value, index } => {
+                let (v, x, i) = (self.value(*vec)?, self.value(*value)?, self.value(*index)?);
+                LLVMBuildInsertElement(b, v, x, i, name.as_ptr())
+            }
+            InstKind::ShuffleVector { a, b: other, mask } => {
+                let i32_ty = LLVMInt32TypeInContext(self.ctx);
+                let mut lanes: Vec<LLVMValueRef> = mask
+                    .iter()
+                    .map(|m| if *m < 0 { LLVMGetPoison(i32_ty) } else { LLVMConstInt(i32_ty, *m as u64, 0) })
+                    .collect();
+                let mask = LLVMConstVector(lanes.as_mut_ptr(), lanes.len() as u32);
+                LLVMBuildShuffleVector(b, self.value(*a)?, self.value(*other)?, mask, name.as_ptr())
+            }
             InstKind::Br { dest } => LLVMBuildBr(b, self.block(*dest)?),
             InstKind::CondBr { cond, then_dest, else_dest } => {
                 LLVMBuildCondBr(b, self.value(*cond)?, self.block(*then_dest)?, self.block(*else_dest)?)

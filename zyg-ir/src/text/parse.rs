@@ -511,6 +511,29 @@ impl<'c> FunctionParser<'c> {
                 Constant::float(*fty, if w == "inf" { f64::INFINITY } else { f64::NAN })
             }
             (Tok::Global(name), Type::Ptr(0)) => Constant::Global(name),
+            (Tok::Punct('<'), Type::Vector(n, elem)) => {
+                // `<double 1.0, double 2.0>`: one typed literal per lane.
+                self.cur.bump();
+                let mut lanes = Vec::new();
+                loop {
+                    let lane_pos = self.cur.pos;
+                    let lane_ty = self.cur.value_type()?;
+                    if lane_ty != **elem {
+                        return self.cur.error_at(lane_pos, format!("a lane of {ty} must have type {elem}"));
+                    }
+                    lanes.push(self.constant(&lane_ty)?);
+                    if !self.cur.eat_punct(',') {
+                        break;
+                    }
+                }
+                if !self.cur.eat_punct('>') {
+                    return self.cur.error("expected `>` after the vector's lanes");
+                }
+                if lanes.len() != *n as usize {
+                    return self.cur.error_at(pos, format!("{ty} needs {n} lanes, not {}", lanes.len()));
+                }
+                return Ok(Constant::Vector(lanes));
+            }
             (Tok::Number(n), Type::Int(bits)) => match int_constant(&n, *bits) {
                 Some(c) => c,
                 None => return self.cur.error_at(pos, format!("`{n}` is not a constant of type {ty}")),

@@ -112,6 +112,7 @@ impl FunctionParser<'_> {
             }
             "getelementptr" => self.gep(),
             "extractvalue" | "insertvalue" => self.aggregate(op),
+            "extractelement" | "insertelement" | "shufflevector" => self.vector(op),
             "br" => self.br(),
             "switch" => self.switch(),
             "ret" if self.cur.eat_word("void") => Ok((InstKind::Ret { value: None }, Type::Void)),
@@ -271,6 +272,57 @@ impl FunctionParser<'_> {
                 self.cur.error_at(pos, format!("the inserted value must have type {field}"))
             }
             Some((_, value)) => Ok((InstKind::InsertValue { agg, value, indices }, agg_ty)),
+        }
+    }
+
+    /// `extractelement <N x T> %v, i64 %i`, `insertelement <N x T> %v, T %x, i64 %i`,
+    /// `shufflevector <N x T> %a, <N x T> %b, [lane, ...]` (-1 for a poison lane).
+    fn vector(&mut self, op: &str) -> Parsed {
+        let pos = self.cur.pos;
+        let vec = self.typed_operand()?;
+        let vec_ty = self.func.ty(vec).clone();
+        let Type::Vector(n, elem) = vec_ty.clone() else {
+            return self.cur.error_at(pos, format!("`{op}` needs a vector, not {vec_ty}"));
+        };
+        self.cur.expect_punct(',')?;
+        match op {
+            "extractelement" => {
+                let index = self.typed_operand()?;
+                Ok((InstKind::ExtractElement { vec, index }, (*elem).clone()))
+            }
+            "insertelement" => {
+                let value_pos = self.cur.pos;
+                let value = self.typed_operand()?;
+                if *self.func.ty(value) != *elem {
+                    return self.cur.error_at(value_pos, format!("the inserted value must have type {elem}"));
+                }
+                self.cur.expect_punct(',')?;
+                let index = self.typed_operand()?;
+                Ok((InstKind::InsertElement { vec, value, index }, vec_ty))
+            }
+            _ => {
+                let b_pos = self.cur.pos;
+                let b = self.typed_operand()?;
+                if *self.func.ty(b) != vec_ty {
+                    return self.cur.error_at(b_pos, format!("both shufflevector operands must have type {vec_ty}"));
+                }
+                self.cur.expect_punct(',')?;
+                self.cur.expect_punct('[')?;
+                let mut mask = Vec::new();
+                while !self.cur.eat_punct(']') {
+                    if !mask.is_empty() {
+                        self.cur.expect_punct(',')?;
+                    }
+                    let lane_pos = self.cur.pos;
+                    let lane: i32 = self.cur.number("mask lane")?;
+                    if lane < -1 || lane >= 2 * n as i32 {
+                        return self.cur.error_at(lane_pos, format!("mask lane {lane} is out of range"));
+                    }
+                    mask.push(lane);
+                }
+                let ty = Type::Vector(mask.len() as u32, elem);
+                Ok((InstKind::ShuffleVector { a: vec, b, mask }, ty))
+            }
         }
     }
 

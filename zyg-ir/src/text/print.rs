@@ -162,6 +162,14 @@ impl<'f> Printer<'f> {
             InstKind::InsertValue { agg, value, indices } => {
                 format!("insertvalue {}, {}", self.operands(&[*agg, *value]), list(indices))
             }
+            InstKind::ExtractElement { vec, index } => format!("extractelement {}", self.operands(&[*vec, *index])),
+            InstKind::InsertElement { vec, value, index } => {
+                format!("insertelement {}", self.operands(&[*vec, *value, *index]))
+            }
+            InstKind::ShuffleVector { a, b, mask } => {
+                let lanes: Vec<String> = mask.iter().map(i32::to_string).collect();
+                format!("shufflevector {}, [{}]", self.operands(&[*a, *b]), lanes.join(", "))
+            }
             _ => self.terminator(kind),
         }
     }
@@ -223,6 +231,10 @@ pub(crate) fn constant(c: &Constant) -> String {
         Constant::Undef(_) => "undef".into(),
         Constant::Poison(_) => "poison".into(),
         Constant::Zero(_) => "zeroinitializer".into(),
+        Constant::Vector(lanes) => {
+            let lanes: Vec<String> = lanes.iter().map(|l| format!("{} {}", l.ty(), constant(l))).collect();
+            format!("<{}>", lanes.join(", "))
+        }
     }
 }
 
