@@ -25,8 +25,17 @@ const INERT_CALLS: &[&str] = &[
     "llvm.prefetch",
 ];
 
+/// Heap allocation functions (C, and C++'s `operator new`): their memory gets a shadow.
+pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "_Znwm", "_Znam"];
+/// Their deallocations: the primal frees its memory; the shadow is freed by the adjoint.
+pub const DEALLOCATIONS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
+
 pub fn is_inert_call(name: &str) -> bool {
-    INERT_CALLS.iter().any(|p| name.starts_with(p))
+    INERT_CALLS.iter().any(|p| name.starts_with(p)) || DEALLOCATIONS.contains(&name)
+}
+
+pub fn is_allocation(kind: &InstKind) -> bool {
+    matches!(kind, InstKind::Call { callee: Callee::Direct(name), .. } if ALLOCATIONS.contains(&&**name))
 }
 
 impl Activity {
@@ -44,8 +53,9 @@ impl Activity {
     pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
         match &func.insts[inst].kind {
             InstKind::Store { ptr, .. } => self.has_shadow(*ptr),
-            InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
-                args.iter().any(|a| self.has_shadow(*a)) || func.result(inst).is_some_and(|v| self.is_active(v))
+            kind @ InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
+                args.iter().any(|a| self.has_shadow(*a))
+                    || func.result(inst).is_some_and(|v| self.is_active(v) || (is_allocation(kind) && self.has_shadow(v)))
             }
             _ => func.result(inst).is_some_and(|v| self.is_active(v)),
         }
@@ -100,6 +110,8 @@ fn derives_shadow(kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
         InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| shadowed.contains(v)),
         InstKind::Select { then_value, else_value, .. } => shadowed.contains(then_value) || shadowed.contains(else_value),
         InstKind::Alloca { ty } => ty.carries_derivative(),
+        // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
+        kind if is_allocation(kind) => true,
         _ => false,
     }
 }
@@ -147,6 +159,20 @@ fn check_memory(
                          supported yet",
                     ));
                 }
+            }
+            InstKind::Store { value, .. } if shadowed.contains(value) => {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "a pointer to differentiated memory is stored to memory; that is not supported yet",
+                ));
+            }
+            InstKind::Ret { value: Some(v) } if shadowed.contains(v) => {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "the function returns a pointer to differentiated memory; that is not supported yet",
+                ));
             }
             InstKind::Alloca { ty } if ty.carries_derivative() && !entry_insts.contains(&inst) => {
                 return Err(TransformError::at(func, inst, "an alloca outside the entry block is not supported yet"));

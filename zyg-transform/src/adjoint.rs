@@ -208,6 +208,13 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 c.store(zero, shadow);
                 self.accumulate(ab, *value, d);
             }
+            Pullback::Allocation => {
+                // Going back past the allocation: its shadow is no longer needed.
+                let memory = func.result(inst).expect("an allocation returns its memory");
+                let shadow = self.shadow(ab, b, memory)?;
+                let free = Signature::new(vec![Type::PTR], Type::Void);
+                Cursor::at_end(&mut self.adj, ab).call("free", free, vec![shadow]);
+            }
             Pullback::Lanes => {
                 let d = d.expect("lane instructions are visited for an active result");
                 self.lanes(ab, inst, d)?;

@@ -101,6 +101,8 @@ pub enum Pullback {
     Lanes,
     /// `llvm.vector.reduce.fadd(start, v)`: the adjoint goes to `start` and every lane.
     ReduceFAdd,
+    /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
+    Allocation,
     Phi,
 }
 
@@ -283,6 +285,12 @@ impl<'m> Differentiator<'m> {
                     {
                         needs.shadows.push(*ptr);
                     }
+                    (Pullback::Allocation, _) => {
+                        let memory = func.result(inst).expect("an allocation returns its memory");
+                        if seen_shadows.insert(memory) {
+                            needs.shadows.push(memory);
+                        }
+                    }
                     _ => {}
                 }
                 pullbacks.insert(inst, pullback);
@@ -351,6 +359,7 @@ impl<'m> Differentiator<'m> {
             InstKind::ExtractElement { .. } | InstKind::InsertElement { .. } | InstKind::ShuffleVector { .. } => {
                 Ok(Pullback::Lanes)
             }
+            kind if activity::is_allocation(kind) => Ok(Pullback::Allocation),
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if name.starts_with("llvm.vector.reduce.fadd.") && args.len() == 2 =>
             {

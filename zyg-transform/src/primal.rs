@@ -122,7 +122,10 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             if shadows.contains_key(&v) {
                 continue; // an alloca, whose shadow is tape memory
             }
-            let kind = plan.func.insts[inst].kind.clone();
+            let mut kind = plan.func.insts[inst].kind.clone();
+            if let InstKind::Call { args, .. } = &kind {
+                kind = shadow_allocation(p, &kind, args);
+            }
             let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
             let mut c = Cursor { func: p, block: b, at: Some(at) };
             let shadow = c.emit(kind, Type::PTR).expect("pointer result");
@@ -152,6 +155,22 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
         }
         p.insts[shadow_inst].kind = kind;
     }
+}
+
+/// The shadow of heap memory: zeroed memory of the same size, from `calloc` (freed by the
+/// adjoint; C++'s `new` never returns null, and neither may its shadow: calloc's failure
+/// is left to the program's own checks).
+fn shadow_allocation(p: &mut Function, kind: &InstKind, args: &[Value]) -> InstKind {
+    let InstKind::Call { callee: Callee::Direct(name), .. } = kind else { return kind.clone() };
+    let size_ty = p.ty(args[0]).clone();
+    let (count, size) = if &**name == "calloc" {
+        (args[0], args[1])
+    } else {
+        let Type::Int(bits) = size_ty else { return kind.clone() };
+        (p.constant_value(Constant::int(bits, 1)), args[0])
+    };
+    let sig = zyg_ir::Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
+    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![count, size] }
 }
 
 /// Where `inst` sits in block `b` of the primal now.
