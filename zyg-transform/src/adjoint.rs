@@ -208,6 +208,31 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 c.store(zero, shadow);
                 self.accumulate(ab, *value, d);
             }
+            Pullback::MemSet | Pullback::MemCopy(_) => {
+                let (_, dst, src, bytes) = crate::memory::mem_op(&func.insts[inst].kind).expect("a memory call");
+                let bytes = self.alpha(ab, bytes)?;
+                let dst_shadow = self.shadow(ab, b, dst)?;
+                let src_shadow = match self.plan.pullbacks[&inst] {
+                    Pullback::MemCopy(_) if self.plan.activity.has_shadow(src) => Some(self.shadow(ab, b, src)?),
+                    _ => None,
+                };
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                let bytes = if *c.func.ty(bytes) == Type::I64 { bytes } else { c.cast(CastOp::ZExt, bytes, Type::I64) };
+                match (&self.plan.pullbacks[&inst], src_shadow) {
+                    (Pullback::MemCopy(elem), Some(src_shadow)) => {
+                        let name = crate::memory::copy_adjoint_name(&self.plan.namespace, *elem);
+                        c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
+                    }
+                    // Overwritten by a memset or by a copy of constant memory: no adjoint
+                    // flows past it.
+                    _ => {
+                        let zero = c.constant(Constant::int(8, 0));
+                        let volatile = c.constant(Constant::bool(false));
+                        let sig = Signature::new(vec![Type::PTR, Type::I8, Type::I64, Type::I1], Type::Void);
+                        c.call("llvm.memset.p0.i64", sig, vec![dst_shadow, zero, bytes, volatile]);
+                    }
+                }
+            }
             Pullback::Allocation => {
                 // Going back past the allocation: its shadow is no longer needed.
                 let memory = func.result(inst).expect("an allocation returns its memory");

@@ -11,6 +11,7 @@ pub mod activity;
 pub mod adjoint;
 pub mod builder;
 pub mod error;
+pub mod memory;
 pub mod primal;
 pub mod rules;
 pub mod stack;
@@ -103,6 +104,11 @@ pub enum Pullback {
     ReduceFAdd,
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
     Allocation,
+    /// `memset`: the shadow of the bytes set is zeroed.
+    MemSet,
+    /// `memcpy`/`memmove` of elements of this float type: the destination's adjoint goes
+    /// back to the source (when the source is differentiated memory) and is zeroed.
+    MemCopy(zyg_ir::FloatTy),
     Phi,
 }
 
@@ -138,6 +144,8 @@ pub struct Differentiator<'m> {
     in_progress: Vec<Spec>,
     output: Vec<Function>,
     namespace: String,
+    /// Float types whose memcpy adjoint helper is already in `output`.
+    copy_helpers: HashSet<zyg_ir::FloatTy>,
 }
 
 impl<'m> Differentiator<'m> {
@@ -146,6 +154,7 @@ impl<'m> Differentiator<'m> {
     pub fn new(module: &'m Module, namespace: &str) -> Self {
         Differentiator {
             namespace: namespace.to_string(),
+            copy_helpers: HashSet::new(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
@@ -285,6 +294,17 @@ impl<'m> Differentiator<'m> {
                     {
                         needs.shadows.push(*ptr);
                     }
+                    (Pullback::MemSet | Pullback::MemCopy(_), kind) => {
+                        let (_, dst, src, bytes) = memory::mem_op(kind).expect("a memory call");
+                        for p in [dst, src] {
+                            if activity.has_shadow(p) && seen_shadows.insert(p) {
+                                needs.shadows.push(p);
+                            }
+                        }
+                        if func.constant(bytes).is_none() && seen.insert(bytes) {
+                            needs.values.push(bytes);
+                        }
+                    }
                     (Pullback::Allocation, _) => {
                         let memory = func.result(inst).expect("an allocation returns its memory");
                         if seen_shadows.insert(memory) {
@@ -334,6 +354,13 @@ impl<'m> Differentiator<'m> {
             adjoint_params.push(func.sig.ret.clone());
         }
         let adjoint_sig = Signature::new(adjoint_params, Type::structure(grads));
+        for pullback in plan.pullbacks.values() {
+            if let Pullback::MemCopy(elem) = pullback {
+                if self.copy_helpers.insert(*elem) {
+                    self.output.push(memory::copy_adjoint(&self.namespace, *elem));
+                }
+            }
+        }
         let primal = primal::build(&plan, &primal_name);
         let adjoint = adjoint::build(&plan, &adjoint_name, adjoint_sig.clone())?;
         self.output.push(primal);
@@ -360,6 +387,24 @@ impl<'m> Differentiator<'m> {
                 Ok(Pullback::Lanes)
             }
             kind if activity::is_allocation(kind) => Ok(Pullback::Allocation),
+            kind if memory::mem_op(kind).is_some() => {
+                let Some((op, dst, src, _)) = memory::mem_op(kind) else { unreachable!("checked") };
+                if !activity.has_shadow(dst) {
+                    return Err(TransformError::at(
+                        func,
+                        inst,
+                        "differentiated memory is copied into memory zyg cannot trace; that is not supported yet",
+                    ));
+                }
+                match op {
+                    memory::MemOp::Set => Ok(Pullback::MemSet),
+                    memory::MemOp::Copy if activity.has_shadow(src) => {
+                        Ok(Pullback::MemCopy(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
+                    }
+                    // A copy of constant memory only overwrites: its adjoint is a memset.
+                    memory::MemOp::Copy => Ok(Pullback::MemSet),
+                }
+            }
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if name.starts_with("llvm.vector.reduce.fadd.") && args.len() == 2 =>
             {

@@ -1,0 +1,108 @@
+//! Adjoints of the memory intrinsics. `memset` overwrites: its adjoint zeroes the shadow.
+//! `memcpy`/`memmove` copy values: the destination's adjoint flows back to the source, which
+//! needs the element type, so zyg works it out from the function's accesses to
+//! differentiated memory (one float format, or an error that says it cannot tell).
+
+use crate::builder::Cursor;
+use crate::error::TransformError;
+use std::collections::HashSet;
+use zyg_ir::{BinOp, Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind, IntPred, Linkage, Signature, Type, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemOp {
+    Set,
+    Copy,
+}
+
+/// The memory operation a call is, and its (destination, source or value, byte count).
+pub fn mem_op(kind: &InstKind) -> Option<(MemOp, Value, Value, Value)> {
+    let InstKind::Call { callee: Callee::Direct(name), args, .. } = kind else { return None };
+    let op = if name.starts_with("llvm.memset.") || &**name == "memset" {
+        MemOp::Set
+    } else if name.starts_with("llvm.memcpy.") || name.starts_with("llvm.memmove.") || matches!(&**name, "memcpy" | "memmove") {
+        MemOp::Copy
+    } else {
+        return None;
+    };
+    (args.len() >= 3).then(|| (op, args[0], args[1], args[2]))
+}
+
+/// The one float format of the function's loads and stores through shadowed pointers.
+pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> bool) -> Result<FloatTy, TransformError> {
+    let mut seen: HashSet<FloatTy> = HashSet::new();
+    for (_, i) in func.inst_order() {
+        let (ty, ptr) = match &func.insts[i].kind {
+            InstKind::Load { ty, ptr } => (ty.clone(), *ptr),
+            InstKind::Store { value, ptr } => (func.ty(*value).clone(), *ptr),
+            _ => continue,
+        };
+        if let (Some(f), true) = (ty.float_elem(), shadowed(ptr)) {
+            seen.insert(f);
+        }
+    }
+    match seen.len() {
+        1 => Ok(*seen.iter().next().expect("one")),
+        0 => Ok(FloatTy::F64),
+        _ => Err(TransformError::at(
+            func,
+            inst,
+            "cannot tell which bytes of this copy carry derivatives: the function reads differentiated memory \
+             as more than one float type",
+        )),
+    }
+}
+
+/// `__<ns>_copy_adjoint_<ty>(dst shadow, src shadow, bytes)`: `src[i] += dst[i]; dst[i] = 0`.
+pub fn copy_adjoint_name(namespace: &str, ty: FloatTy) -> String {
+    format!("__{namespace}_copy_adjoint_{}", ty.name())
+}
+
+pub fn copy_adjoint_signature() -> Signature {
+    Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::Void)
+}
+
+/// The helper named by `copy_adjoint_name`, a loop over the elements.
+pub fn copy_adjoint(namespace: &str, ty: FloatTy) -> Function {
+    let mut f = Function::new(copy_adjoint_name(namespace, ty), copy_adjoint_signature());
+    f.linkage = Linkage::Internal;
+    f.attributes = vec!["alwaysinline".into(), "nounwind".into()];
+    let (dst, src, bytes) = (f.params[0], f.params[1], f.params[2]);
+    let entry = f.create_block(Some("entry".into()));
+    let body = f.create_block(Some("loop".into()));
+    let exit = f.create_block(Some("exit".into()));
+    let elem = Type::Float(ty);
+    let mut c = Cursor::at_end(&mut f, entry);
+    let size = c.size_of(&elem);
+    let count = c.binary(BinOp::UDiv, bytes, size);
+    let zero = c.i64(0);
+    let empty = c.icmp(IntPred::Eq, count, zero);
+    // memmove's ranges may overlap: walk away from the overlap, downwards when the
+    // destination lies below the source, so no adjoint is moved twice.
+    let (d_addr, s_addr) = (c.cast(CastOp::PtrToInt, dst, Type::I64), c.cast(CastOp::PtrToInt, src, Type::I64));
+    let downwards = c.icmp(IntPred::Ult, d_addr, s_addr);
+    let one = c.i64(1);
+    let last = c.binary(BinOp::Sub, count, one);
+    c.cond_br(empty, exit, body);
+    c.switch_to(body);
+    let j = c.emit(InstKind::Phi { incoming: vec![(entry, zero)] }, Type::I64).expect("phi");
+    let back = c.binary(BinOp::Sub, last, j);
+    let i = c.select(downwards, back, j);
+    let pd = c.emit(InstKind::Gep { source_ty: elem.clone(), base: dst, indices: vec![i], inbounds: true }, Type::PTR).expect("gep");
+    let ps = c.emit(InstKind::Gep { source_ty: elem.clone(), base: src, indices: vec![i], inbounds: true }, Type::PTR).expect("gep");
+    let d = c.load(elem.clone(), pd);
+    let s = c.load(elem.clone(), ps);
+    let sum = c.binary(BinOp::FAdd, s, d);
+    c.store(sum, ps);
+    let fzero = c.constant(Constant::float(ty, 0.0));
+    c.store(fzero, pd);
+    let next = c.binary(BinOp::Add, j, one);
+    let more = c.icmp(IntPred::Ult, next, count);
+    c.cond_br(more, body, exit);
+    c.switch_to(exit);
+    c.ret(None);
+    let phi = f.def_inst(j).expect("phi inst");
+    if let InstKind::Phi { incoming } = &mut f.insts[phi].kind {
+        incoming.push((body, next));
+    }
+    f
+}
