@@ -66,7 +66,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             c.store(zero, slot);
             self.slots.insert(v, slot);
         }
-        for (inst, callee) in &self.plan.callees {
+        for (inst, callee) in self.plan.callees.iter().filter(|(_, g)| !g.boxed) {
             self.callee_slots.insert(*inst, c.alloca(callee.tape_ty.clone()));
         }
     }
@@ -278,11 +278,17 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
             Pullback::Callee(callee) => {
                 let tape = self.fetch(ab, b, Field::CalleeTape(inst))?;
-                let slot = self.callee_slots[&inst];
                 let InstKind::Call { args, .. } = &func.insts[inst].kind else { unreachable!("callee pullback on a call") };
                 let args = args.clone();
                 let mut c = Cursor::at_end(&mut self.adj, ab);
-                c.store(tape, slot);
+                // An inline tape goes back into a slot for the callee; a boxed one is its own.
+                let slot = match self.callee_slots.get(&inst) {
+                    Some(slot) => {
+                        c.store(tape, *slot);
+                        *slot
+                    }
+                    None => tape,
+                };
                 let sig = callee.adjoint_sig.clone();
                 let mut adjoint_args = vec![slot];
                 if let Some(dret_ty) = sig.params.get(1) {
@@ -290,6 +296,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     adjoint_args.push(d.unwrap_or_else(|| c.constant(zero)));
                 }
                 let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
+                if callee.boxed {
+                    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![slot]);
+                }
                 let mut k = 0;
                 for (a, arg) in args.iter().zip(&callee.args) {
                     if *arg == ArgActivity::Active {

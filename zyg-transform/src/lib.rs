@@ -78,6 +78,12 @@ pub struct Generated {
     pub args: Vec<ArgActivity>,
     /// The primal's signature (see `primal_signature`).
     pub primal_sig: Signature,
+    /// Calls into a function still being generated (recursion) keep its tape on the heap:
+    /// `tape_ty` is then a pointer, allocated with `tape_size()` bytes before the call and
+    /// freed after the adjoint's call, one tape per activation.
+    pub boxed: bool,
+    /// `() -> i64`: the size of the tape, for boxed calls.
+    pub tape_size: String,
 }
 
 /// A generated gradient function: `name(args...) -> { gradients of the active params }`,
@@ -93,7 +99,7 @@ pub enum Pullback {
     /// A table rule: one adjoint expression per operand (call arguments for calls).
     Rule(Vec<Option<E>>),
     /// A differentiated callee: its own adjoint, fed its tape.
-    Callee(Generated),
+    Callee(Box<Generated>),
     /// `shadow(ptr) += adjoint`.
     Load,
     /// `adjoint(value) += shadow(ptr); shadow(ptr) = 0`.
@@ -146,6 +152,8 @@ pub struct Differentiator<'m> {
     namespace: String,
     /// Float types whose memcpy adjoint helper is already in `output`.
     copy_helpers: HashSet<zyg_ir::FloatTy>,
+    /// Specs some call reached recursively: they also get a `tapesize` function.
+    boxed: HashSet<Spec>,
 }
 
 impl<'m> Differentiator<'m> {
@@ -155,6 +163,7 @@ impl<'m> Differentiator<'m> {
         Differentiator {
             namespace: namespace.to_string(),
             copy_helpers: HashSet::new(),
+            boxed: HashSet::new(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
@@ -232,7 +241,9 @@ impl<'m> Differentiator<'m> {
         }
         let func = self.function(&spec.function)?;
         if self.in_progress.contains(spec) {
-            return Err(TransformError::in_function(func, "recursive functions are not differentiated yet"));
+            // Recursion: the tape's type is not known yet, so this call boxes it.
+            self.boxed.insert(spec.clone());
+            return Ok(self.declared(func, spec, Type::PTR, true));
         }
         if func.params.len() != spec.args.len() {
             return Err(TransformError::in_function(func, "the request's argument count does not match the function"));
@@ -255,8 +266,38 @@ impl<'m> Differentiator<'m> {
         let result = self.generate(func, spec);
         self.in_progress.pop();
         let generated = result?;
+        if self.boxed.contains(spec) {
+            self.output.push(tape_size_function(&generated));
+        }
         self.generated.insert(spec.clone(), generated.clone());
         Ok(generated)
+    }
+
+    /// Names and signatures of `spec`'s primal and adjoint, which do not depend on its body.
+    fn declared(&self, func: &Function, spec: &Spec, tape_ty: Type, boxed: bool) -> Generated {
+        let suffix = spec.suffix();
+        let name = |part: &str| format!("{}.{}.{part}.{suffix}", func.name, self.namespace);
+        let grads: Vec<Type> = func
+            .params
+            .iter()
+            .zip(&spec.args)
+            .filter(|(_, a)| **a == ArgActivity::Active)
+            .map(|(p, _)| func.ty(*p).clone())
+            .collect();
+        let mut adjoint_params = vec![Type::PTR];
+        if func.sig.ret.is_float() {
+            adjoint_params.push(func.sig.ret.clone());
+        }
+        Generated {
+            primal: name("primal"),
+            adjoint: name("adjoint"),
+            adjoint_sig: Signature::new(adjoint_params, Type::structure(grads)),
+            tape_ty,
+            args: spec.args.clone(),
+            primal_sig: primal_signature(&func.sig, &spec.args),
+            boxed,
+            tape_size: name("tapesize"),
+        }
     }
 
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
@@ -287,7 +328,7 @@ impl<'m> Differentiator<'m> {
                     }
                     (Pullback::Callee(g), _) => {
                         needs.callee_tapes.push((inst, g.tape_ty.clone()));
-                        callees.insert(inst, g.clone());
+                        callees.insert(inst, (**g).clone());
                     }
                     (Pullback::Load, InstKind::Load { ptr, .. }) | (Pullback::Store, InstKind::Store { ptr, .. })
                         if seen_shadows.insert(*ptr) =>
@@ -339,21 +380,7 @@ impl<'m> Differentiator<'m> {
             callees,
             returns,
         };
-        let suffix = spec.suffix();
-        let primal_name = format!("{}.{}.primal.{suffix}", func.name, self.namespace);
-        let adjoint_name = format!("{}.{}.adjoint.{suffix}", func.name, self.namespace);
-        let grads: Vec<Type> = func
-            .params
-            .iter()
-            .zip(&spec.args)
-            .filter(|(_, a)| **a == ArgActivity::Active)
-            .map(|(p, _)| func.ty(*p).clone())
-            .collect();
-        let mut adjoint_params = vec![Type::PTR];
-        if func.sig.ret.is_float() {
-            adjoint_params.push(func.sig.ret.clone());
-        }
-        let adjoint_sig = Signature::new(adjoint_params, Type::structure(grads));
+        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), false);
         for pullback in plan.pullbacks.values() {
             if let Pullback::MemCopy(elem) = pullback {
                 if self.copy_helpers.insert(*elem) {
@@ -361,18 +388,11 @@ impl<'m> Differentiator<'m> {
                 }
             }
         }
-        let primal = primal::build(&plan, &primal_name);
-        let adjoint = adjoint::build(&plan, &adjoint_name, adjoint_sig.clone())?;
+        let primal = primal::build(&plan, &generated.primal);
+        let adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
         self.output.push(primal);
         self.output.push(adjoint);
-        Ok(Generated {
-            primal: primal_name,
-            adjoint: adjoint_name,
-            adjoint_sig,
-            tape_ty: plan.layout.tape_ty.clone(),
-            args: spec.args.clone(),
-            primal_sig: primal_signature(&func.sig, &spec.args),
-        })
+        Ok(generated)
     }
 
     /// Rules before decomposition: a known rule for a call wins; otherwise differentiate
@@ -432,7 +452,7 @@ impl<'m> Differentiator<'m> {
                             })
                             .collect(),
                     };
-                    return Ok(Pullback::Callee(self.ensure(&spec)?));
+                    return Ok(Pullback::Callee(Box::new(self.ensure(&spec)?)));
                 }
                 Err(TransformError::at(
                     func,
@@ -448,6 +468,18 @@ impl<'m> Differentiator<'m> {
             }),
         }
     }
+}
+
+/// `() -> i64`, the byte size of a generated tape (for calls that allocate it).
+fn tape_size_function(g: &Generated) -> Function {
+    let mut f = Function::new(g.tape_size.clone(), Signature::new(vec![], Type::I64));
+    f.linkage = Linkage::Internal;
+    f.attributes = vec!["alwaysinline".into()];
+    let entry = f.create_block(Some("entry".into()));
+    let mut c = builder::Cursor::at_end(&mut f, entry);
+    let size = c.size_of(&g.tape_ty);
+    c.ret(Some(size));
+    f
 }
 
 /// The primal values (alphas) an active instruction's rule reads.

@@ -9,7 +9,7 @@ use crate::stack;
 use crate::tape::{Field, Storage};
 use crate::{ArgActivity, Plan};
 use std::collections::HashMap;
-use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Type, Value};
+use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
 
 pub fn build(plan: &Plan, name: &str) -> Function {
     let mut p = plan.func.clone();
@@ -40,13 +40,27 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         c.store(zero, memory);
         shadows.insert(alloca, memory);
     }
+    // A callee's tape: a slot on the stack, copied into the record after the call; or, for a
+    // recursive call, heap memory whose pointer goes into the record.
     let mut callee_slots = HashMap::new();
-    for (inst, callee) in &plan.callees {
+    for (inst, callee) in plan.callees.iter().filter(|(_, g)| !g.boxed) {
         callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
     }
     shadow_instructions(plan, &mut p, &mut shadows);
+    let mut boxed_tapes = HashMap::new();
+    for (inst, callee) in plan.callees.iter().filter(|(_, g)| g.boxed) {
+        let b = plan.block_of[inst];
+        let at = position(&p, b, *inst);
+        let mut c = Cursor { func: &mut p, block: b, at: Some(at) };
+        let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("size");
+        let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
+        boxed_tapes.insert(*inst, memory);
+    }
     for (inst, callee) in &plan.callees {
-        let slot = callee_slots[inst].0;
+        let slot = match boxed_tapes.get(inst) {
+            Some(memory) => *memory,
+            None => callee_slots[inst].0,
+        };
         if let InstKind::Call { callee: target, sig, args } = &mut p.insts[*inst].kind {
             let extra: Vec<Value> = args
                 .iter()
@@ -72,10 +86,13 @@ pub fn build(plan: &Plan, name: &str) -> Function {
                 Field::Value(v) => *v,
                 Field::Shadow(v) => shadows[v],
                 Field::PredId => pred_ids[&b],
-                Field::CalleeTape(inst) => {
-                    let (slot, ty) = &callee_slots[inst];
-                    c.load(ty.clone(), *slot)
-                }
+                Field::CalleeTape(inst) => match boxed_tapes.get(inst) {
+                    Some(memory) => *memory,
+                    None => {
+                        let (slot, ty) = &callee_slots[inst];
+                        c.load(ty.clone(), *slot)
+                    }
+                },
             })
             .collect();
         let place = c.field_ptr(tape_ty, tape, &[record.tape_index]);
@@ -169,7 +186,7 @@ fn shadow_allocation(p: &mut Function, kind: &InstKind, args: &[Value]) -> InstK
         let Type::Int(bits) = size_ty else { return kind.clone() };
         (p.constant_value(Constant::int(bits, 1)), args[0])
     };
-    let sig = zyg_ir::Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
+    let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
     InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![count, size] }
 }
 

@@ -122,8 +122,10 @@ fn errors_name_the_construct() {
     assert!(e.to_string().contains("no derivative is known for `mystery`"), "{e}");
     let e = d.gradient(&Spec { function: "h".into(), args: vec![Active, Const] }).unwrap_err();
     assert!(e.to_string().contains("stored to memory"), "{e}");
-    let e = d.gradient(&Spec { function: "r".into(), args: vec![Active] }).unwrap_err();
-    assert!(e.to_string().contains("recursive"), "{e}");
+    // Recursion is differentiated, with heap tapes and a tape-size function.
+    let g = d.gradient(&Spec { function: "r".into(), args: vec![Active] }).unwrap();
+    assert_eq!(g.name, "r.zyg.grad.a");
     let e = d.gradient(&Spec { function: "nope".into(), args: vec![] }).unwrap_err();
     assert!(e.to_string().contains("needs the body"), "{e}");
+    assert!(d.finish().iter().any(|f| f.name == "r.zyg.tapesize.a"));
 }
