@@ -361,36 +361,75 @@ unsafe fn build_replacement(
     }
 }
 
-/// Builds a value of the call's struct, array or vector type from the gradients.
+/// Builds a value of the call's struct, array or vector type from the gradients. The C ABI
+/// may pack neighbouring floats into vectors (`{ <2 x float>, float }` for three floats), so
+/// the gradients fill the type's scalar leaves in order, lanes included.
 unsafe fn aggregate(
     b: LLVMBuilderRef,
     ty: LLVMTypeRef,
     outs: u32,
     field: &dyn Fn(u32) -> LLVMValueRef,
 ) -> std::result::Result<LLVMValueRef, String> {
-    let name = c"".as_ptr();
-    let (count, vector) = match LLVMGetTypeKind(ty) {
-        LLVMTypeKind::LLVMStructTypeKind => (LLVMCountStructElementTypes(ty), false),
-        LLVMTypeKind::LLVMArrayTypeKind => (LLVMGetArrayLength2(ty) as u32, false),
-        LLVMTypeKind::LLVMVectorTypeKind => (LLVMGetVectorSize(ty), true),
-        _ => return Err(format!("cannot return gradients as `{}`", type_text(ty))),
-    };
-    if count != outs {
-        return Err(format!("the request's result `{}` has {count} fields but there are {outs} `out` arguments", type_text(ty)));
+    if !matches!(
+        LLVMGetTypeKind(ty),
+        LLVMTypeKind::LLVMStructTypeKind | LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind
+    ) {
+        return Err(format!("cannot return gradients as `{}`", type_text(ty)));
     }
+    let leaves = count_leaves(ty);
+    if leaves != outs {
+        return Err(format!(
+            "the request's result `{}` holds {leaves} values but there are {outs} `out` arguments",
+            type_text(ty)
+        ));
+    }
+    let mut next = 0;
+    fill(b, ty, &mut next, field)
+}
+
+/// How many scalars a (possibly nested) aggregate holds.
+unsafe fn count_leaves(ty: LLVMTypeRef) -> u32 {
+    match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMStructTypeKind => {
+            (0..LLVMCountStructElementTypes(ty)).map(|i| count_leaves(LLVMStructGetTypeAtIndex(ty, i))).sum()
+        }
+        LLVMTypeKind::LLVMArrayTypeKind => LLVMGetArrayLength2(ty) as u32 * count_leaves(LLVMGetElementType(ty)),
+        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetVectorSize(ty),
+        _ => 1,
+    }
+}
+
+/// A value of type `ty` whose scalar leaves are gradients `*next`, `*next + 1`, ...
+unsafe fn fill(
+    b: LLVMBuilderRef,
+    ty: LLVMTypeRef,
+    next: &mut u32,
+    field: &dyn Fn(u32) -> LLVMValueRef,
+) -> std::result::Result<LLVMValueRef, String> {
+    let name = c"".as_ptr();
     let mut value = LLVMGetUndef(ty);
-    for i in 0..count {
-        let elem_ty = match LLVMGetTypeKind(ty) {
-            LLVMTypeKind::LLVMStructTypeKind => LLVMStructGetTypeAtIndex(ty, i),
-            _ => LLVMGetElementType(ty),
-        };
-        let v = convert(b, field(i), elem_ty)?;
-        value = if vector {
-            let idx = LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(ty)), u64::from(i), 0);
-            LLVMBuildInsertElement(b, value, v, idx, name)
-        } else {
-            LLVMBuildInsertValue(b, value, v, i, name)
-        };
+    match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMStructTypeKind | LLVMTypeKind::LLVMArrayTypeKind => {
+            let is_struct = LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMStructTypeKind;
+            let n = if is_struct { LLVMCountStructElementTypes(ty) } else { LLVMGetArrayLength2(ty) as u32 };
+            for i in 0..n {
+                let elem_ty = if is_struct { LLVMStructGetTypeAtIndex(ty, i) } else { LLVMGetElementType(ty) };
+                let elem = fill(b, elem_ty, next, field)?;
+                value = LLVMBuildInsertValue(b, value, elem, i, name);
+            }
+        }
+        LLVMTypeKind::LLVMVectorTypeKind => {
+            let i32_ty = LLVMInt32TypeInContext(LLVMGetTypeContext(ty));
+            for lane in 0..LLVMGetVectorSize(ty) {
+                let v = convert(b, field(*next), LLVMGetElementType(ty))?;
+                *next += 1;
+                value = LLVMBuildInsertElement(b, value, v, LLVMConstInt(i32_ty, u64::from(lane), 0), name);
+            }
+        }
+        _ => {
+            value = convert(b, field(*next), ty)?;
+            *next += 1;
+        }
     }
     Ok(value)
 }
