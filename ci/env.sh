@@ -6,3 +6,10 @@ case ":$PATH:" in
   *:/usr/lib/llvm-22/bin:*) ;;
   *) export PATH="/usr/lib/llvm-22/bin:$PATH" ;;
 esac
+# lit from PyPI (ci/setup.sh's fallback) lives in ~/.local/bin; Debian's comes first.
+if [ -n "${HOME:-}" ] && [ -d "$HOME/.local/bin" ]; then
+  case ":$PATH:" in
+    *:"$HOME/.local/bin":*) ;;
+    *) export PATH="$PATH:$HOME/.local/bin" ;;
+  esac
+fi

@@ -27,10 +27,22 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
-# lit comes with llvm-22-tools; fall back to PyPI's when Debian's does not run.
+# lit comes with llvm-22-tools; fall back to PyPI's when Debian's does not run. Debian 12
+# marks its Python as externally managed (PEP 668), so pip installs for this user, and
+# needs python3-pip.
 if /usr/lib/llvm-22/bin/lit --version >/dev/null 2>&1; then
-  echo "setup: lit $(/usr/lib/llvm-22/bin/lit --version 2>&1 | head -n1)"
-elif ! command -v lit >/dev/null 2>&1; then
-  echo "setup: installing lit from PyPI"
-  python3 -m pip install --quiet lit
+  echo "setup: lit $(/usr/lib/llvm-22/bin/lit --version 2>&1 | head -n1) (/usr/lib/llvm-22/bin/lit)"
+elif command -v lit >/dev/null 2>&1 && lit --version >/dev/null 2>&1; then
+  echo "setup: lit $(lit --version 2>&1 | head -n1) ($(command -v lit))"
+else
+  echo "setup: /usr/lib/llvm-22/bin/lit does not run; installing lit from PyPI"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "setup: installing python3-pip"
+    sudo_if_needed apt-get update
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
+  fi
+  python3 -m pip install --quiet --user lit 2>/dev/null ||
+    python3 -m pip install --quiet --user --break-system-packages lit
+  export PATH="$HOME/.local/bin:$PATH"
+  echo "setup: lit $(lit --version 2>&1 | head -n1) ($(command -v lit))"
 fi

@@ -21,5 +21,6 @@ set -e
 passed=$(awk -F: '/^ *(Passed|Expectedly Failed) *:/ {n += $2 + 0} END {print n + 0}' "$log")
 failed=$(awk -F: '/^ *(Failed|Unexpectedly Passed|Unresolved|Timed Out) *:/ {n += $2 + 0} END {print n + 0}' "$log")
 rm -f "$log"
-echo "lit: ${passed} passed, ${failed} failed"
+# The last line, read by CI: exactly "N passed, N failed".
+echo "${passed} passed, ${failed} failed"
 exit "$status"

@@ -21,6 +21,7 @@ clangxx = shutil.which("clang++-22") or os.path.join(llvm_bin, "clang++")
 config.substitutions.append(("%zyg", zyg))
 config.substitutions.append(("%clangxx", clangxx))
 config.substitutions.append(("%clang", clang))
+config.substitutions.append(("%FileCheck", os.path.join(llvm_bin, "FileCheck")))
 config.substitutions.append(("%include", os.path.join(config.test_source_root, "include")))
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg

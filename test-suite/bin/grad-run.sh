@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
 # grad-run.sh OPT SRC TMP [CLANG FLAGS...]
+#
 # Compiles the C program SRC to LLVM IR at OPT (-O0, -O2, ...), fills in its gradient
-# requests with `zyg grad`, links the result and runs it; the program's output is ours.
+# requests with `zyg grad`, links the result and runs it; the program's standard output is
+# ours, for FileCheck. Fails (non-zero) as soon as a step fails, the program included.
+#
+#   clang-22 OPT -g [CLANG FLAGS...] -I test-suite/include -S -emit-llvm SRC -o TMP.OPT.ll
+#   zyg grad TMP.OPT.ll -o TMP.OPT.grad.ll
+#   clang-22 TMP.OPT.grad.ll -lm -o TMP.OPT.exe && TMP.OPT.exe
+#
+# Extra arguments after TMP go to the first clang only (e.g. -ffast-math,
+# -fno-math-errno, -march=x86-64-v3). A RUN line that passes flags should also give TMP
+# a suffix of its own (`%t.fast`), so that its files do not overwrite the plain run's.
+# The link compiles zyg's output as it is (no -O), so what runs is what zyg wrote.
+# $ZYG names the zyg binary and $CLANG the compiler (lit.cfg.py sets both).
 set -euo pipefail
+if [ $# -lt 3 ]; then
+  echo "usage: grad-run.sh OPT SRC TMP [CLANG FLAGS...]" >&2
+  exit 2
+fi
 opt=$1 src=$2 tmp=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 clang=${CLANG:-clang-22}
 zyg=${ZYG:?ZYG must name the zyg binary}
-base="$tmp$opt"
+base="$tmp.${opt#-}"
 "$clang" "$opt" -g "$@" -I "$here/../include" -S -emit-llvm "$src" -o "$base.ll"
 "$zyg" grad "$base.ll" -o "$base.grad.ll"
-"$clang" "$opt" "$base.grad.ll" -lm -o "$base.exe"
+"$clang" "$base.grad.ll" -lm -o "$base.exe"
 # Exit status 126 is ETXTBSY: another test's fork can briefly hold the just-linked binary
 # open for writing. It is a race of parallel runners, not a test result, so try again.
 for attempt in 1 2 3; do

@@ -1,8 +1,11 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
 // RUN: %grad-run -O2 %s %t | FileCheck %s
+// fmod is a call to libm's fmod unless errno is off: then clang writes the frem instruction.
+// RUN: %grad-run -O0 %s %t.noerrno -fno-math-errno | FileCheck %s
+// RUN: %grad-run -O2 %s %t.noerrno -fno-math-errno | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// frem (C's % on doubles via fmod at some levels) and fneg.
+// frem (fmod) and fneg: d fmod(a, b) = (1, -trunc(a / b)), away from a / b integer.
 #include "zyg_check.h"
 
 double f(double x, double y) { return -fmod(x * x, y) + -(x * y); }
