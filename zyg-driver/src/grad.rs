@@ -65,6 +65,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     };
 
     let mut diff = Differentiator::new(&read.module, &namespace(&module));
+    diff.set_custom_rules(crate::custom::custom_rules(&module, path)?);
     let mut grads = Vec::new();
     for r in &requests {
         let spec = Spec { function: r.function.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };

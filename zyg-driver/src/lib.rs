@@ -2,6 +2,7 @@
 //! them, running the transform, filling in the C entry points, optimising and writing.
 
 pub mod callsite;
+pub mod custom;
 pub mod error;
 pub mod grad;
 pub mod header;

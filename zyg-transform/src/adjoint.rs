@@ -208,6 +208,10 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 c.store(zero, shadow);
                 self.accumulate(ab, *value, d);
             }
+            Pullback::Custom(rule) => {
+                let rule = rule.clone();
+                self.custom(ab, b, inst, &rule, d)?;
+            }
             Pullback::MemSet | Pullback::MemCopy(_) => {
                 let (_, dst, src, bytes) = crate::memory::mem_op(&func.insts[inst].kind).expect("a memory call");
                 let bytes = self.alpha(ab, bytes)?;
@@ -309,6 +313,57 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 }
             }
             Pullback::Phi => {}
+        }
+        Ok(())
+    }
+
+    /// A registered derivative: the reverse gets the arguments (each pointer followed by its
+    /// shadow), the result's adjoint and the tape, and returns every float argument's adjoint.
+    fn custom(
+        &mut self,
+        at: Block,
+        b: Block,
+        inst: Inst,
+        rule: &crate::custom::CustomRule,
+        d: Option<Value>,
+    ) -> Result<(), TransformError> {
+        let func = self.plan.func;
+        let InstKind::Call { args, sig, .. } = func.insts[inst].kind.clone() else { return Ok(()) };
+        let mut reverse_args = Vec::new();
+        for &a in &args {
+            reverse_args.push(self.alpha(at, a)?);
+            if func.ty(a).is_ptr() {
+                let shadow = if self.plan.activity.has_shadow(a) {
+                    self.shadow(at, b, a)?
+                } else {
+                    self.adj.constant_value(Constant::Null(0))
+                };
+                reverse_args.push(shadow);
+            }
+        }
+        if sig.ret.is_float() {
+            let zero = Constant::Zero(sig.ret.clone());
+            reverse_args.push(d.unwrap_or_else(|| self.adj.constant_value(zero)));
+        }
+        if rule.has_tape() {
+            reverse_args.push(self.fetch(at, b, Field::CalleeTape(inst))?);
+        }
+        let (reverse, reverse_sig) = rule.reverse();
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        let Some(grads) = c.call(reverse, reverse_sig.clone(), reverse_args) else { return Ok(()) };
+        let floats: Vec<Value> = args.iter().copied().filter(|a| func.ty(*a).is_float()).collect();
+        match reverse_sig.ret.clone() {
+            Type::Struct(fields) => {
+                for (k, a) in floats.iter().enumerate().take(fields.len()) {
+                    let g = Cursor::at_end(&mut self.adj, at).extract(grads, k as u32);
+                    self.accumulate(at, *a, g);
+                }
+            }
+            _ => {
+                if let Some(a) = floats.first() {
+                    self.accumulate(at, *a, grads);
+                }
+            }
         }
         Ok(())
     }

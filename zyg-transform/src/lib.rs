@@ -10,6 +10,7 @@
 pub mod activity;
 pub mod adjoint;
 pub mod builder;
+pub mod custom;
 pub mod error;
 pub mod memory;
 pub mod primal;
@@ -110,6 +111,8 @@ pub enum Pullback {
     ReduceFAdd,
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
     Allocation,
+    /// A derivative the user registered for the callee.
+    Custom(Box<custom::CustomRule>),
     /// `memset`: the shadow of the bytes set is zeroed.
     MemSet,
     /// `memcpy`/`memmove` of elements of this float type: the destination's adjoint goes
@@ -154,6 +157,8 @@ pub struct Differentiator<'m> {
     copy_helpers: HashSet<zyg_ir::FloatTy>,
     /// Specs some call reached recursively: they also get a `tapesize` function.
     boxed: HashSet<Spec>,
+    /// Derivatives registered by the user, by function name.
+    custom: HashMap<String, custom::CustomRule>,
 }
 
 impl<'m> Differentiator<'m> {
@@ -164,12 +169,19 @@ impl<'m> Differentiator<'m> {
             namespace: namespace.to_string(),
             copy_helpers: HashSet::new(),
             boxed: HashSet::new(),
+            custom: HashMap::new(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
             in_progress: Vec::new(),
             output: stack::helpers(namespace),
         }
+    }
+
+    /// Registers user derivatives: calls to their functions use them instead of
+    /// differentiating the body.
+    pub fn set_custom_rules(&mut self, rules: impl IntoIterator<Item = custom::CustomRule>) {
+        self.custom.extend(rules.into_iter().map(|r| (r.function.clone(), r)));
     }
 
     /// The generated functions, callees first.
@@ -335,6 +347,19 @@ impl<'m> Differentiator<'m> {
                     {
                         needs.shadows.push(*ptr);
                     }
+                    (Pullback::Custom(rule), InstKind::Call { args, .. }) => {
+                        for &a in args {
+                            if func.constant(a).is_none() && seen.insert(a) {
+                                needs.values.push(a);
+                            }
+                            if activity.has_shadow(a) && seen_shadows.insert(a) {
+                                needs.shadows.push(a);
+                            }
+                        }
+                        if rule.has_tape() {
+                            needs.callee_tapes.push((inst, Type::PTR));
+                        }
+                    }
                     (Pullback::MemSet | Pullback::MemCopy(_), kind) => {
                         let (_, dst, src, bytes) = memory::mem_op(kind).expect("a memory call");
                         for p in [dst, src] {
@@ -401,6 +426,23 @@ impl<'m> Differentiator<'m> {
         let kind = &func.insts[inst].kind;
         match kind {
             InstKind::Phi { .. } => Ok(Pullback::Phi),
+            InstKind::Call { callee: Callee::Direct(name), sig, .. } if self.custom.contains_key(&**name) => {
+                let rule = self.custom[&**name].clone();
+                let (reverse, reverse_sig) = rule.reverse();
+                let expected = rule.expected_reverse_params(&sig.params, &sig.ret);
+                if reverse_sig.params.len() != expected {
+                    return Err(TransformError::at(
+                        func,
+                        inst,
+                        format!(
+                            "the registered derivative `{reverse}` of `{name}` takes {} parameters, but zyg passes {expected} \
+                             (the arguments, a shadow after each pointer, the result's adjoint, the tape)",
+                            reverse_sig.params.len()
+                        ),
+                    ));
+                }
+                Ok(Pullback::Custom(Box::new(rule)))
+            }
             InstKind::Load { .. } => Ok(Pullback::Load),
             InstKind::Store { .. } => Ok(Pullback::Store),
             InstKind::ExtractElement { .. } | InstKind::InsertElement { .. } | InstKind::ShuffleVector { .. } => {

@@ -7,7 +7,8 @@
 use crate::builder::Cursor;
 use crate::stack;
 use crate::tape::{Field, Storage};
-use crate::{ArgActivity, Plan};
+use crate::custom::CustomKind;
+use crate::{ArgActivity, Plan, Pullback};
 use std::collections::HashMap;
 use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
 
@@ -56,6 +57,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
         boxed_tapes.insert(*inst, memory);
     }
+    let custom_tapes = custom_forward(plan, &mut p, &shadows);
     for (inst, callee) in &plan.callees {
         let slot = match boxed_tapes.get(inst) {
             Some(memory) => *memory,
@@ -86,7 +88,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
                 Field::Value(v) => *v,
                 Field::Shadow(v) => shadows[v],
                 Field::PredId => pred_ids[&b],
-                Field::CalleeTape(inst) => match boxed_tapes.get(inst) {
+                Field::CalleeTape(inst) => match boxed_tapes.get(inst).or(custom_tapes.get(inst)) {
                     Some(memory) => *memory,
                     None => {
                         let (slot, ty) = &callee_slots[inst];
@@ -119,6 +121,44 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         }
     }
     p
+}
+
+/// Calls with a registered Enzyme-style derivative run its augmented forward: just before
+/// the call when it returns only the tape (the call still computes the result), or in place
+/// of it when it returns `{ tape, result }`. Returns each call's tape.
+fn custom_forward(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) -> HashMap<Inst, Value> {
+    let mut tapes = HashMap::new();
+    let mut calls: Vec<Inst> = plan.pullbacks.keys().copied().collect();
+    calls.sort_unstable();
+    for inst in calls {
+        let Some(Pullback::Custom(rule)) = plan.pullbacks.get(&inst) else { continue };
+        let CustomKind::Enzyme { augmented, augmented_sig, .. } = &rule.kind else { continue };
+        let InstKind::Call { args, .. } = p.insts[inst].kind.clone() else { continue };
+        let mut aug_args = Vec::new();
+        for a in args {
+            aug_args.push(a);
+            if p.ty(a).is_ptr() {
+                aug_args.push(shadows.get(&a).copied().unwrap_or_else(|| p.constant_value(Constant::Null(0))));
+            }
+        }
+        let b = plan.block_of[&inst];
+        let at = position(p, b, inst);
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        let out = c.call(augmented, augmented_sig.clone(), aug_args);
+        match (&augmented_sig.ret, out) {
+            (Type::Struct(_), Some(pair)) => {
+                let tape = c.extract(pair, 0);
+                tapes.insert(inst, tape);
+                // The call's own result now comes from the augmented forward.
+                p.insts[inst].kind = InstKind::ExtractValue { agg: pair, indices: vec![1] };
+            }
+            (Type::Ptr(_), Some(tape)) => {
+                tapes.insert(inst, tape);
+            }
+            _ => {}
+        }
+    }
+    tapes
 }
 
 fn sorted(map: &HashMap<Value, u32>) -> Vec<(Value, u32)> {

@@ -9,5 +9,5 @@ pub mod reader;
 pub mod writer;
 
 pub use raw::value_name;
-pub use reader::{read_functions, ReadError, ReadModule};
+pub use reader::{read_functions, signature_of, ReadError, ReadModule};
 pub use writer::{write_function, WriteError};

@@ -268,6 +268,12 @@ impl FunctionReader {
     }
 }
 
+/// The signature of a function of a live module.
+pub fn signature_of(f: inkwell::values::FunctionValue<'_>) -> Result<Signature, String> {
+    // SAFETY: `f` is a function of a live module; its value type is a function type.
+    unsafe { read_signature(LLVMGlobalGetValueType(f.as_value_ref())) }
+}
+
 /// The signature of an LLVM function type.
 unsafe fn read_signature(fn_ty: LLVMTypeRef) -> Result<Signature, String> {
     let n = LLVMCountParamTypes(fn_ty);
