@@ -11,7 +11,9 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
 use inkwell::module::Module;
+use std::collections::HashMap;
 use std::path::Path;
+use zyg_transform::Entry;
 
 /// How one argument of a request is treated (Enzyme's markers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +64,10 @@ const MARKERS: &[(&str, ArgKind)] = &[
 /// One call site asking for a gradient.
 pub struct Request {
     pub call: LLVMValueRef,
+    /// What it asks for: a gradient, or split mode's forward or reverse half.
+    pub entry: Entry,
+    /// The reverse half's extra arguments: the result's adjoint (for float results), the tape.
+    pub extra: Vec<LLVMValueRef>,
     pub function: String,
     pub kinds: Vec<ArgKind>,
     /// The primal argument for each parameter of `function`.
@@ -76,8 +82,18 @@ pub struct Request {
     pub place: String,
 }
 
-pub fn is_request_name(name: &str) -> bool {
-    name.contains("__enzyme_autodiff") || name.contains("__zyg_autodiff")
+/// The entry point a function name asks for, if it is a request.
+pub fn request_entry(name: &str) -> Option<Entry> {
+    let has = |what: &str| name.contains(&format!("__enzyme_{what}")) || name.contains(&format!("__zyg_{what}"));
+    if has("autodiff") {
+        Some(Entry::Gradient)
+    } else if has("augmentfwd") {
+        Some(Entry::Augmented)
+    } else if has("reverse") {
+        Some(Entry::Reverse)
+    } else {
+        None
+    }
 }
 
 /// Every request in the module, in program order.
@@ -92,8 +108,10 @@ pub fn find_requests(module: &Module, path: &Path) -> Result<Vec<Request>> {
                 while !inst.is_null() {
                     if !LLVMIsACallInst(inst).is_null() {
                         let callee = LLVMGetCalledValue(inst);
-                        if !LLVMIsAFunction(callee).is_null() && is_request_name(&name_of(callee)) {
-                            out.push(parse_request(inst, path)?);
+                        if !LLVMIsAFunction(callee).is_null() {
+                            if let Some(entry) = request_entry(&name_of(callee)) {
+                                out.push(parse_request(inst, entry, path)?);
+                            }
                         }
                     }
                     inst = LLVMGetNextInstruction(inst);
@@ -163,7 +181,7 @@ unsafe fn marker(v: LLVMValueRef) -> Option<std::result::Result<ArgKind, String>
         .then(|| Err(format!("the activity marker `{name}` is not supported yet")))
 }
 
-unsafe fn parse_request(call: LLVMValueRef, path: &Path) -> Result<Request> {
+unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result<Request> {
     let place = place_of(call);
     let fail = |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{place}: {message}") };
     let n = LLVMGetNumArgOperands(call);
@@ -214,10 +232,20 @@ unsafe fn parse_request(call: LLVMValueRef, path: &Path) -> Result<Request> {
         values.push(value);
         shadows.push(shadow);
     }
+    // The reverse half also takes the result's adjoint (for a float result) and the tape.
+    let mut extra: Vec<LLVMValueRef> = Vec::new();
+    if entry == Entry::Reverse {
+        let returns_float = is_float(LLVMGetReturnType(fn_ty));
+        extra = rest.by_ref().take(usize::from(returns_float) + 1).collect();
+        if extra.len() != usize::from(returns_float) + 1 {
+            let what = if returns_float { "the result's adjoint and the tape" } else { "the tape" };
+            return Err(fail(format!("the reverse call for `{function}` must end with {what}")));
+        }
+    }
     if rest.next().is_some() {
         return Err(fail(format!("too many arguments for `{function}`, which takes {nparams}")));
     }
-    Ok(Request { call, function, kinds, values, shadows, sret, markers, place })
+    Ok(Request { call, entry, extra, function, kinds, values, shadows, sret, markers, place })
 }
 
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.
@@ -276,28 +304,41 @@ pub(crate) fn type_text(t: LLVMTypeRef) -> String {
     }
 }
 
-/// Replaces the request's call with a call to `gradient`, which returns a struct of the
-/// `out` gradients in argument order.
-pub(crate) fn rewrite(request: &Request, gradient: LLVMValueRef, path: &Path) -> Result<()> {
-    let fail = |message: String| DriverError::Request {
-        path: path.to_path_buf(),
-        message: format!("{}: {message}", request.place),
-    };
-    // SAFETY: the call, its function and `gradient` are live in the same module.
-    unsafe {
-        let call = request.call;
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
-        let b = LLVMCreateBuilderInContext(ctx);
-        LLVMPositionBuilderBefore(b, call);
-        // The replacement keeps the request's source location.
-        LLVMSetCurrentDebugLocation2(b, inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call));
-        let result = build_replacement(b, request, gradient);
-        LLVMDisposeBuilder(b);
-        let replacement = result.map_err(fail)?;
-        if let Some(r) = replacement {
-            LLVMReplaceAllUsesWith(call, r);
+/// Replaces each request's call with a call to its gradient function (which returns a struct
+/// of the `out` gradients in argument order), and then deletes the requests' calls.
+///
+/// One request can use another's result: the reverse half of split mode takes the tape the
+/// forward half returned. So the old calls stay until all are rewritten, and a request's
+/// arguments go through `replaced`: an argument that is an earlier request's call becomes
+/// that call's replacement, and one rewritten later is caught by its replace-all-uses.
+pub(crate) fn rewrite_all(requests: &[Request], gradients: &[LLVMValueRef], path: &Path) -> Result<()> {
+    let mut replaced: HashMap<LLVMValueRef, LLVMValueRef> = HashMap::new();
+    for (request, &gradient) in requests.iter().zip(gradients) {
+        let fail = |message: String| DriverError::Request {
+            path: path.to_path_buf(),
+            message: format!("{}: {message}", request.place),
+        };
+        // SAFETY: the call, its function and `gradient` are live in the same module; the
+        // requests' calls are erased only after the loop.
+        unsafe {
+            let call = request.call;
+            let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
+            let b = LLVMCreateBuilderInContext(ctx);
+            LLVMPositionBuilderBefore(b, call);
+            // The replacement keeps the request's source location.
+            LLVMSetCurrentDebugLocation2(b, inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call));
+            let result = build_replacement(b, request, gradient, &replaced);
+            LLVMDisposeBuilder(b);
+            if let Some(r) = result.map_err(fail)? {
+                LLVMReplaceAllUsesWith(call, r);
+                replaced.insert(call, r);
+            }
         }
-        LLVMInstructionEraseFromParent(call);
+    }
+    for request in requests {
+        // SAFETY: every use of the call was replaced above (a call whose replacement is
+        // `None` returns nothing its caller uses).
+        unsafe { LLVMInstructionEraseFromParent(request.call) };
     }
     Ok(())
 }
@@ -322,6 +363,7 @@ unsafe fn build_replacement(
     b: LLVMBuilderRef,
     request: &Request,
     gradient: LLVMValueRef,
+    replaced: &HashMap<LLVMValueRef, LLVMValueRef>,
 ) -> std::result::Result<Option<LLVMValueRef>, String> {
     let name = c"".as_ptr();
     let fn_ty = LLVMGlobalGetValueType(gradient);
@@ -333,11 +375,16 @@ unsafe fn build_replacement(
         given.push(*v);
         given.extend(*shadow);
     }
+    given.extend(&request.extra);
     let mut args = Vec::new();
     for (v, p) in given.iter().zip(&params) {
-        args.push(convert(b, *v, *p)?);
+        let v = replaced.get(v).copied().unwrap_or(*v);
+        args.push(convert(b, v, *p)?);
     }
     let grads = LLVMBuildCall2(b, fn_ty, gradient, args.as_mut_ptr(), args.len() as u32, name);
+    if request.entry == Entry::Augmented {
+        return augmented_result(b, request.call, grads);
+    }
     let outs = LLVMCountStructElementTypes(LLVMTypeOf(grads));
     let field = |i: u32| LLVMBuildExtractValue(b, grads, i, name);
     if let Some(sret) = request.sret {
@@ -359,6 +406,38 @@ unsafe fn build_replacement(
         },
         _ => Ok(Some(aggregate(b, ty, outs, &field)?)),
     }
+}
+
+/// The forward half returns the tape, or `{ tape, result }`: give the call what it declared.
+unsafe fn augmented_result(
+    b: LLVMBuilderRef,
+    call: LLVMValueRef,
+    made: LLVMValueRef,
+) -> std::result::Result<Option<LLVMValueRef>, String> {
+    let (want, have) = (LLVMTypeOf(call), LLVMTypeOf(made));
+    let name = c"".as_ptr();
+    Ok(match LLVMGetTypeKind(want) {
+        LLVMTypeKind::LLVMVoidTypeKind => None,
+        _ if want == have => Some(made),
+        LLVMTypeKind::LLVMPointerTypeKind if LLVMGetTypeKind(have) == LLVMTypeKind::LLVMStructTypeKind => {
+            Some(LLVMBuildExtractValue(b, made, 0, name))
+        }
+        LLVMTypeKind::LLVMStructTypeKind if LLVMGetTypeKind(have) == LLVMTypeKind::LLVMStructTypeKind => {
+            let mut value = LLVMGetUndef(want);
+            for i in 0..LLVMCountStructElementTypes(want).min(2) {
+                let field = LLVMBuildExtractValue(b, made, i, name);
+                let field = convert(b, field, LLVMStructGetTypeAtIndex(want, i))?;
+                value = LLVMBuildInsertValue(b, value, field, i, name);
+            }
+            Some(value)
+        }
+        _ => {
+            return Err(format!(
+                "the forward half returns `{}`; declare it to return `void *` (the tape) or a struct {{ void *, result }}",
+                type_text(want)
+            ))
+        }
+    })
 }
 
 /// Builds a value of the call's struct, array or vector type from the gradients. The C ABI

@@ -39,7 +39,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     let requests = callsite::find_requests(&module, path)?;
     tracing::info!(requests = requests.len(), "found gradient requests");
     if requests.is_empty() && opts.function.is_none() {
-        tracing::warn!("{}: no calls to __enzyme_autodiff or __zyg_autodiff, and no --fn: nothing to differentiate", path.display());
+        tracing::warn!("{}: no gradient requests (__enzyme_autodiff and friends) and no --fn: nothing to differentiate", path.display());
     }
 
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
@@ -69,7 +69,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     let mut grads = Vec::new();
     for r in &requests {
         let spec = Spec { function: r.function.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };
-        grads.push(diff.gradient(&spec).map_err(transform_error)?);
+        grads.push(diff.entry(&spec, r.entry).map_err(transform_error)?);
     }
     let mut exported = None;
     if let Some(name) = &opts.function {
@@ -92,10 +92,9 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let fv = zyg_ir::llvm::write_function(&module, f).map_err(|e| llvm(e.to_string()))?;
         fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
     }
-    for (r, g) in requests.iter().zip(&grads) {
-        let fv = module.get_function(&g.name).expect("gradient was written");
-        callsite::rewrite(r, fv.as_value_ref(), path)?;
-    }
+    let written: Vec<_> =
+        grads.iter().map(|g| module.get_function(&g.name).expect("gradient was written").as_value_ref()).collect();
+    callsite::rewrite_all(&requests, &written, path)?;
     callsite::remove_dead_markers(&requests);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     if opts.opt_level > 0 {

@@ -87,6 +87,17 @@ pub struct Generated {
     pub tape_size: String,
 }
 
+/// The entry points a request can ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// `(args) -> gradients`: primal and adjoint in one call, the result's adjoint seeded 1.
+    Gradient,
+    /// Split mode, forward: `(args) -> tape` or `{ tape, result }`; the tape is on the heap.
+    Augmented,
+    /// Split mode, reverse: `(args, [result's adjoint], tape) -> gradients`; frees the tape.
+    Reverse,
+}
+
 /// A generated gradient function: `name(args...) -> { gradients of the active params }`,
 /// where each `dup` parameter is followed by its shadow.
 #[derive(Clone, Debug)]
@@ -149,7 +160,7 @@ pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
 pub struct Differentiator<'m> {
     module: &'m Module,
     generated: HashMap<Spec, Generated>,
-    gradients: HashMap<Spec, Gradient>,
+    gradients: HashMap<(Spec, Entry), Gradient>,
     in_progress: Vec<Spec>,
     output: Vec<Function>,
     namespace: String,
@@ -191,12 +202,22 @@ impl<'m> Differentiator<'m> {
 
     /// The gradient function for `spec`, generating it on first request.
     pub fn gradient(&mut self, spec: &Spec) -> Result<Gradient, TransformError> {
-        if let Some(g) = self.gradients.get(spec) {
+        self.entry(spec, Entry::Gradient)
+    }
+
+    /// An entry point for `spec` (see `Entry`), generated on first request.
+    pub fn entry(&mut self, spec: &Spec, kind: Entry) -> Result<Gradient, TransformError> {
+        if let Some(g) = self.gradients.get(&(spec.clone(), kind)) {
             return Ok(g.clone());
         }
         let generated = self.ensure(spec)?;
         let func = self.function(&spec.function)?;
-        let name = format!("{}.{}.grad.{}", spec.function, self.namespace, spec.suffix());
+        let word = match kind {
+            Entry::Gradient => "grad",
+            Entry::Augmented => "augmented",
+            Entry::Reverse => "reverse",
+        };
+        let name = format!("{}.{}.{word}.{}", spec.function, self.namespace, spec.suffix());
         // Each `dup` parameter is followed by its shadow, as at Enzyme's call sites.
         let mut params = Vec::new();
         for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
@@ -205,33 +226,75 @@ impl<'m> Differentiator<'m> {
                 params.push(Type::PTR);
             }
         }
-        let sig = Signature::new(params, generated.adjoint_sig.ret.clone());
+        let given = params.len();
+        let ret = match kind {
+            Entry::Gradient | Entry::Reverse => generated.adjoint_sig.ret.clone(),
+            Entry::Augmented if func.sig.ret.is_void() => Type::PTR,
+            Entry::Augmented => Type::structure(vec![Type::PTR, func.sig.ret.clone()]),
+        };
+        if kind == Entry::Reverse {
+            params.extend(generated.adjoint_sig.params.get(1).cloned());
+            params.push(Type::PTR);
+        }
+        let sig = Signature::new(params, ret.clone());
         let mut w = Function::new(name.clone(), sig.clone());
         w.linkage = Linkage::Internal;
         let entry = w.create_block(Some("entry".into()));
+        let all = w.params.clone();
         let mut c = builder::Cursor::at_end(&mut w, entry);
-        let tape = c.alloca(generated.tape_ty.clone());
-        let (mut args, mut shadows) = (Vec::new(), Vec::new());
-        let mut given = c.func.params.clone().into_iter();
-        for arg in &spec.args {
-            args.extend(given.next());
-            if *arg == ArgActivity::Dup {
-                shadows.extend(given.next());
+        let tape = match kind {
+            Entry::Gradient => c.alloca(generated.tape_ty.clone()),
+            Entry::Augmented => {
+                let size = c.size_of(&generated.tape_ty);
+                c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("malloc returns")
+            }
+            Entry::Reverse => *all.last().expect("the tape parameter"),
+        };
+        if kind != Entry::Reverse {
+            let (mut args, mut shadows) = (Vec::new(), Vec::new());
+            let mut given = all[..given].iter().copied();
+            for arg in &spec.args {
+                args.extend(given.next());
+                if *arg == ArgActivity::Dup {
+                    shadows.extend(given.next());
+                }
+            }
+            args.extend(shadows);
+            args.push(tape);
+            let result = c.call(&generated.primal, generated.primal_sig.clone(), args);
+            if kind == Entry::Augmented {
+                // The tape is opaque to the caller, handed back to the reverse entry.
+                let out = match result {
+                    Some(r) => {
+                        let pair = c.constant(Constant::Poison(ret));
+                        let pair = c.insert(pair, tape, 0);
+                        c.insert(pair, r, 1)
+                    }
+                    None => tape,
+                };
+                c.ret(Some(out));
+                return Ok(self.finish_entry(spec, kind, w, name, sig));
             }
         }
-        args.extend(shadows);
-        args.push(tape);
-        c.call(&generated.primal, generated.primal_sig.clone(), args);
         let mut adjoint_args = vec![tape];
-        if let Some(fty) = func.sig.ret.float_ty() {
-            adjoint_args.push(c.constant(Constant::float(fty, 1.0)));
+        match (kind, func.sig.ret.float_ty()) {
+            (Entry::Reverse, Some(_)) => adjoint_args.push(all[given]),
+            (_, Some(fty)) => adjoint_args.push(c.constant(Constant::float(fty, 1.0))),
+            _ => {}
         }
         let grads = c.call(&generated.adjoint, generated.adjoint_sig.clone(), adjoint_args);
+        if kind == Entry::Reverse {
+            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![tape]);
+        }
         c.ret(grads);
+        Ok(self.finish_entry(spec, kind, w, name, sig))
+    }
+
+    fn finish_entry(&mut self, spec: &Spec, kind: Entry, w: Function, name: String, sig: Signature) -> Gradient {
         self.output.push(w);
         let gradient = Gradient { name, sig };
-        self.gradients.insert(spec.clone(), gradient.clone());
-        Ok(gradient)
+        self.gradients.insert((spec.clone(), kind), gradient.clone());
+        gradient
     }
 
     fn function(&self, name: &str) -> Result<&'m Function, TransformError> {
