@@ -81,6 +81,9 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
         exported = Some((export_wrapper(&export_name, &gradient), text));
     }
+    for (name, ty) in diff.shadow_globals() {
+        zyg_ir::llvm::define_zeroed_global(&module, name, ty);
+    }
     let mut functions = diff.finish();
     if let Some((wrapper, _)) = &exported {
         functions.push(wrapper.clone());

@@ -24,5 +24,84 @@ pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path
     }
     copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create())
         .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() })?;
+    expand_constant_expressions(&copy);
     Ok(copy)
+}
+
+/// Turns constant expressions used by instructions (`getelementptr (i8, ptr @g, i64 8)`,
+/// casts of globals) into instructions in front of their users, so that the reader sees
+/// every address computation as an instruction and a global's shadow can follow it. Run
+/// after the pipeline, whose instcombine would fold them back. A phi's operand goes at the
+/// end of the incoming block. Constant expressions of kinds zyg does not know stay, and
+/// the reader names them if a function zyg differentiates uses one.
+fn expand_constant_expressions(module: &Module<'_>) {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::values::AsValueRef;
+    // SAFETY: every value visited belongs to the live module; the builder is disposed.
+    unsafe {
+        let ctx = LLVMGetModuleContext(module.as_mut_ptr());
+        let b = LLVMCreateBuilderInContext(ctx);
+        for f in module.get_functions() {
+            let mut bb = LLVMGetFirstBasicBlock(f.as_value_ref());
+            while !bb.is_null() {
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    let is_phi = !LLVMIsAPHINode(inst).is_null();
+                    for i in 0..LLVMGetNumOperands(inst).max(0) as u32 {
+                        let operand = LLVMGetOperand(inst, i);
+                        if operand.is_null() || LLVMIsAConstantExpr(operand).is_null() {
+                            continue;
+                        }
+                        if is_phi {
+                            LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(inst, i)));
+                        } else {
+                            LLVMPositionBuilderBefore(b, inst);
+                        }
+                        if let Some(expanded) = expand(b, operand) {
+                            LLVMSetOperand(inst, i, expanded);
+                        }
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
+/// An instruction computing the constant expression `c` (operands first), or `None` for a
+/// kind it does not know.
+unsafe fn expand(
+    b: inkwell::llvm_sys::prelude::LLVMBuilderRef,
+    c: inkwell::llvm_sys::prelude::LLVMValueRef,
+) -> Option<inkwell::llvm_sys::prelude::LLVMValueRef> {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    if LLVMIsAConstantExpr(c).is_null() {
+        return Some(c);
+    }
+    let n = LLVMGetNumOperands(c).max(0) as u32;
+    let ops: Vec<_> = (0..n).map(|i| expand(b, LLVMGetOperand(c, i))).collect::<Option<_>>()?;
+    let name = c"".as_ptr();
+    let op = LLVMGetConstOpcode(c);
+    Some(match op {
+        LLVMGetElementPtr => {
+            let mut indices = ops[1..].to_vec();
+            LLVMBuildGEPWithNoWrapFlags(
+                b,
+                LLVMGetGEPSourceElementType(c),
+                ops[0],
+                indices.as_mut_ptr(),
+                indices.len() as u32,
+                name,
+                LLVMGEPGetNoWrapFlags(c),
+            )
+        }
+        LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr | LLVMTrunc => {
+            LLVMBuildCast(b, op, ops[0], LLVMTypeOf(c), name)
+        }
+        LLVMAdd | LLVMSub | LLVMMul | LLVMXor => LLVMBuildBinOp(b, op, ops[0], ops[1], name),
+        _ => return None,
+    })
 }

@@ -211,11 +211,20 @@ impl Function {
     }
 }
 
-/// A module: defined functions, and the signatures of the external functions they call.
+/// A module: defined functions, the signatures of the external functions they call, and
+/// the global variables they may use.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     pub functions: Vec<Function>,
     pub declarations: BTreeMap<String, Signature>,
+    pub globals: BTreeMap<String, GlobalVar>,
+}
+
+/// A global variable: what it holds, and whether the program may write it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalVar {
+    pub ty: Type,
+    pub constant: bool,
 }
 
 impl Module {
@@ -226,5 +235,11 @@ impl Module {
     /// The signature of a function the module defines or declares.
     pub fn signature(&self, name: &str) -> Option<&Signature> {
         self.function(name).map(|f| &f.sig).or_else(|| self.declarations.get(name))
+    }
+
+    /// A global variable that may hold values with derivatives: written by the program
+    /// (not `constant`) and of a type with floats in it.
+    pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
+        self.globals.get(name).filter(|g| !g.constant && g.ty.carries_derivative())
     }
 }

@@ -48,6 +48,14 @@ impl Activity {
         self.shadowed.contains(&v)
     }
 
+    /// The global variables among the shadowed pointers.
+    pub fn shadowed_globals<'f>(&'f self, func: &'f Function) -> impl Iterator<Item = (Value, &'f str)> + 'f {
+        self.shadowed.iter().filter_map(move |v| match func.constant(*v) {
+            Some(Constant::Global(name)) => Some((*v, &**name)),
+            _ => None,
+        })
+    }
+
     /// Instructions the adjoint visits: active results, stores into differentiated memory,
     /// and calls that pass it on.
     pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
@@ -70,6 +78,16 @@ impl Activity {
         };
         let mut varied = param(ArgActivity::Active);
         let mut shadowed = param(ArgActivity::Dup);
+        // Globals the program writes that hold floats: their shadows are shadow globals.
+        for &inst in &insts {
+            for v in func.insts[inst].kind.operands() {
+                if let Some(Constant::Global(name)) = func.constant(v) {
+                    if module.active_global(name).is_some() {
+                        shadowed.insert(v);
+                    }
+                }
+            }
+        }
         // Forward, to a fixed point (loops): shadows follow pointer arithmetic; derivatives
         // flow from operands and from differentiated memory.
         let mut changed = true;

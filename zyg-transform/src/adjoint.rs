@@ -489,6 +489,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             let tape_ty = self.plan.layout.tape_ty.clone();
             return Ok(Cursor::at_end(&mut self.adj, at).field_ptr(&tape_ty, self.tape, &[index]));
         }
+        if let Some(Constant::Global(name)) = self.plan.func.constant(ptr) {
+            return Ok(self.adj.constant_value(Constant::Global(crate::shadow_global_name(name))));
+        }
         self.fetch_field(at, Field::Shadow(ptr))
     }
 

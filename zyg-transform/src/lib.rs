@@ -156,11 +156,20 @@ pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
     }
 }
 
+/// The shadow of global variable `name`: it accumulates the gradient with respect to the
+/// global's value, as a `dup` argument's shadow does. A C program can read it by declaring
+/// `extern double __zyg_shadow_NAME[...]` with the global's type.
+pub fn shadow_global_name(name: &str) -> String {
+    format!("__zyg_shadow_{name}")
+}
+
 /// Generates gradients for a module, sharing primals and adjoints between requests.
 pub struct Differentiator<'m> {
     module: &'m Module,
     generated: HashMap<Spec, Generated>,
     gradients: HashMap<(Spec, Entry), Gradient>,
+    /// Global variables whose shadows the generated code uses, with their types.
+    shadow_globals: BTreeMap<String, Type>,
     in_progress: Vec<Spec>,
     output: Vec<Function>,
     namespace: String,
@@ -184,6 +193,7 @@ impl<'m> Differentiator<'m> {
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
+            shadow_globals: BTreeMap::new(),
             in_progress: Vec::new(),
             output: stack::helpers(namespace),
         }
@@ -193,6 +203,12 @@ impl<'m> Differentiator<'m> {
     /// differentiating the body.
     pub fn set_custom_rules(&mut self, rules: impl IntoIterator<Item = custom::CustomRule>) {
         self.custom.extend(rules.into_iter().map(|r| (r.function.clone(), r)));
+    }
+
+    /// The shadow globals the generated code refers to (`shadow_global_name`), with their
+    /// types: the caller defines each, zero-initialised, unless the module already does.
+    pub fn shadow_globals(&self) -> &BTreeMap<String, Type> {
+        &self.shadow_globals
     }
 
     /// The generated functions, callees first.
@@ -378,6 +394,10 @@ impl<'m> Differentiator<'m> {
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
         let activity = Activity::analyze(self.module, func, &spec.args)?;
+        for (_, name) in activity.shadowed_globals(func) {
+            let global = self.module.active_global(name).expect("only active globals are shadowed");
+            self.shadow_globals.insert(shadow_global_name(name), global.ty.clone());
+        }
         let cfg = ControlFlowGraph::compute(func);
         let dom = DominatorTree::compute(func, &cfg);
         let loops = LoopAnalysis::compute(func, &cfg, &dom);

@@ -47,6 +47,9 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     for (inst, callee) in plan.callees.iter().filter(|(_, g)| !g.boxed) {
         callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
     }
+    for (global, name) in plan.activity.shadowed_globals(plan.func) {
+        shadows.insert(global, p.constant_value(Constant::Global(crate::shadow_global_name(name))));
+    }
     shadow_instructions(plan, &mut p, &mut shadows);
     let mut boxed_tapes = HashMap::new();
     for (inst, callee) in plan.callees.iter().filter(|(_, g)| g.boxed) {

@@ -4,7 +4,7 @@
 use super::raw::{debug_loc, print_value, read_type, value_name};
 use crate::constant::{Constant};
 use crate::entities::{Block, Value};
-use crate::function::{Function, Module};
+use crate::function::{Function, GlobalVar, Module};
 use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
 use crate::types::{FloatTy, Signature, Type};
 use inkwell::llvm_sys::core::*;
@@ -51,9 +51,26 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
             None => {}
         }
     }
+    out.module.globals = read_globals(module);
     let defined: Vec<String> = out.module.functions.iter().map(|f| f.name.clone()).collect();
     for name in defined {
         out.module.declarations.remove(&name);
+    }
+    out
+}
+
+/// The module's global variables of types zyg can represent (the others cannot hold
+/// anything zyg differentiates).
+fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, GlobalVar> {
+    let mut out = BTreeMap::new();
+    for g in module.get_globals() {
+        let raw = g.as_value_ref();
+        // SAFETY: `raw` is a global variable of the live module.
+        unsafe {
+            if let Ok(ty) = read_type(LLVMGlobalGetValueType(raw)) {
+                out.insert(value_name(raw), GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0 });
+            }
+        }
     }
     out
 }

@@ -38,6 +38,27 @@ pub fn write_function<'ctx>(
     }
 }
 
+/// Defines global `name` of type `ty`, zero-initialised, unless `module` already defines it.
+/// A declaration already there (a C program's `extern double __zyg_shadow_g[4];`) becomes
+/// the definition, visible to the program; otherwise the global is internal.
+pub fn define_zeroed_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type) {
+    let cname = CString::new(name).expect("global names have no NUL");
+    // SAFETY: the module and its context are alive; the global is created in them.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let lty = llvm_type(LLVMGetModuleContext(m), ty);
+        let mut g = LLVMGetNamedGlobal(m, cname.as_ptr());
+        if g.is_null() {
+            g = LLVMAddGlobal(m, lty, cname.as_ptr());
+            LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
+        } else if LLVMIsDeclaration(g) == 0 {
+            return;
+        }
+        // A declaration of another type keeps its own: zero of that type.
+        LLVMSetInitializer(g, LLVMConstNull(LLVMGlobalGetValueType(g)));
+    }
+}
+
 struct Writer<'f> {
     ctx: LLVMContextRef,
     module: LLVMModuleRef,
