@@ -26,7 +26,7 @@ const INERT_CALLS: &[&str] = &[
 ];
 
 /// Heap allocation functions (C, and C++'s `operator new`): their memory gets a shadow.
-pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "_Znwm", "_Znam"];
+pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "realloc", "_Znwm", "_Znam"];
 /// Their deallocations: the primal frees its memory; the shadow is freed by the adjoint.
 pub const DEALLOCATIONS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
 
@@ -177,6 +177,16 @@ fn check_memory(
                          supported yet",
                     ));
                 }
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if &**name == "realloc" && args.first().is_some_and(|p| !has_shadow_or_null(p)) =>
+            {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "realloc of memory zyg cannot trace to differentiated memory or to an allocation; that is not \
+                     supported yet",
+                ));
             }
             InstKind::Store { value, .. } if shadowed.contains(value) => {
                 return Err(TransformError::at(

@@ -237,6 +237,21 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     }
                 }
             }
+            Pullback::Realloc(elem) => {
+                let elem = *elem;
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (old, bytes) = (args[0], args[1]);
+                let memory = func.result(inst).expect("realloc returns its memory");
+                let old_shadow = match func.constant(old) {
+                    Some(Constant::Null(_)) => self.adj.constant_value(Constant::Null(0)),
+                    _ => self.shadow(ab, b, old)?,
+                };
+                let new_shadow = self.shadow(ab, b, memory)?;
+                let bytes = self.alpha(ab, bytes)?;
+                let name = crate::memory::realloc_adjoint_name(&self.plan.namespace, elem);
+                let sig = crate::memory::realloc_adjoint_signature();
+                Cursor::at_end(&mut self.adj, ab).call(&name, sig, vec![old_shadow, new_shadow, bytes]);
+            }
             Pullback::Allocation => {
                 // Going back past the allocation: its shadow is no longer needed.
                 let memory = func.result(inst).expect("an allocation returns its memory");

@@ -129,6 +129,9 @@ pub enum Pullback {
     /// `memcpy`/`memmove` of elements of this float type: the destination's adjoint goes
     /// back to the source (when the source is differentiated memory) and is zeroed.
     MemCopy(zyg_ir::FloatTy),
+    /// `realloc` of memory holding this float type: the new shadow's adjoint goes back to
+    /// the old shadow, and the new shadow is freed (`memory::is_realloc`).
+    Realloc(zyg_ir::FloatTy),
     Phi,
 }
 
@@ -175,6 +178,9 @@ pub struct Differentiator<'m> {
     namespace: String,
     /// Float types whose memcpy adjoint helper is already in `output`.
     copy_helpers: HashSet<zyg_ir::FloatTy>,
+    /// The realloc helpers already in `output`: `None` for the shadow realloc, `Some` for
+    /// an adjoint per float type.
+    realloc_helpers: HashSet<Option<zyg_ir::FloatTy>>,
     /// Specs some call reached recursively: they also get a `tapesize` function.
     boxed: HashSet<Spec>,
     /// Derivatives registered by the user, by function name.
@@ -188,6 +194,7 @@ impl<'m> Differentiator<'m> {
         Differentiator {
             namespace: namespace.to_string(),
             copy_helpers: HashSet::new(),
+            realloc_helpers: HashSet::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
             module,
@@ -454,6 +461,17 @@ impl<'m> Differentiator<'m> {
                             needs.values.push(bytes);
                         }
                     }
+                    (Pullback::Realloc(_), InstKind::Call { args, .. }) => {
+                        let memory = func.result(inst).expect("realloc returns its memory");
+                        for p in [args[0], memory] {
+                            if activity.has_shadow(p) && seen_shadows.insert(p) {
+                                needs.shadows.push(p);
+                            }
+                        }
+                        if func.constant(args[1]).is_none() && seen.insert(args[1]) {
+                            needs.values.push(args[1]);
+                        }
+                    }
                     (Pullback::Allocation, _) => {
                         let memory = func.result(inst).expect("an allocation returns its memory");
                         if seen_shadows.insert(memory) {
@@ -490,9 +508,17 @@ impl<'m> Differentiator<'m> {
         };
         let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), false);
         for pullback in plan.pullbacks.values() {
-            if let Pullback::MemCopy(elem) = pullback {
+            if let Pullback::MemCopy(elem) | Pullback::Realloc(elem) = pullback {
                 if self.copy_helpers.insert(*elem) {
                     self.output.push(memory::copy_adjoint(&self.namespace, *elem));
+                }
+            }
+            if let Pullback::Realloc(elem) = pullback {
+                if self.realloc_helpers.insert(Some(*elem)) {
+                    self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
+                }
+                if self.realloc_helpers.insert(None) {
+                    self.output.push(memory::shadow_realloc(&self.namespace));
                 }
             }
         }
@@ -530,6 +556,9 @@ impl<'m> Differentiator<'m> {
             InstKind::Store { .. } => Ok(Pullback::Store),
             InstKind::ExtractElement { .. } | InstKind::InsertElement { .. } | InstKind::ShuffleVector { .. } => {
                 Ok(Pullback::Lanes)
+            }
+            kind if memory::is_realloc(kind) => {
+                Ok(Pullback::Realloc(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
             }
             kind if activity::is_allocation(kind) => Ok(Pullback::Allocation),
             kind if memory::mem_op(kind).is_some() => {

@@ -106,3 +106,80 @@ pub fn copy_adjoint(namespace: &str, ty: FloatTy) -> Function {
     }
     f
 }
+
+/// `realloc` moves a block's contents, so its shadow moves too; but the old shadow must
+/// outlive the primal (the adjoint of the accesses made before the `realloc` adds into it),
+/// so the new shadow is fresh zeroed memory holding a copy of the old one, and the old
+/// shadow is freed where it was allocated. The old block's size is not known at the call,
+/// so `malloc_usable_size` (glibc, musl) bounds the copy: zyg's shadows come from `calloc`,
+/// so the bytes past the old size that it may add are zero.
+pub fn is_realloc(kind: &InstKind) -> bool {
+    matches!(kind, InstKind::Call { callee: Callee::Direct(name), args, .. } if &**name == "realloc" && args.len() == 2)
+}
+
+/// `__<ns>_shadow_realloc(old shadow, bytes) -> new shadow`: `calloc`, then the old
+/// contents (up to `bytes`) copied in.
+pub fn shadow_realloc_name(namespace: &str) -> String {
+    format!("__{namespace}_shadow_realloc")
+}
+
+/// `__<ns>_realloc_adjoint_<ty>(old shadow, new shadow, bytes)`: the copy's adjoint (the
+/// new shadow's contents added back into the old), then the new shadow freed.
+pub fn realloc_adjoint_name(namespace: &str, ty: FloatTy) -> String {
+    format!("__{namespace}_realloc_adjoint_{}", ty.name())
+}
+
+pub fn shadow_realloc_signature() -> Signature {
+    Signature::new(vec![Type::PTR, Type::I64], Type::PTR)
+}
+
+pub fn realloc_adjoint_signature() -> Signature {
+    Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::Void)
+}
+
+/// The bytes a `realloc` to `bytes` keeps of `old`: `min(malloc_usable_size(old), bytes)`
+/// (`malloc_usable_size(NULL)` is 0).
+fn kept_bytes(c: &mut Cursor, old: Value, bytes: Value) -> Value {
+    let usable = c
+        .call("malloc_usable_size", Signature::new(vec![Type::PTR], Type::I64), vec![old])
+        .expect("malloc_usable_size returns");
+    let smaller = c.icmp(IntPred::Ult, usable, bytes);
+    c.select(smaller, usable, bytes)
+}
+
+fn helper(name: String, sig: Signature) -> Function {
+    let mut f = Function::new(name, sig);
+    f.linkage = Linkage::Internal;
+    f.attributes = vec!["nounwind".into()];
+    f.create_block(Some("entry".into()));
+    f
+}
+
+pub fn shadow_realloc(namespace: &str) -> Function {
+    let mut f = helper(shadow_realloc_name(namespace), shadow_realloc_signature());
+    let (old, bytes) = (f.params[0], f.params[1]);
+    let entry = f.entry().expect("entry");
+    let mut c = Cursor::at_end(&mut f, entry);
+    let one = c.i64(1);
+    let calloc = Signature::new(vec![Type::I64, Type::I64], Type::PTR);
+    let new = c.call("calloc", calloc, vec![one, bytes]).expect("calloc returns");
+    let kept = kept_bytes(&mut c, old, bytes);
+    let volatile = c.constant(Constant::bool(false));
+    let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64, Type::I1], Type::Void);
+    c.call("llvm.memmove.p0.p0.i64", memcpy, vec![new, old, kept, volatile]);
+    c.ret(Some(new));
+    f
+}
+
+/// Needs `copy_adjoint(namespace, ty)` in the same module.
+pub fn realloc_adjoint(namespace: &str, ty: FloatTy) -> Function {
+    let mut f = helper(realloc_adjoint_name(namespace, ty), realloc_adjoint_signature());
+    let (old, new, bytes) = (f.params[0], f.params[1], f.params[2]);
+    let entry = f.entry().expect("entry");
+    let mut c = Cursor::at_end(&mut f, entry);
+    let kept = kept_bytes(&mut c, old, bytes);
+    c.call(&copy_adjoint_name(namespace, ty), copy_adjoint_signature(), vec![new, old, kept]);
+    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![new]);
+    c.ret(None);
+    f
+}

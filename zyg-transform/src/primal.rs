@@ -184,7 +184,7 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             }
             let mut kind = plan.func.insts[inst].kind.clone();
             if let InstKind::Call { args, .. } = &kind {
-                kind = shadow_allocation(p, &kind, args);
+                kind = shadow_allocation(p, &kind, args, &plan.namespace);
             }
             let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
             let mut c = Cursor { func: p, block: b, at: Some(at) };
@@ -206,6 +206,12 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
         match &mut kind {
             InstKind::Gep { base, .. } => shadow_of(base, p),
             InstKind::Cast { arg, .. } => shadow_of(arg, p),
+            // The shadow realloc's first argument: the old shadow.
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if **name == *crate::memory::shadow_realloc_name(&plan.namespace) =>
+            {
+                shadow_of(&mut args[0], p)
+            }
             InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, v)| shadow_of(v, p)),
             InstKind::Select { then_value, else_value, .. } => {
                 shadow_of(then_value, p);
@@ -220,9 +226,15 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
 /// The shadow of heap memory: zeroed memory of the same size, from `calloc` (freed by the
 /// adjoint; C++'s `new` never returns null, and neither may its shadow: calloc's failure
 /// is left to the program's own checks).
-fn shadow_allocation(p: &mut Function, kind: &InstKind, args: &[Value]) -> InstKind {
+fn shadow_allocation(p: &mut Function, kind: &InstKind, args: &[Value], namespace: &str) -> InstKind {
     let InstKind::Call { callee: Callee::Direct(name), .. } = kind else { return kind.clone() };
     let size_ty = p.ty(args[0]).clone();
+    if &**name == "realloc" {
+        // The old shadow replaces the old pointer once every shadow exists (below).
+        let args = vec![args[0], args[1]];
+        let callee = Callee::Direct(crate::memory::shadow_realloc_name(namespace).into());
+        return InstKind::Call { callee, sig: crate::memory::shadow_realloc_signature(), args };
+    }
     let (count, size) = if &**name == "calloc" {
         (args[0], args[1])
     } else {

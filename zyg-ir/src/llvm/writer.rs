@@ -59,6 +59,22 @@ pub fn define_zeroed_global(module: &inkwell::module::Module<'_>, name: &str, ty
     }
 }
 
+/// zyg-ir does not keep a load's or store's alignment, and LLVM's default for a vector is
+/// its whole size (16 for `<2 x double>`), which clang `-O2` code does not promise: its
+/// vector accesses to a `double` array are aligned to a `double`. So vector accesses get
+/// their element's size, which every array of those elements has (scalars keep LLVM's
+/// default, their natural alignment).
+unsafe fn set_vector_alignment(access: LLVMValueRef, ty: &Type) {
+    if let Type::Vector(_, elem) = ty {
+        let bytes = match &**elem {
+            Type::Float(f) => f.bits().div_ceil(8).min(16),
+            Type::Int(bits) => bits.div_ceil(8).max(1),
+            _ => 8,
+        };
+        LLVMSetAlignment(access, bytes.next_power_of_two());
+    }
+}
+
 struct Writer<'f> {
     ctx: LLVMContextRef,
     module: LLVMModuleRef,
@@ -257,8 +273,16 @@ impl<'f> Writer<'f> {
                 LLVMDisposeBuilder(tmp);
                 a
             }
-            InstKind::Load { ty, ptr } => LLVMBuildLoad2(b, llvm_type(self.ctx, ty), self.value(*ptr)?, name.as_ptr()),
-            InstKind::Store { value, ptr } => LLVMBuildStore(b, self.value(*value)?, self.value(*ptr)?),
+            InstKind::Load { ty, ptr } => {
+                let load = LLVMBuildLoad2(b, llvm_type(self.ctx, ty), self.value(*ptr)?, name.as_ptr());
+                set_vector_alignment(load, ty);
+                load
+            }
+            InstKind::Store { value, ptr } => {
+                let store = LLVMBuildStore(b, self.value(*value)?, self.value(*ptr)?);
+                set_vector_alignment(store, self.func.ty(*value));
+                store
+            }
             InstKind::Gep { source_ty, base, indices, inbounds } => {
                 let base = self.value(*base)?;
                 let mut idx = indices.iter().map(|i| self.value(*i)).collect::<Result<Vec<_>, _>>()?;
