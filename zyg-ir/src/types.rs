@@ -106,6 +106,16 @@ impl Type {
         }
     }
 
+    /// True when values of this type hold pointers (which may point to differentiated memory).
+    pub fn holds_pointers(&self) -> bool {
+        match self {
+            Type::Ptr(_) => true,
+            Type::Vector(_, e) | Type::Array(_, e) => e.holds_pointers(),
+            Type::Struct(fields) => fields.iter().any(Type::holds_pointers),
+            _ => false,
+        }
+    }
+
     /// The type reached by following `indices` into an aggregate (extractvalue's rule).
     pub fn field(&self, index: u32) -> Option<&Type> {
         match self {

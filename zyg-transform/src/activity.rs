@@ -60,10 +60,14 @@ impl Activity {
     /// and calls that pass it on.
     pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
         match &func.insts[inst].kind {
-            InstKind::Store { ptr, .. } => self.has_shadow(*ptr),
-            kind @ InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
+            // A stored pointer's shadow is stored by the primal; its adjoint has nothing to do.
+            InstKind::Store { value, ptr } => {
+                let ty = func.ty(*value);
+                self.has_shadow(*ptr) && !(ty.holds_pointers() && !ty.carries_derivative())
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
                 args.iter().any(|a| self.has_shadow(*a))
-                    || func.result(inst).is_some_and(|v| self.is_active(v) || (is_allocation(kind) && self.has_shadow(v)))
+                    || func.result(inst).is_some_and(|v| self.is_active(v) || (func.ty(v).is_ptr() && self.has_shadow(v)))
             }
             _ => func.result(inst).is_some_and(|v| self.is_active(v)),
         }
@@ -96,7 +100,7 @@ impl Activity {
             for &inst in &insts {
                 let Some(result) = func.result(inst) else { continue };
                 let kind = &func.insts[inst].kind;
-                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(kind, &shadowed) {
+                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(module, kind, &shadowed) {
                     shadowed.insert(result);
                     changed = true;
                 }
@@ -121,17 +125,42 @@ impl Activity {
 }
 
 /// Whether an instruction's pointer result points into shadowed memory.
-fn derives_shadow(kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
+fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
     match kind {
         InstKind::Gep { base, .. } => shadowed.contains(base),
         InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(arg),
         InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| shadowed.contains(v)),
         InstKind::Select { then_value, else_value, .. } => shadowed.contains(then_value) || shadowed.contains(else_value),
-        InstKind::Alloca { ty } => ty.carries_derivative(),
+        InstKind::Alloca { ty } => ty.carries_derivative() || ty.holds_pointers(),
+        // A pointer kept in differentiated memory has its shadow in the shadow memory, at
+        // the same place (Enzyme's convention: a shadow struct's pointers point to shadows).
+        InstKind::Load { ty, ptr } => ty.is_ptr() && shadowed.contains(ptr),
         // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
         kind if is_allocation(kind) => true,
+        InstKind::Call { callee: Callee::Direct(name), args, .. } => {
+            returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(a)))
+        }
         _ => false,
     }
+}
+
+/// Whether a call to `name` may return a pointer to differentiated memory: the callee is
+/// defined here, returns a pointer, and is given differentiated memory or makes its own
+/// (allocates, or uses a global that carries derivatives). Its primal then writes the
+/// returned pointer's shadow (null when it returns other memory). The callee's own calls
+/// are not followed: a wrapper around an allocating wrapper needs a shadowed argument.
+pub fn returns_shadowed(module: &Module, name: &str, given_shadowed: bool) -> bool {
+    let Some(callee) = module.function(name).filter(|f| f.sig.ret.is_ptr() && !f.is_declaration()) else {
+        return false;
+    };
+    given_shadowed
+        || callee.inst_order().any(|(_, i)| {
+            let kind = &callee.insts[i].kind;
+            is_allocation(kind)
+                || kind.operands().iter().any(|v| {
+                    matches!(callee.constant(*v), Some(Constant::Global(g)) if module.active_global(g).is_some())
+                })
+        })
 }
 
 /// Refuses what the memory model cannot represent yet, rather than dropping derivatives.
@@ -151,13 +180,6 @@ fn check_memory(
                     inst,
                     "an active value is stored to memory that is not differentiated (a global or memory zyg \
                      cannot trace to a `dup` argument); that is not supported yet",
-                ));
-            }
-            InstKind::Load { ptr, .. } if shadowed.contains(ptr) && func.result(inst).is_some_and(|v| func.ty(v).is_ptr()) => {
-                return Err(TransformError::at(
-                    func,
-                    inst,
-                    "a pointer is loaded from differentiated memory (pointers to pointers are not supported yet)",
                 ));
             }
             kind @ (InstKind::Phi { .. } | InstKind::Select { .. }) => {
@@ -188,21 +210,15 @@ fn check_memory(
                      supported yet",
                 ));
             }
-            InstKind::Store { value, .. } if shadowed.contains(value) => {
+            InstKind::Store { value, ptr } if shadowed.contains(value) && !shadowed.contains(ptr) => {
                 return Err(TransformError::at(
                     func,
                     inst,
-                    "a pointer to differentiated memory is stored to memory; that is not supported yet",
+                    "a pointer to differentiated memory is stored to memory zyg cannot trace (its shadow would \
+                     be lost); that is not supported yet",
                 ));
             }
-            InstKind::Ret { value: Some(v) } if shadowed.contains(v) => {
-                return Err(TransformError::at(
-                    func,
-                    inst,
-                    "the function returns a pointer to differentiated memory; that is not supported yet",
-                ));
-            }
-            InstKind::Alloca { ty } if ty.carries_derivative() && !entry_insts.contains(&inst) => {
+            InstKind::Alloca { ty } if shadowed.contains(&func.result(inst).expect("alloca")) && !entry_insts.contains(&inst) => {
                 return Err(TransformError::at(func, inst, "an alloca outside the entry block is not supported yet"));
             }
             _ => {}

@@ -196,6 +196,10 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Pullback::Store => {
                 let InstKind::Store { value, ptr } = &func.insts[inst].kind else { return Ok(()) };
                 let ty = func.ty(*value).clone();
+                if ty.holds_pointers() && !ty.carries_derivative() {
+                    // A pointer's shadow slot holds the shadow pointer, not an adjoint.
+                    return Ok(());
+                }
                 if self.plan.activity.is_active(*value) && ty.float_elem().is_none() {
                     return Err(TransformError::at(func, inst, "stores of aggregates are not differentiated yet"));
                 }

@@ -65,11 +65,15 @@ impl Spec {
 fn primal_signature(sig: &Signature, args: &[ArgActivity]) -> Signature {
     let mut primal = sig.clone();
     primal.params.extend(args.iter().filter(|a| **a == ArgActivity::Dup).map(|_| Type::PTR));
+    if sig.ret.is_ptr() {
+        primal.params.push(Type::PTR);
+    }
     primal.params.push(Type::PTR);
     primal
 }
 
-/// The generated primal and adjoint of one `Spec`.
+/// The primal's parameters: the function's, then a shadow for each `dup` one, then (when it
+/// returns a pointer) where to write the returned pointer's shadow, then the tape.
 #[derive(Clone, Debug)]
 pub struct Generated {
     pub primal: String,
@@ -283,6 +287,11 @@ impl<'m> Differentiator<'m> {
                 }
             }
             args.extend(shadows);
+            if func.sig.ret.is_ptr() {
+                // The returned pointer's shadow: nobody asked for it.
+                let slot = c.alloca(Type::PTR);
+                args.push(slot);
+            }
             args.push(tape);
             let result = c.call(&generated.primal, generated.primal_sig.clone(), args);
             if kind == Entry::Augmented {

@@ -23,6 +23,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
             shadows.insert(*param, p.add_param(Type::PTR));
         }
     }
+    let ret_shadow = plan.func.sig.ret.is_ptr().then(|| p.add_param(Type::PTR));
     let tape = p.add_param(Type::PTR);
     let entry = p.entry().expect("a function with a body");
     let tape_ty = &plan.layout.tape_ty;
@@ -50,6 +51,19 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     for (global, name) in plan.activity.shadowed_globals(plan.func) {
         shadows.insert(global, p.constant_value(Constant::Global(crate::shadow_global_name(name))));
     }
+    // A callee that returns a pointer writes the pointer's shadow into a slot of ours.
+    let mut ret_slots = HashMap::new();
+    for inst in plan.callees.keys() {
+        let Some(result) = plan.func.result(*inst).filter(|v| plan.func.ty(*v).is_ptr()) else { continue };
+        let slot = Cursor::at_start(&mut p, entry).alloca(Type::PTR);
+        ret_slots.insert(*inst, slot);
+        if plan.activity.has_shadow(result) {
+            let b = plan.block_of[inst];
+            let at = position(&p, b, *inst) + 1;
+            let shadow = Cursor { func: &mut p, block: b, at: Some(at) }.load(Type::PTR, slot);
+            shadows.insert(result, shadow);
+        }
+    }
     shadow_instructions(plan, &mut p, &mut shadows);
     let mut boxed_tapes = HashMap::new();
     for (inst, callee) in plan.callees.iter().filter(|(_, g)| g.boxed) {
@@ -60,6 +74,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
         boxed_tapes.insert(*inst, memory);
     }
+    store_pointer_shadows(plan, &mut p, &shadows);
     let custom_tapes = custom_forward(plan, &mut p, &shadows);
     for (inst, callee) in &plan.callees {
         let slot = match boxed_tapes.get(inst) {
@@ -76,6 +91,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
             *target = Callee::Direct(callee.primal.as_str().into());
             *sig = callee.primal_sig.clone();
             args.extend(extra);
+            args.extend(ret_slots.get(inst));
             args.push(slot);
         }
     }
@@ -115,6 +131,15 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         }
     }
 
+    if let Some(slot) = ret_shadow {
+        for &r in &plan.returns {
+            let Some(t) = plan.func.terminator(r) else { continue };
+            let InstKind::Ret { value: Some(v) } = plan.func.insts[t].kind else { continue };
+            let mut c = Cursor::before_terminator(&mut p, r);
+            let shadow = shadows.get(&v).copied().unwrap_or_else(|| c.constant(Constant::Null(0)));
+            c.store(shadow, slot);
+        }
+    }
     if let Some(exit_index) = plan.layout.exit_index {
         for (k, &r) in plan.returns.iter().enumerate() {
             let mut c = Cursor::before_terminator(&mut p, r);
@@ -206,6 +231,7 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
         match &mut kind {
             InstKind::Gep { base, .. } => shadow_of(base, p),
             InstKind::Cast { arg, .. } => shadow_of(arg, p),
+            InstKind::Load { ptr, .. } => shadow_of(ptr, p),
             // The shadow realloc's first argument: the old shadow.
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if **name == *crate::memory::shadow_realloc_name(&plan.namespace) =>
@@ -220,6 +246,19 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             _ => {}
         }
         p.insts[shadow_inst].kind = kind;
+    }
+}
+
+/// A pointer to differentiated memory stored into differentiated memory: its shadow goes
+/// to the same place in the shadow memory, where a later load of the pointer finds it.
+fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    for &b in &plan.func.layout {
+        for &inst in &plan.func.blocks[b].insts {
+            let InstKind::Store { value, ptr } = plan.func.insts[inst].kind else { continue };
+            let (Some(&value_shadow), Some(&ptr_shadow)) = (shadows.get(&value), shadows.get(&ptr)) else { continue };
+            let at = position(p, b, inst) + 1;
+            Cursor { func: p, block: b, at: Some(at) }.store(value_shadow, ptr_shadow);
+        }
     }
 }
 
