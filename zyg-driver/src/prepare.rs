@@ -25,6 +25,7 @@ pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path
     copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create())
         .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() })?;
     expand_constant_expressions(&copy);
+    copy_byval_arguments(&copy);
     Ok(copy)
 }
 
@@ -104,4 +105,53 @@ unsafe fn expand(
         LLVMAdd | LLVMSub | LLVMMul | LLVMXor => LLVMBuildBinOp(b, op, ops[0], ops[1], name),
         _ => return None,
     })
+}
+
+/// A `byval` argument is a copy the callee owns, made by the call's lowering. zyg's calls
+/// to generated primals have no `byval` (and clang at `-O0` passes the caller's own struct,
+/// trusting the lowering to copy it), so the copy is made explicit here: a stack slot in the
+/// caller's entry block and a `memcpy` before the call, whose adjoint zyg knows. The
+/// attribute stays, so the module means what it meant.
+fn copy_byval_arguments(module: &Module<'_>) {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleDataLayout};
+    use inkwell::values::AsValueRef;
+    let byval = Attribute::get_named_enum_kind_id("byval");
+    // SAFETY: every value visited belongs to the live module; the builder is disposed.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let layout = LLVMGetModuleDataLayout(m);
+        let ctx = LLVMGetModuleContext(m);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let i64_ty = LLVMInt64TypeInContext(ctx);
+        for f in module.get_functions() {
+            let entry = LLVMGetFirstBasicBlock(f.as_value_ref());
+            let mut bb = entry;
+            while !bb.is_null() {
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    if !LLVMIsACallInst(inst).is_null() {
+                        for i in 0..LLVMGetNumArgOperands(inst) {
+                            let attr = LLVMGetCallSiteEnumAttribute(inst, i + 1, byval);
+                            if attr.is_null() {
+                                continue;
+                            }
+                            let ty = LLVMGetTypeAttributeValue(attr);
+                            let align = LLVMABIAlignmentOfType(layout, ty);
+                            LLVMPositionBuilder(b, entry, LLVMGetFirstInstruction(entry));
+                            let copy = LLVMBuildAlloca(b, ty, c"byval.copy".as_ptr());
+                            LLVMSetAlignment(copy, align);
+                            LLVMPositionBuilderBefore(b, inst);
+                            let size = LLVMConstInt(i64_ty, LLVMABISizeOfType(layout, ty), 0);
+                            LLVMBuildMemCpy(b, copy, align, LLVMGetOperand(inst, i), align, size);
+                            LLVMSetOperand(inst, i, copy);
+                        }
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+        }
+        LLVMDisposeBuilder(b);
+    }
 }

@@ -184,14 +184,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     return Ok(());
                 };
                 let ty = func.ty(v).clone();
-                if ty.float_elem().is_none() {
-                    return Err(TransformError::at(func, inst, "loads of aggregates are not differentiated yet"));
-                }
                 let shadow = self.shadow(ab, b, *ptr)?;
-                let mut c = Cursor::at_end(&mut self.adj, ab);
-                let old = c.load(ty, shadow);
-                let new = c.binary(BinOp::FAdd, old, d);
-                c.store(new, shadow);
+                Cursor::at_end(&mut self.adj, ab).add_into(shadow, &ty, d);
             }
             Pullback::Store => {
                 let InstKind::Store { value, ptr } = &func.insts[inst].kind else { return Ok(()) };
@@ -200,16 +194,17 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     // A pointer's shadow slot holds the shadow pointer, not an adjoint.
                     return Ok(());
                 }
-                if self.plan.activity.is_active(*value) && ty.float_elem().is_none() {
-                    return Err(TransformError::at(func, inst, "stores of aggregates are not differentiated yet"));
-                }
                 // The store overwrote the memory: its adjoint so far goes to the stored value,
                 // and what was there before gets none of it.
                 let shadow = self.shadow(ab, b, *ptr)?;
                 let mut c = Cursor::at_end(&mut self.adj, ab);
-                let d = c.load(ty.clone(), shadow);
-                let zero = c.constant(Constant::Zero(ty));
-                c.store(zero, shadow);
+                if !ty.carries_derivative() {
+                    // An integer overwrote whatever floats were there.
+                    let zero = c.constant(Constant::Zero(ty));
+                    c.store(zero, shadow);
+                    return Ok(());
+                }
+                let d = c.take_from(shadow, &ty);
                 self.accumulate(ab, *value, d);
             }
             Pullback::Custom(rule) => {
@@ -262,6 +257,10 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let shadow = self.shadow(ab, b, memory)?;
                 let free = Signature::new(vec![Type::PTR], Type::Void);
                 Cursor::at_end(&mut self.adj, ab).call("free", free, vec![shadow]);
+            }
+            Pullback::Aggregate => {
+                let d = d.expect("aggregate instructions are visited for an active result");
+                self.aggregate(ab, inst, d);
             }
             Pullback::Lanes => {
                 let d = d.expect("lane instructions are visited for an active result");
@@ -448,11 +447,36 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     fn accumulate(&mut self, at: Block, v: Value, contribution: Value) {
         let Some(&slot) = self.slots.get(&v) else { return };
         let ty = self.plan.func.ty(v).clone();
-        let mut c = Cursor::at_end(&mut self.adj, at);
-        let contribution = c.convert_float(contribution, &ty);
-        let old = c.load(ty, slot);
-        let new = c.binary(BinOp::FAdd, old, contribution);
-        c.store(new, slot);
+        Cursor::at_end(&mut self.adj, at).add_into(slot, &ty, contribution);
+    }
+
+    /// `extractvalue`/`insertvalue`: the adjoint of a field goes to that field of the
+    /// aggregate's adjoint, and back.
+    fn aggregate(&mut self, at: Block, inst: Inst, d: Value) {
+        let func = self.plan.func;
+        match func.insts[inst].kind.clone() {
+            InstKind::ExtractValue { agg, indices } => {
+                let Some(&slot) = self.slots.get(&agg) else { return };
+                let agg_ty = func.ty(agg).clone();
+                let field_ty = func.ty(func.result(inst).expect("extractvalue result")).clone();
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let place = c.field_ptr(&agg_ty, slot, &indices);
+                c.add_into(place, &field_ty, d);
+            }
+            InstKind::InsertValue { agg, value, indices } => {
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let mut part = d;
+                for &i in &indices {
+                    part = c.extract(part, i);
+                }
+                let zero = c.constant(Constant::Zero(func.ty(value).clone()));
+                let rest = c.emit(InstKind::InsertValue { agg: d, value: zero, indices }, func.ty(agg).clone());
+                let rest = rest.expect("insertvalue result");
+                self.accumulate(at, value, part);
+                self.accumulate(at, agg, rest);
+            }
+            _ => {}
+        }
     }
 
     /// Reads `field` from the newest record of block `home`.

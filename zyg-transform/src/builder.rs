@@ -132,6 +132,46 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::Gep { source_ty: ty.clone(), base, indices, inbounds: true }, Type::PTR)
     }
 
+    /// `*ptr += value` for a value of type `ty` holding floats: a float or float vector is
+    /// added whole; a struct or array field by field, skipping fields without floats (the
+    /// shadow of an integer or pointer field is not an adjoint and is left alone).
+    pub fn add_into(&mut self, ptr: Value, ty: &Type, value: Value) {
+        if ty.float_elem().is_some() {
+            let value = self.convert_float(value, ty);
+            let old = self.load(ty.clone(), ptr);
+            let new = self.binary(BinOp::FAdd, old, value);
+            self.store(new, ptr);
+            return;
+        }
+        for (i, field) in aggregate_fields(ty) {
+            if field.carries_derivative() {
+                let part = self.extract(value, i);
+                let at = self.field_ptr(ty, ptr, &[i]);
+                self.add_into(at, &field, part);
+            }
+        }
+    }
+
+    /// Reads the floats of a `ty` at `ptr` and zeroes them there (an adjoint taken out of
+    /// shadow memory); other fields read as zero and are left alone.
+    pub fn take_from(&mut self, ptr: Value, ty: &Type) -> Value {
+        if ty.float_elem().is_some() {
+            let value = self.load(ty.clone(), ptr);
+            let zero = self.constant(Constant::Zero(ty.clone()));
+            self.store(zero, ptr);
+            return value;
+        }
+        let mut value = self.constant(Constant::Zero(ty.clone()));
+        for (i, field) in aggregate_fields(ty) {
+            if field.carries_derivative() {
+                let at = self.field_ptr(ty, ptr, &[i]);
+                let part = self.take_from(at, &field);
+                value = self.insert(value, part, i);
+            }
+        }
+        value
+    }
+
     /// `base + offset` bytes.
     pub fn byte_offset(&mut self, base: Value, offset: Value) -> Value {
         self.value(InstKind::Gep { source_ty: Type::I8, base, indices: vec![offset], inbounds: true }, Type::PTR)
@@ -176,5 +216,14 @@ impl<'f> Cursor<'f> {
 
     pub fn ret(&mut self, value: Option<Value>) {
         self.emit(InstKind::Ret { value }, Type::Void);
+    }
+}
+
+/// The fields of a struct or the elements of an array, with their indices.
+fn aggregate_fields(ty: &Type) -> Vec<(u32, Type)> {
+    match ty {
+        Type::Struct(fields) => fields.iter().cloned().enumerate().map(|(i, f)| (i as u32, f)).collect(),
+        Type::Array(n, elem) => (0..*n as u32).map(|i| (i, (**elem).clone())).collect(),
+        _ => Vec::new(),
     }
 }

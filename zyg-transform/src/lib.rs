@@ -122,6 +122,8 @@ pub enum Pullback {
     Store,
     /// extractelement, insertelement, shufflevector: adjoints move between lanes.
     Lanes,
+    /// extractvalue, insertvalue: adjoints move between a struct or array and its fields.
+    Aggregate,
     /// `llvm.vector.reduce.fadd(start, v)`: the adjoint goes to `start` and every lane.
     ReduceFAdd,
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
@@ -310,8 +312,12 @@ impl<'m> Differentiator<'m> {
         }
         let mut adjoint_args = vec![tape];
         match (kind, func.sig.ret.float_ty()) {
-            (Entry::Reverse, Some(_)) => adjoint_args.push(all[given]),
+            (Entry::Reverse, _) if func.sig.ret.carries_derivative() => adjoint_args.push(all[given]),
             (_, Some(fty)) => adjoint_args.push(c.constant(Constant::float(fty, 1.0))),
+            // A struct of floats: no single seed; its outputs count through memory only.
+            _ if func.sig.ret.carries_derivative() => {
+                adjoint_args.push(c.constant(Constant::Zero(func.sig.ret.clone())))
+            }
             _ => {}
         }
         let grads = c.call(&generated.adjoint, generated.adjoint_sig.clone(), adjoint_args);
@@ -392,7 +398,7 @@ impl<'m> Differentiator<'m> {
             .map(|(p, _)| func.ty(*p).clone())
             .collect();
         let mut adjoint_params = vec![Type::PTR];
-        if func.sig.ret.is_float() {
+        if func.sig.ret.carries_derivative() {
             adjoint_params.push(func.sig.ret.clone());
         }
         Generated {
@@ -566,6 +572,7 @@ impl<'m> Differentiator<'m> {
             InstKind::ExtractElement { .. } | InstKind::InsertElement { .. } | InstKind::ShuffleVector { .. } => {
                 Ok(Pullback::Lanes)
             }
+            InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => Ok(Pullback::Aggregate),
             kind if memory::is_realloc(kind) => {
                 Ok(Pullback::Realloc(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
             }
