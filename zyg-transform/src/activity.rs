@@ -170,7 +170,10 @@ fn check_memory(
     varied: &HashSet<Value>,
     shadowed: &HashSet<Value>,
 ) -> Result<(), TransformError> {
-    let has_shadow_or_null = |v: &Value| shadowed.contains(v) || matches!(func.constant(*v), Some(Constant::Null(_)));
+    // Null, and the poison a phi takes on paths where the pointer is not used, need no shadow.
+    let has_shadow_or_null = |v: &Value| {
+        shadowed.contains(v) || matches!(func.constant(*v), Some(Constant::Null(_) | Constant::Poison(_) | Constant::Undef(_)))
+    };
     let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
     for &inst in insts {
         match &func.insts[inst].kind {

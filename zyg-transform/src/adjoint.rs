@@ -281,6 +281,30 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     self.accumulate(ab, vec, splat);
                 }
             }
+            Pullback::ReduceMinMax => {
+                let d = d.expect("a reduction is visited for an active result");
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let vec = args[0];
+                let Type::Vector(n, elem) = func.ty(vec).clone() else { return Ok(()) };
+                let (lanes, best) = (self.alpha(ab, vec)?, self.alpha(ab, result.expect("active result"))?);
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                let zero = c.constant(Constant::Zero((*elem).clone()));
+                let mut dvec = c.constant(Constant::Zero(func.ty(vec).clone()));
+                let mut found = c.constant(Constant::bool(false));
+                let yes = c.constant(Constant::bool(true));
+                // Lane by lane, so that a tie gives the adjoint to one lane only.
+                for lane in 0..n {
+                    let i = c.i32(i64::from(lane));
+                    let x = c.extract_element(lanes, i);
+                    let hit = c.fcmp(zyg_ir::FloatPred::Oeq, x, best);
+                    let not_found = c.binary(BinOp::Xor, found, yes);
+                    let take = c.binary(BinOp::And, hit, not_found);
+                    let part = c.select(take, d, zero);
+                    dvec = c.insert_element(dvec, part, i);
+                    found = c.binary(BinOp::Or, found, hit);
+                }
+                self.accumulate(ab, vec, dvec);
+            }
             Pullback::Rule(adjoints) => {
                 let (v, d) = (result.expect("rule on an active result"), d.expect("active result"));
                 let operands = crate::rule_operands(&func.insts[inst].kind);

@@ -126,6 +126,9 @@ pub enum Pullback {
     Aggregate,
     /// `llvm.vector.reduce.fadd(start, v)`: the adjoint goes to `start` and every lane.
     ReduceFAdd,
+    /// `llvm.vector.reduce.fmax/fmin/fmaximum/fminimum(v)`: the adjoint goes to the first
+    /// lane that holds the result.
+    ReduceMinMax,
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
     Allocation,
     /// A derivative the user registered for the callee.
@@ -379,7 +382,7 @@ impl<'m> Differentiator<'m> {
         let result = self.generate(func, spec);
         self.in_progress.pop();
         let generated = result?;
-        if self.boxed.contains(spec) {
+        if self.boxed.contains(spec) || generated.boxed {
             self.output.push(tape_size_function(&generated));
         }
         self.generated.insert(spec.clone(), generated.clone());
@@ -444,7 +447,7 @@ impl<'m> Differentiator<'m> {
                         needs.values.push(*index);
                     }
                     (Pullback::Callee(g), _) => {
-                        needs.callee_tapes.push((inst, g.tape_ty.clone()));
+                        needs.callee_tapes.push((inst, if g.boxed { Type::PTR } else { g.tape_ty.clone() }));
                         callees.insert(inst, (**g).clone());
                     }
                     (Pullback::Load, InstKind::Load { ptr, .. }) | (Pullback::Store, InstKind::Store { ptr, .. })
@@ -487,6 +490,13 @@ impl<'m> Differentiator<'m> {
                             needs.values.push(args[1]);
                         }
                     }
+                    (Pullback::ReduceMinMax, InstKind::Call { args, .. }) => {
+                        for v in [args[0], func.result(inst).expect("a reduction result")] {
+                            if seen.insert(v) {
+                                needs.values.push(v);
+                            }
+                        }
+                    }
                     (Pullback::Allocation, _) => {
                         let memory = func.result(inst).expect("an allocation returns its memory");
                         if seen_shadows.insert(memory) {
@@ -521,7 +531,11 @@ impl<'m> Differentiator<'m> {
             callees,
             returns,
         };
-        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), false);
+        // A tape holding shadow memory (of stack arrays) may also hold pointers into that
+        // memory, so it must not move: callers box it on the heap instead of copying it
+        // into their own tape.
+        let pinned = !plan.layout.shadow_memory.is_empty();
+        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
         for pullback in plan.pullbacks.values() {
             if let Pullback::MemCopy(elem) | Pullback::Realloc(elem) = pullback {
                 if self.copy_helpers.insert(*elem) {
@@ -599,6 +613,13 @@ impl<'m> Differentiator<'m> {
                 if name.starts_with("llvm.vector.reduce.fadd.") && args.len() == 2 =>
             {
                 Ok(Pullback::ReduceFAdd)
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if ["fmax", "fmin", "fmaximum", "fminimum"]
+                    .iter()
+                    .any(|op| name.starts_with(&format!("llvm.vector.reduce.{op}."))) && args.len() == 1 =>
+            {
+                Ok(Pullback::ReduceMinMax)
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
                 if let Some(rule) = rules::family(name) {

@@ -224,7 +224,7 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             if let Some(s) = shadows.get(v) {
                 *v = *s;
             } else if p.ty(*v).is_ptr() {
-                // Only null reaches here (activity refuses other unshadowed pointers).
+                // Only null, poison and undef reach here (activity refuses other unshadowed pointers).
                 *v = p.constant_value(Constant::Null(0));
             }
         };

@@ -257,7 +257,13 @@ impl<'f> Writer<'f> {
                     Callee::Indirect(v) => self.value(*v)?,
                 };
                 let mut argv = args.iter().map(|a| self.value(*a)).collect::<Result<Vec<_>, _>>()?;
-                LLVMBuildCall2(b, self.fn_type(sig), target, argv.as_mut_ptr(), argv.len() as u32, name.as_ptr())
+                let call = LLVMBuildCall2(b, self.fn_type(sig), target, argv.as_mut_ptr(), argv.len() as u32, name.as_ptr());
+                // A call must use its callee's convention (clang -O2 gives internal
+                // functions `fastcc`); a mismatch is undefined behaviour LLVM exploits.
+                if !LLVMIsAFunction(target).is_null() {
+                    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(target));
+                }
+                call
             }
             InstKind::Alloca { ty } => {
                 // Allocas go to the entry block, where mem2reg and SROA look for them.
@@ -313,7 +319,10 @@ impl<'f> Writer<'f> {
                 let i32_ty = LLVMInt32TypeInContext(self.ctx);
                 let mut lanes: Vec<LLVMValueRef> = mask
                     .iter()
-                    .map(|m| if *m < 0 { LLVMGetPoison(i32_ty) } else { LLVMConstInt(i32_ty, *m as u64, 0) })
+                    // A poison lane becomes lane 0, a refinement: the adjoint multiplies the
+                    // primal's lanes by adjoints that are zero in unused lanes, and 0 times
+                    // garbage can be NaN.
+                    .map(|m| LLVMConstInt(i32_ty, (*m).max(0) as u64, 0))
                     .collect();
                 let mask = LLVMConstVector(lanes.as_mut_ptr(), lanes.len() as u32);
                 LLVMBuildShuffleVector(b, self.value(*a)?, self.value(*other)?, mask, name.as_ptr())
