@@ -44,10 +44,11 @@ pub fn run(opts: &GradOptions) -> Result<()> {
 
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(opts.function.clone());
-    let read = {
+    let mut read = {
         let prepared = prepare::prepare(&module, &machine, path)?;
         zyg_ir::llvm::read_functions(&prepared, &roots)
     };
+    zyg_transform::types::retype_integer_copies(&mut read.module);
     tracing::info!(
         read = read.module.functions.len(),
         unreadable = read.unreadable.len(),
@@ -64,7 +65,8 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note }
     };
 
-    let mut diff = Differentiator::new(&read.module, &namespace(&module));
+    let ns = namespace(&module);
+    let mut diff = Differentiator::new(&read.module, &ns);
     diff.set_custom_rules(crate::custom::custom_rules(&module, path)?);
     let mut grads = Vec::new();
     for r in &requests {
@@ -91,8 +93,11 @@ pub fn run(opts: &GradOptions) -> Result<()> {
 
     tracing::info!(functions = functions.len(), "generated primals, adjoints and gradients");
     let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
+    let fallback = roots.first().and_then(|r| module.get_function(r));
     for f in &functions {
         let fv = zyg_ir::llvm::write_function(&module, f).map_err(|e| llvm(e.to_string()))?;
+        let origin = f.name.split_once(&format!(".{ns}.")).and_then(|(source, _)| module.get_function(source));
+        copy_target_attributes(origin.or(fallback), fv);
         fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
     }
     let written: Vec<_> =
@@ -114,6 +119,19 @@ pub fn run(opts: &GradOptions) -> Result<()> {
 }
 
 /// `zyg` unless the module already holds zyg's output, then `zyg1`, `zyg2`, ...
+/// Generated code is compiled for the same machine as the code it came from: the function
+/// it differentiates (or, for shared helpers, the first requested one) lends it its CPU
+/// and features, so that `-march=native` code keeps its vector width and FMA.
+fn copy_target_attributes(from: Option<inkwell::values::FunctionValue<'_>>, to: inkwell::values::FunctionValue<'_>) {
+    use inkwell::attributes::AttributeLoc;
+    let Some(from) = from else { return };
+    for key in ["target-cpu", "target-features", "tune-cpu"] {
+        if let Some(attr) = from.get_string_attribute(AttributeLoc::Function, key) {
+            to.add_attribute(AttributeLoc::Function, attr);
+        }
+    }
+}
+
 fn namespace(module: &inkwell::module::Module) -> String {
     let taken = |ns: &str| {
         let marker = format!("__{ns}_stack_push");

@@ -174,6 +174,7 @@ fn check_memory(
     let has_shadow_or_null = |v: &Value| {
         shadowed.contains(v) || matches!(func.constant(*v), Some(Constant::Null(_) | Constant::Poison(_) | Constant::Undef(_)))
     };
+    let copies = crate::types::integer_copies(func);
     let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
     for &inst in insts {
         match &func.insts[inst].kind {
@@ -200,6 +201,20 @@ fn check_memory(
                         inst,
                         "this pointer may point to differentiated memory or to other memory; mixing them is not \
                          supported yet",
+                    ));
+                }
+            }
+            InstKind::Load { ptr, .. } if shadowed.contains(ptr) && copies.contains_key(&inst) => {
+                let (_, bits, targets) = &copies[&inst];
+                if targets.iter().any(|p| shadowed.contains(p)) && matches!(bits, 32 | 64) {
+                    return Err(TransformError::at(
+                        func,
+                        inst,
+                        format!(
+                            "this copies {bits} bits of differentiated memory as an integer, and zyg cannot tell \
+                             whether they hold a float: the function's own float accesses do not decide it (none, \
+                             or more than one format); copy them with a float type or with memcpy"
+                        ),
                     ));
                 }
             }

@@ -17,6 +17,7 @@ pub mod primal;
 pub mod rules;
 pub mod stack;
 pub mod tape;
+pub mod types;
 
 use activity::Activity;
 pub use error::TransformError;
