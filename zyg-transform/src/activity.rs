@@ -30,8 +30,22 @@ pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "realloc", "_Znwm", "_Zna
 /// Their deallocations: the primal frees its memory; the shadow is freed by the adjoint.
 pub const DEALLOCATIONS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
 
+/// C library functions that never move derivatives, whatever they are given: output,
+/// string and byte inspection, allocation queries, process control, time, random numbers.
+/// A call to one passes through even with pointers into differentiated memory (printing a
+/// buffer the function fills).
+pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
+    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "fputs", "putchar", "fputc",
+    "putc", "fwrite", "fflush", "perror", "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "bcmp", "strchr", "strrchr",
+    "strstr", "getenv", "atoi", "atol", "strtol", "strtoul", "malloc_usable_size", "abort", "exit", "_exit",
+    "__assert_fail", "__assert_rtn", "time", "clock", "clock_gettime", "gettimeofday", "rand", "srand", "random",
+    "srandom", "drand48", "srand48",
+];
+
 pub fn is_inert_call(name: &str) -> bool {
-    INERT_CALLS.iter().any(|p| name.starts_with(p)) || DEALLOCATIONS.contains(&name)
+    INERT_CALLS.iter().any(|p| name.starts_with(p))
+        || DEALLOCATIONS.contains(&name)
+        || INACTIVE_LIBRARY_CALLS.contains(&name)
 }
 
 pub fn is_allocation(kind: &InstKind) -> bool {
