@@ -25,4 +25,22 @@ config.substitutions.append(("%FileCheck", os.path.join(llvm_bin, "FileCheck")))
 config.substitutions.append(("%include", os.path.join(config.test_source_root, "include")))
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
+
+# `%march-v3` asks clang for x86-64-v3 (AVX2, FMA: masked loads and stores, wider vectors)
+# where this machine runs such code, and for the baseline elsewhere, so a test keeps its
+# RUN line everywhere and exercises the AVX2 path where it can.
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+v3 = {"avx2", "fma", "bmi2", "movbe"} <= cpu_flags()
+config.substitutions.append(("%march-v3", "-march=x86-64-v3" if v3 else ""))
+if v3:
+    config.available_features.add("x86-64-v3")
 config.environment["CLANG"] = clang

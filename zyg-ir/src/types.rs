@@ -106,6 +106,21 @@ impl Type {
         }
     }
 
+    /// The name LLVM's overloaded intrinsics give a float or float vector type (`f64`,
+    /// `v4f32`), as in `llvm.sin.v4f32`; None for other types.
+    pub fn mangled(&self) -> Option<String> {
+        let elem = |f: &FloatTy| match f {
+            FloatTy::F32 => "f32",
+            FloatTy::F64 => "f64",
+            FloatTy::X86Fp80 => "f80",
+        };
+        match self {
+            Type::Float(f) => Some(elem(f).to_string()),
+            Type::Vector(n, e) => e.float_ty().map(|f| format!("v{n}{}", elem(&f))),
+            _ => None,
+        }
+    }
+
     /// True when values of this type hold pointers (which may point to differentiated memory).
     pub fn holds_pointers(&self) -> bool {
         match self {

@@ -232,6 +232,16 @@ fn check_memory(
                     ));
                 }
             }
+            InstKind::Gep { base, .. }
+                if shadowed.contains(base) && func.result(inst).is_some_and(|v| !func.ty(v).is_ptr()) =>
+            {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "a vector of pointers into differentiated memory (for a gather or scatter, as clang emits \
+                     with AVX-512) is not supported yet; compile without -march=x86-64-v4 or avx512",
+                ));
+            }
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if &**name == "realloc" && args.first().is_some_and(|p| !has_shadow_or_null(p)) =>
             {

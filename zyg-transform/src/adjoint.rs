@@ -281,6 +281,37 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     self.accumulate(ab, vec, splat);
                 }
             }
+            Pullback::MaskedLoad => {
+                let d = d.expect("a masked load is visited for an active result");
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (ptr, mask, passthru) = (args[0], args[1], args[2]);
+                let ty = func.ty(passthru).clone();
+                let mask = self.alpha(ab, mask)?;
+                if self.plan.activity.has_shadow(ptr) {
+                    let shadow = self.shadow(ab, b, ptr)?;
+                    let mut c = Cursor::at_end(&mut self.adj, ab);
+                    let zero = c.constant(Constant::Zero(ty.clone()));
+                    let old = masked_load(&mut c, shadow, mask, zero);
+                    let new = c.binary(BinOp::FAdd, old, d);
+                    masked_store(&mut c, new, shadow, mask);
+                }
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                let zero = c.constant(Constant::Zero(ty));
+                let rest = c.select(mask, zero, d);
+                self.accumulate(ab, passthru, rest);
+            }
+            Pullback::MaskedStore => {
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (value, ptr, mask) = (args[0], args[1], args[2]);
+                let ty = func.ty(value).clone();
+                let mask = self.alpha(ab, mask)?;
+                let shadow = self.shadow(ab, b, ptr)?;
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                let zero = c.constant(Constant::Zero(ty));
+                let d = masked_load(&mut c, shadow, mask, zero);
+                masked_store(&mut c, zero, shadow, mask);
+                self.accumulate(ab, value, d);
+            }
             Pullback::ReduceMinMax => {
                 let d = d.expect("a reduction is visited for an active result");
                 let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
@@ -643,15 +674,7 @@ fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<
         "trunc", "round", "fma",
     ];
     let elem = ty.float_elem()?;
-    let elem_suffix = match elem {
-        FloatTy::F32 => "f32",
-        FloatTy::F64 => "f64",
-        FloatTy::X86Fp80 => "f80",
-    };
-    let suffix = match ty {
-        Type::Vector(n, _) => format!("v{n}{elem_suffix}"),
-        _ => elem_suffix.to_string(),
-    };
+    let suffix = ty.mangled()?;
     let params: Vec<Type> = args.iter().map(|a| c.func.ty(*a).clone()).collect();
     let callee = if name == "powi" {
         format!("llvm.powi.{suffix}.{}", params[1])
@@ -670,4 +693,20 @@ fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<
     let args = args.into_iter().map(|a| c.convert_float(a, ty)).collect();
     let params = params.into_iter().map(|t| if t.float_elem().is_some() { ty.clone() } else { t }).collect();
     c.call(&callee, Signature::new(params, ty.clone()), args)
+}
+
+/// `llvm.masked.load(ptr, mask, passthru)` of the passthru's vector type.
+fn masked_load(c: &mut Cursor, ptr: Value, mask: Value, passthru: Value) -> Value {
+    let ty = c.func.ty(passthru).clone();
+    let sig = Signature::new(vec![Type::PTR, c.func.ty(mask).clone(), ty.clone()], ty.clone());
+    let name = format!("llvm.masked.load.{}.p0", ty.mangled().expect("a float vector"));
+    c.call(&name, sig, vec![ptr, mask, passthru]).expect("a vector")
+}
+
+/// `llvm.masked.store(value, ptr, mask)`.
+fn masked_store(c: &mut Cursor, value: Value, ptr: Value, mask: Value) {
+    let ty = c.func.ty(value).clone();
+    let sig = Signature::new(vec![ty.clone(), Type::PTR, c.func.ty(mask).clone()], Type::Void);
+    let name = format!("llvm.masked.store.{}.p0", ty.mangled().expect("a float vector"));
+    c.call(&name, sig, vec![value, ptr, mask]);
 }

@@ -130,6 +130,11 @@ pub enum Pullback {
     /// `llvm.vector.reduce.fmax/fmin/fmaximum/fminimum(v)`: the adjoint goes to the first
     /// lane that holds the result.
     ReduceMinMax,
+    /// `llvm.masked.load(ptr, mask, passthru)` and `llvm.masked.store(value, ptr, mask)`
+    /// (clang's vectorised conditionals with AVX): load and store, lane by lane under the
+    /// mask; a masked-off lane of a load takes `passthru`.
+    MaskedLoad,
+    MaskedStore,
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
     Allocation,
     /// A derivative the user registered for the callee.
@@ -491,6 +496,19 @@ impl<'m> Differentiator<'m> {
                             needs.values.push(args[1]);
                         }
                     }
+                    (Pullback::MaskedLoad | Pullback::MaskedStore, InstKind::Call { args, .. }) => {
+                        let (ptr, mask) = if matches!(pullback, Pullback::MaskedLoad) {
+                            (args[0], args[1])
+                        } else {
+                            (args[1], args[2])
+                        };
+                        if activity.has_shadow(ptr) && seen_shadows.insert(ptr) {
+                            needs.shadows.push(ptr);
+                        }
+                        if func.constant(mask).is_none() && seen.insert(mask) {
+                            needs.values.push(mask);
+                        }
+                    }
                     (Pullback::ReduceMinMax, InstKind::Call { args, .. }) => {
                         for v in [args[0], func.result(inst).expect("a reduction result")] {
                             if seen.insert(v) {
@@ -614,6 +632,16 @@ impl<'m> Differentiator<'m> {
                 if name.starts_with("llvm.vector.reduce.fadd.") && args.len() == 2 =>
             {
                 Ok(Pullback::ReduceFAdd)
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if name.starts_with("llvm.masked.load.") && args.len() == 3 =>
+            {
+                Ok(Pullback::MaskedLoad)
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if name.starts_with("llvm.masked.store.") && args.len() == 3 =>
+            {
+                Ok(Pullback::MaskedStore)
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if ["fmax", "fmin", "fmaximum", "fminimum"]
