@@ -1,6 +1,6 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
 // RUN: %grad-run -O2 %s %t | FileCheck %s
-// RUN: %grad-run -O3 %s %t.o3 -march=x86-64-v3 | FileCheck %s
+// RUN: %grad-run -O3 %s %t.o3 %march-v3 | FileCheck %s
 // RUN: %grad-run -O2 %s %t.fast -ffast-math | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
