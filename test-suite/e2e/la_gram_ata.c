@@ -1,5 +1,6 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
 // RUN: %grad-run -O2 %s %t | FileCheck %s
+// RUN: %grad-run -O2 %s %t.fast -ffast-math | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // The Gram matrix G = A^T A (A is 5x3, read twice in the product, so each entry's

@@ -8,7 +8,7 @@ use crate::error::TransformError;
 use crate::rules;
 use crate::ArgActivity;
 use std::collections::HashSet;
-use zyg_ir::{Callee, CastOp, Constant, Function, Inst, InstKind, Module, UnOp, Value};
+use zyg_ir::{Callee, CastOp, Constant, Function, Inst, InstKind, Module, Type, UnOp, Value};
 
 pub struct Activity {
     active: HashSet<Value>,
@@ -145,7 +145,10 @@ fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -
         InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(arg),
         InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| shadowed.contains(v)),
         InstKind::Select { then_value, else_value, .. } => shadowed.contains(then_value) || shadowed.contains(else_value),
-        InstKind::Alloca { ty } => ty.carries_derivative() || ty.holds_pointers(),
+        // Byte arrays too: SROA leaves a partly promoted `double G[3][3]` as `[64 x i8]`.
+        InstKind::Alloca { ty } => {
+            ty.carries_derivative() || ty.holds_pointers() || matches!(ty, Type::Array(_, e) if **e == Type::I8)
+        }
         // A pointer kept in differentiated memory has its shadow in the shadow memory, at
         // the same place (Enzyme's convention: a shadow struct's pointers point to shadows).
         InstKind::Load { ty, ptr } => ty.is_ptr() && shadowed.contains(ptr),

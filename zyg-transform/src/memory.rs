@@ -27,9 +27,23 @@ pub fn mem_op(kind: &InstKind) -> Option<(MemOp, Value, Value, Value)> {
     (args.len() >= 3).then(|| (op, args[0], args[1], args[2]))
 }
 
-/// The one float format of the function's loads and stores through shadowed pointers.
+/// The object a pointer points into: the value its address arithmetic starts from.
+fn root(func: &Function, mut p: Value) -> Value {
+    while let Some(i) = func.def_inst(p) {
+        match &func.insts[i].kind {
+            InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } => p = *base,
+            _ => break,
+        }
+    }
+    p
+}
+
+/// The float format of the elements a copy (or realloc) `inst` moves: that of the
+/// function's float loads and stores into the same objects, or failing one, of all its
+/// accesses to differentiated memory; an error when they disagree.
 pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> bool) -> Result<FloatTy, TransformError> {
-    let mut seen: HashSet<FloatTy> = HashSet::new();
+    let objects: HashSet<Value> = func.insts[inst].kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr()).map(|v| root(func, v)).collect();
+    let (mut near, mut seen): (HashSet<FloatTy>, HashSet<FloatTy>) = Default::default();
     for (_, i) in func.inst_order() {
         let (ty, ptr) = match &func.insts[i].kind {
             InstKind::Load { ty, ptr } => (ty.clone(), *ptr),
@@ -38,7 +52,13 @@ pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> boo
         };
         if let (Some(f), true) = (ty.float_elem(), shadowed(ptr)) {
             seen.insert(f);
+            if objects.contains(&root(func, ptr)) {
+                near.insert(f);
+            }
         }
+    }
+    if near.len() == 1 {
+        return Ok(*near.iter().next().expect("one"));
     }
     match seen.len() {
         1 => Ok(*seen.iter().next().expect("one")),

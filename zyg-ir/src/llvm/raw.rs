@@ -82,13 +82,17 @@ pub fn read_type(t: LLVMTypeRef) -> Result<Type, String> {
                 Type::Array(LLVMGetArrayLength2(t), read_type(LLVMGetElementType(t))?.into())
             }
             LLVMTypeKind::LLVMStructTypeKind => {
-                if LLVMIsPackedStruct(t) != 0 {
-                    return Err(format!("packed struct type `{}` is not supported yet", print_type(t)));
-                }
                 let n = LLVMCountStructElementTypes(t);
                 let mut elems = vec![std::ptr::null_mut(); n as usize];
                 LLVMGetStructElementTypes(t, elems.as_mut_ptr());
-                Type::structure(elems.into_iter().map(read_type).collect::<Result<_, _>>()?)
+                let fields: Vec<Type> = elems.into_iter().map(read_type).collect::<Result<_, _>>()?;
+                // clang writes C++ classes whose tail padding a derived class may reuse as
+                // packed structs (`<{ ptr, i32, [4 x i8] }>`) even when no field moves; such
+                // a struct is the plain struct. One whose fields do move is not supported.
+                if LLVMIsPackedStruct(t) != 0 && !packed_is_natural(&fields) {
+                    return Err(format!("packed struct type `{}` is not supported yet", print_type(t)));
+                }
+                Type::structure(fields)
             }
             _ => return Err(format!("type `{}` is not supported yet", print_type(t))),
         })
@@ -114,4 +118,52 @@ pub fn llvm_type(ctx: LLVMContextRef, ty: &Type) -> LLVMTypeRef {
             }
         }
     }
+}
+
+/// (size, alignment) in bytes of a type under the natural C layout of 64-bit targets
+/// (x86-64, AArch64, NVPTX64), or None where that is not simple.
+fn natural_layout(ty: &Type) -> Option<(u64, u64)> {
+    Some(match ty {
+        Type::Int(bits) => {
+            let bytes = u64::from(bits.div_ceil(8)).next_power_of_two();
+            (bytes, bytes.min(8))
+        }
+        Type::Float(FloatTy::F32) => (4, 4),
+        Type::Float(FloatTy::F64) | Type::Ptr(_) => (8, 8),
+        Type::Float(FloatTy::X86Fp80) => (16, 16),
+        Type::Vector(n, e) => {
+            let bytes = (u64::from(*n) * natural_layout(e)?.0).next_power_of_two();
+            (bytes, bytes)
+        }
+        Type::Array(n, e) => {
+            let (size, align) = natural_layout(e)?;
+            (*n * size, align)
+        }
+        Type::Struct(fields) => {
+            let (mut offset, mut align) = (0u64, 1u64);
+            for f in fields.iter() {
+                let (s, a) = natural_layout(f)?;
+                offset = offset.next_multiple_of(a) + s;
+                align = align.max(a);
+            }
+            (offset.next_multiple_of(align), align)
+        }
+        _ => return None,
+    })
+}
+
+/// Whether a packed struct of `fields` has the same layout as the plain one: no field
+/// would be moved by alignment, and no tail padding added.
+fn packed_is_natural(fields: &[Type]) -> bool {
+    let (mut packed, mut natural, mut align) = (0u64, 0u64, 1u64);
+    for f in fields {
+        let Some((s, a)) = natural_layout(f) else { return false };
+        if natural.next_multiple_of(a) != packed {
+            return false;
+        }
+        packed += s;
+        natural = packed;
+        align = align.max(a);
+    }
+    natural.next_multiple_of(align) == packed
 }
