@@ -98,7 +98,15 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let fv = zyg_ir::llvm::write_function(&module, f).map_err(|e| llvm(e.to_string()))?;
         let origin = f.name.split_once(&format!(".{ns}.")).and_then(|(source, _)| module.get_function(source));
         copy_target_attributes(origin.or(fallback), fv);
+        prepare::restore_dynamic_allocas(fv);
         fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
+    }
+    if let Some(marker) = module.get_function(prepare::VLA_MARKER) {
+        // SAFETY: a function of the live module.
+        if unsafe { inkwell::llvm_sys::core::LLVMGetFirstUse(marker.as_value_ref()).is_null() } {
+            // SAFETY: nothing refers to the declaration any more.
+            unsafe { marker.delete() };
+        }
     }
     let written: Vec<_> =
         grads.iter().map(|g| module.get_function(&g.name).expect("gradient was written").as_value_ref()).collect();

@@ -26,6 +26,7 @@ pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path
         .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() })?;
     expand_constant_expressions(&copy);
     copy_byval_arguments(&copy);
+    dynamic_allocas_to_calls(&copy);
     Ok(copy)
 }
 
@@ -151,6 +152,99 @@ fn copy_byval_arguments(module: &Module<'_>) {
                 }
                 bb = LLVMGetNextBasicBlock(bb);
             }
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
+/// The stand-in for a dynamic `alloca` (a C99 variable-length array) while zyg works:
+/// `ptr @__zyg_vla(i64 bytes)`. zyg reads it as an allocation, whose shadow comes from
+/// `calloc` and is freed by the adjoint; `restore_dynamic_allocas` turns it back into an
+/// `alloca` in the generated code.
+pub const VLA_MARKER: &str = "__zyg_vla";
+
+/// Replaces each `alloca T, iN %n` whose count is not the constant 1 by a call to
+/// `VLA_MARKER` with the byte count.
+fn dynamic_allocas_to_calls(module: &Module<'_>) {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
+    use inkwell::values::AsValueRef;
+    // SAFETY: every value visited belongs to the live module; replaced instructions are
+    // erased after their uses move to the call.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let layout = LLVMGetModuleDataLayout(m);
+        let ctx = LLVMGetModuleContext(m);
+        let b = LLVMCreateBuilderInContext(ctx);
+        let i64_ty = LLVMInt64TypeInContext(ctx);
+        let ptr_ty = LLVMPointerTypeInContext(ctx, 0);
+        let mut params = [i64_ty];
+        let fn_ty = LLVMFunctionType(ptr_ty, params.as_mut_ptr(), 1, 0);
+        let name = std::ffi::CString::new(VLA_MARKER).expect("no NUL");
+        let mut marker = LLVMGetNamedFunction(m, name.as_ptr());
+        let mut dead = Vec::new();
+        for f in module.get_functions() {
+            let mut bb = LLVMGetFirstBasicBlock(f.as_value_ref());
+            while !bb.is_null() {
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    let count = if LLVMIsAAllocaInst(inst).is_null() { None } else { Some(LLVMGetOperand(inst, 0)) };
+                    if let Some(count) = count.filter(|c| LLVMIsAConstantInt(*c).is_null() || LLVMConstIntGetZExtValue(*c) != 1) {
+                        if marker.is_null() {
+                            marker = LLVMAddFunction(m, name.as_ptr(), fn_ty);
+                        }
+                        LLVMPositionBuilderBefore(b, inst);
+                        let elem = LLVMABISizeOfType(layout, LLVMGetAllocatedType(inst));
+                        let count = LLVMBuildZExtOrBitCast(b, count, i64_ty, c"".as_ptr());
+                        let bytes = LLVMBuildMul(b, count, LLVMConstInt(i64_ty, elem, 0), c"vla.bytes".as_ptr());
+                        let mut args = [bytes];
+                        let call = LLVMBuildCall2(b, fn_ty, marker, args.as_mut_ptr(), 1, c"vla".as_ptr());
+                        LLVMReplaceAllUsesWith(inst, call);
+                        dead.push(inst);
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+        }
+        for inst in dead {
+            LLVMInstructionEraseFromParent(inst);
+        }
+        LLVMDisposeBuilder(b);
+    }
+}
+
+/// Turns the `VLA_MARKER` calls of a generated function back into dynamic allocas (16-byte
+/// aligned, as clang aligns VLAs).
+pub fn restore_dynamic_allocas(function: inkwell::values::FunctionValue<'_>) {
+    use inkwell::llvm_sys::core::*;
+    use inkwell::values::AsValueRef;
+    // SAFETY: the function is live; each marker call is replaced and then erased.
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(function.as_value_ref()));
+        let b = LLVMCreateBuilderInContext(ctx);
+        let i8_ty = LLVMInt8TypeInContext(ctx);
+        let mut calls = Vec::new();
+        let mut bb = LLVMGetFirstBasicBlock(function.as_value_ref());
+        while !bb.is_null() {
+            let mut inst = LLVMGetFirstInstruction(bb);
+            while !inst.is_null() {
+                if !LLVMIsACallInst(inst).is_null() {
+                    let callee = LLVMGetCalledValue(inst);
+                    if !LLVMIsAFunction(callee).is_null() && inkwell::values::FunctionValue::new(callee).is_some_and(|f| f.get_name().to_bytes() == VLA_MARKER.as_bytes()) {
+                        calls.push(inst);
+                    }
+                }
+                inst = LLVMGetNextInstruction(inst);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        for call in calls {
+            LLVMPositionBuilderBefore(b, call);
+            let alloca = LLVMBuildArrayAlloca(b, i8_ty, LLVMGetOperand(call, 0), c"vla".as_ptr());
+            LLVMSetAlignment(alloca, 16);
+            LLVMReplaceAllUsesWith(call, alloca);
+            LLVMInstructionEraseFromParent(call);
         }
         LLVMDisposeBuilder(b);
     }

@@ -26,7 +26,9 @@ const INERT_CALLS: &[&str] = &[
 ];
 
 /// Heap allocation functions (C, and C++'s `operator new`): their memory gets a shadow.
-pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "realloc", "_Znwm", "_Znam"];
+/// `__zyg_vla(bytes)` stands for a variable-length array (a dynamic `alloca`) while zyg
+/// works: its shadow is heap memory, since it must outlive the primal's frame.
+pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "realloc", "_Znwm", "_Znam", "__zyg_vla"];
 /// Their deallocations: the primal frees its memory; the shadow is freed by the adjoint.
 pub const DEALLOCATIONS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
 
