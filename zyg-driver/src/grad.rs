@@ -49,6 +49,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         zyg_ir::llvm::read_functions(&prepared, &roots)
     };
     zyg_transform::types::retype_integer_copies(&mut read.module);
+    zyg_transform::rules::library::add_models(&mut read.module);
     tracing::info!(
         read = read.module.functions.len(),
         unreadable = read.unreadable.len(),

@@ -2,6 +2,7 @@
 
 pub mod expr;
 pub mod instructions;
+pub mod library;
 pub mod math;
 
 pub use expr::{Node, E};
