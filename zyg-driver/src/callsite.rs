@@ -69,6 +69,9 @@ pub struct Request {
     /// The reverse half's extra arguments: the result's adjoint (for float results), the tape.
     pub extra: Vec<LLVMValueRef>,
     pub function: String,
+    /// `const` arguments that are functions (callbacks), by parameter index: the function is
+    /// differentiated specialised to them, so its calls through them are direct calls.
+    pub callbacks: Vec<(usize, String)>,
     pub kinds: Vec<ArgKind>,
     /// The primal argument for each parameter of `function`.
     pub values: Vec<LLVMValueRef>,
@@ -202,6 +205,7 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
     LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
     let mut rest = args[if sret.is_some() { 2 } else { 1 }..].iter().copied();
     let (mut kinds, mut values, mut shadows, mut markers) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut callbacks = Vec::new();
     for (i, pty) in params.iter().enumerate() {
         let mut next = rest.next();
         let mut kind = None;
@@ -213,7 +217,11 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         let Some(value) = next else {
             return Err(fail(format!("too few arguments for `{function}`: nothing for parameter {i}")));
         };
-        let kind = kind.unwrap_or_else(|| default_kind(*pty));
+        // A function passed as an argument (a callback) is `const` unless marked.
+        let kind = kind.unwrap_or_else(|| if LLVMIsAFunction(value).is_null() { default_kind(*pty) } else { ArgKind::Const });
+        if kind == ArgKind::Const && !LLVMIsAFunction(value).is_null() {
+            callbacks.push((i, name_of(value)));
+        }
         let shadow = if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
             if LLVMGetTypeKind(*pty) != LLVMTypeKind::LLVMPointerTypeKind {
                 return Err(fail(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer")));
@@ -245,7 +253,7 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
     if rest.next().is_some() {
         return Err(fail(format!("too many arguments for `{function}`, which takes {nparams}")));
     }
-    Ok(Request { call, entry, extra, function, kinds, values, shadows, sret, markers, place })
+    Ok(Request { call, entry, extra, function, kinds, values, shadows, sret, markers, place, callbacks })
 }
 
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.

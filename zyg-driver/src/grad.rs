@@ -43,6 +43,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     }
 
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
+    roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
     roots.extend(opts.function.clone());
     let mut read = {
         let prepared = prepare::prepare(&module, &machine, path)?;
@@ -67,11 +68,21 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     };
 
     let ns = namespace(&module);
+    // Requests passing callbacks differentiate a copy of their function specialised to them.
+    let mut targets = Vec::new();
+    for r in &requests {
+        targets.push(if r.callbacks.is_empty() {
+            r.function.clone()
+        } else {
+            zyg_transform::specialize::with_callbacks(&mut read.module, &ns, &r.function, &r.callbacks)
+                .ok_or_else(|| missing_function(path, &r.function, &read))?
+        });
+    }
     let mut diff = Differentiator::new(&read.module, &ns);
     diff.set_custom_rules(crate::custom::custom_rules(&module, path)?);
     let mut grads = Vec::new();
-    for r in &requests {
-        let spec = Spec { function: r.function.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };
+    for (r, target) in requests.iter().zip(&targets) {
+        let spec = Spec { function: target.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };
         grads.push(diff.entry(&spec, r.entry).map_err(transform_error)?);
     }
     let mut exported = None;

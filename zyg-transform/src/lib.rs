@@ -16,6 +16,7 @@ pub mod memory;
 pub mod primal;
 pub mod rules;
 pub mod stack;
+pub mod specialize;
 pub mod tape;
 pub mod types;
 
