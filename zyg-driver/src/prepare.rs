@@ -38,34 +38,25 @@ pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path
 /// the reader names them if a function zyg differentiates uses one.
 fn expand_constant_expressions(module: &Module<'_>) {
     use inkwell::llvm_sys::core::*;
-    use inkwell::values::AsValueRef;
     // SAFETY: every value visited belongs to the live module; the builder is disposed.
     unsafe {
         let ctx = LLVMGetModuleContext(module.as_mut_ptr());
         let b = LLVMCreateBuilderInContext(ctx);
-        for f in module.get_functions() {
-            let mut bb = LLVMGetFirstBasicBlock(f.as_value_ref());
-            while !bb.is_null() {
-                let mut inst = LLVMGetFirstInstruction(bb);
-                while !inst.is_null() {
-                    let is_phi = !LLVMIsAPHINode(inst).is_null();
-                    for i in 0..LLVMGetNumOperands(inst).max(0) as u32 {
-                        let operand = LLVMGetOperand(inst, i);
-                        if operand.is_null() || LLVMIsAConstantExpr(operand).is_null() {
-                            continue;
-                        }
-                        if is_phi {
-                            LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(inst, i)));
-                        } else {
-                            LLVMPositionBuilderBefore(b, inst);
-                        }
-                        if let Some(expanded) = expand(b, operand) {
-                            LLVMSetOperand(inst, i, expanded);
-                        }
-                    }
-                    inst = LLVMGetNextInstruction(inst);
+        for inst in instructions(module) {
+            let is_phi = !LLVMIsAPHINode(inst).is_null();
+            for i in 0..LLVMGetNumOperands(inst).max(0) as u32 {
+                let operand = LLVMGetOperand(inst, i);
+                if operand.is_null() || LLVMIsAConstantExpr(operand).is_null() {
+                    continue;
                 }
-                bb = LLVMGetNextBasicBlock(bb);
+                if is_phi {
+                    LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(inst, i)));
+                } else {
+                    LLVMPositionBuilderBefore(b, inst);
+                }
+                if let Some(expanded) = expand(b, operand) {
+                    LLVMSetOperand(inst, i, expanded);
+                }
             }
         }
         LLVMDisposeBuilder(b);
@@ -116,7 +107,6 @@ unsafe fn expand(
 fn copy_byval_arguments(module: &Module<'_>) {
     use inkwell::llvm_sys::core::*;
     use inkwell::llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleDataLayout};
-    use inkwell::values::AsValueRef;
     let byval = Attribute::get_named_enum_kind_id("byval");
     // SAFETY: every value visited belongs to the live module; the builder is disposed.
     unsafe {
@@ -125,32 +115,25 @@ fn copy_byval_arguments(module: &Module<'_>) {
         let ctx = LLVMGetModuleContext(m);
         let b = LLVMCreateBuilderInContext(ctx);
         let i64_ty = LLVMInt64TypeInContext(ctx);
-        for f in module.get_functions() {
-            let entry = LLVMGetFirstBasicBlock(f.as_value_ref());
-            let mut bb = entry;
-            while !bb.is_null() {
-                let mut inst = LLVMGetFirstInstruction(bb);
-                while !inst.is_null() {
-                    if !LLVMIsACallInst(inst).is_null() {
-                        for i in 0..LLVMGetNumArgOperands(inst) {
-                            let attr = LLVMGetCallSiteEnumAttribute(inst, i + 1, byval);
-                            if attr.is_null() {
-                                continue;
-                            }
-                            let ty = LLVMGetTypeAttributeValue(attr);
-                            let align = LLVMABIAlignmentOfType(layout, ty);
-                            LLVMPositionBuilder(b, entry, LLVMGetFirstInstruction(entry));
-                            let copy = LLVMBuildAlloca(b, ty, c"byval.copy".as_ptr());
-                            LLVMSetAlignment(copy, align);
-                            LLVMPositionBuilderBefore(b, inst);
-                            let size = LLVMConstInt(i64_ty, LLVMABISizeOfType(layout, ty), 0);
-                            LLVMBuildMemCpy(b, copy, align, LLVMGetOperand(inst, i), align, size);
-                            LLVMSetOperand(inst, i, copy);
-                        }
-                    }
-                    inst = LLVMGetNextInstruction(inst);
+        for inst in instructions(module) {
+            if LLVMIsACallInst(inst).is_null() {
+                continue;
+            }
+            let entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)));
+            for i in 0..LLVMGetNumArgOperands(inst) {
+                let attr = LLVMGetCallSiteEnumAttribute(inst, i + 1, byval);
+                if attr.is_null() {
+                    continue;
                 }
-                bb = LLVMGetNextBasicBlock(bb);
+                let ty = LLVMGetTypeAttributeValue(attr);
+                let align = LLVMABIAlignmentOfType(layout, ty);
+                LLVMPositionBuilder(b, entry, LLVMGetFirstInstruction(entry));
+                let copy = LLVMBuildAlloca(b, ty, c"byval.copy".as_ptr());
+                LLVMSetAlignment(copy, align);
+                LLVMPositionBuilderBefore(b, inst);
+                let size = LLVMConstInt(i64_ty, LLVMABISizeOfType(layout, ty), 0);
+                LLVMBuildMemCpy(b, copy, align, LLVMGetOperand(inst, i), align, size);
+                LLVMSetOperand(inst, i, copy);
             }
         }
         LLVMDisposeBuilder(b);
@@ -168,7 +151,6 @@ pub const VLA_MARKER: &str = "__zyg_vla";
 fn dynamic_allocas_to_calls(module: &Module<'_>) {
     use inkwell::llvm_sys::core::*;
     use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
-    use inkwell::values::AsValueRef;
     // SAFETY: every value visited belongs to the live module; replaced instructions are
     // erased after their uses move to the call.
     unsafe {
@@ -183,29 +165,23 @@ fn dynamic_allocas_to_calls(module: &Module<'_>) {
         let name = std::ffi::CString::new(VLA_MARKER).expect("no NUL");
         let mut marker = LLVMGetNamedFunction(m, name.as_ptr());
         let mut dead = Vec::new();
-        for f in module.get_functions() {
-            let mut bb = LLVMGetFirstBasicBlock(f.as_value_ref());
-            while !bb.is_null() {
-                let mut inst = LLVMGetFirstInstruction(bb);
-                while !inst.is_null() {
-                    let count = if LLVMIsAAllocaInst(inst).is_null() { None } else { Some(LLVMGetOperand(inst, 0)) };
-                    if let Some(count) = count.filter(|c| LLVMIsAConstantInt(*c).is_null() || LLVMConstIntGetZExtValue(*c) != 1) {
-                        if marker.is_null() {
-                            marker = LLVMAddFunction(m, name.as_ptr(), fn_ty);
-                        }
-                        LLVMPositionBuilderBefore(b, inst);
-                        let elem = LLVMABISizeOfType(layout, LLVMGetAllocatedType(inst));
-                        let count = LLVMBuildZExtOrBitCast(b, count, i64_ty, c"".as_ptr());
-                        let bytes = LLVMBuildMul(b, count, LLVMConstInt(i64_ty, elem, 0), c"vla.bytes".as_ptr());
-                        let mut args = [bytes];
-                        let call = LLVMBuildCall2(b, fn_ty, marker, args.as_mut_ptr(), 1, c"vla".as_ptr());
-                        LLVMReplaceAllUsesWith(inst, call);
-                        dead.push(inst);
-                    }
-                    inst = LLVMGetNextInstruction(inst);
-                }
-                bb = LLVMGetNextBasicBlock(bb);
+        for inst in instructions(module) {
+            let count = if LLVMIsAAllocaInst(inst).is_null() { None } else { Some(LLVMGetOperand(inst, 0)) };
+            let Some(count) = count.filter(|c| LLVMIsAConstantInt(*c).is_null() || LLVMConstIntGetZExtValue(*c) != 1)
+            else {
+                continue;
+            };
+            if marker.is_null() {
+                marker = LLVMAddFunction(m, name.as_ptr(), fn_ty);
             }
+            LLVMPositionBuilderBefore(b, inst);
+            let elem = LLVMABISizeOfType(layout, LLVMGetAllocatedType(inst));
+            let count = LLVMBuildZExtOrBitCast(b, count, i64_ty, c"".as_ptr());
+            let bytes = LLVMBuildMul(b, count, LLVMConstInt(i64_ty, elem, 0), c"vla.bytes".as_ptr());
+            let mut args = [bytes];
+            let call = LLVMBuildCall2(b, fn_ty, marker, args.as_mut_ptr(), 1, c"vla".as_ptr());
+            LLVMReplaceAllUsesWith(inst, call);
+            dead.push(inst);
         }
         for inst in dead {
             LLVMInstructionEraseFromParent(inst);
@@ -224,21 +200,14 @@ pub fn restore_dynamic_allocas(function: inkwell::values::FunctionValue<'_>) {
         let ctx = LLVMGetTypeContext(LLVMTypeOf(function.as_value_ref()));
         let b = LLVMCreateBuilderInContext(ctx);
         let i8_ty = LLVMInt8TypeInContext(ctx);
-        let mut calls = Vec::new();
-        let mut bb = LLVMGetFirstBasicBlock(function.as_value_ref());
-        while !bb.is_null() {
-            let mut inst = LLVMGetFirstInstruction(bb);
-            while !inst.is_null() {
-                if !LLVMIsACallInst(inst).is_null() {
-                    let callee = LLVMGetCalledValue(inst);
-                    if !LLVMIsAFunction(callee).is_null() && inkwell::values::FunctionValue::new(callee).is_some_and(|f| f.get_name().to_bytes() == VLA_MARKER.as_bytes()) {
-                        calls.push(inst);
-                    }
-                }
-                inst = LLVMGetNextInstruction(inst);
-            }
-            bb = LLVMGetNextBasicBlock(bb);
-        }
+        let calls: Vec<_> = function_instructions(function.as_value_ref())
+            .into_iter()
+            .filter(|inst| {
+                !LLVMIsACallInst(*inst).is_null()
+                    && inkwell::values::FunctionValue::new(LLVMGetCalledValue(*inst))
+                        .is_some_and(|f| f.get_name().to_bytes() == VLA_MARKER.as_bytes())
+            })
+            .collect();
         for call in calls {
             LLVMPositionBuilderBefore(b, call);
             let alloca = LLVMBuildArrayAlloca(b, i8_ty, LLVMGetOperand(call, 0), c"vla".as_ptr());
@@ -248,4 +217,27 @@ pub fn restore_dynamic_allocas(function: inkwell::values::FunctionValue<'_>) {
         }
         LLVMDisposeBuilder(b);
     }
+}
+
+/// The instructions of a function, in layout order (collected first, so that a pass may
+/// insert and replace instructions while it walks them).
+unsafe fn function_instructions(f: inkwell::llvm_sys::prelude::LLVMValueRef) -> Vec<inkwell::llvm_sys::prelude::LLVMValueRef> {
+    use inkwell::llvm_sys::core::*;
+    let mut out = Vec::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        let mut inst = LLVMGetFirstInstruction(bb);
+        while !inst.is_null() {
+            out.push(inst);
+            inst = LLVMGetNextInstruction(inst);
+        }
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+    out
+}
+
+/// The instructions of every function the module defines.
+unsafe fn instructions(module: &Module<'_>) -> Vec<inkwell::llvm_sys::prelude::LLVMValueRef> {
+    use inkwell::values::AsValueRef;
+    module.get_functions().flat_map(|f| function_instructions(f.as_value_ref())).collect()
 }

@@ -131,6 +131,11 @@ impl Type {
         }
     }
 
+    /// Holds pointers and no floats: its shadow holds shadow pointers, not adjoints.
+    pub fn holds_only_addresses(&self) -> bool {
+        self.holds_pointers() && !self.carries_derivative()
+    }
+
     /// The type reached by following `indices` into an aggregate (extractvalue's rule).
     pub fn field(&self, index: u32) -> Option<&Type> {
         match self {

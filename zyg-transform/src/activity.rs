@@ -78,8 +78,7 @@ impl Activity {
         match &func.insts[inst].kind {
             // A stored pointer's shadow is stored by the primal; its adjoint has nothing to do.
             InstKind::Store { value, ptr } => {
-                let ty = func.ty(*value);
-                self.has_shadow(*ptr) && !(ty.holds_pointers() && !ty.carries_derivative())
+                self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses()
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
                 args.iter().any(|a| self.has_shadow(*a))

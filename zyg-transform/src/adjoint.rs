@@ -190,7 +190,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Pullback::Store => {
                 let InstKind::Store { value, ptr } = &func.insts[inst].kind else { return Ok(()) };
                 let ty = func.ty(*value).clone();
-                if ty.holds_pointers() && !ty.carries_derivative() {
+                if ty.holds_only_addresses() {
                     // A pointer's shadow slot holds the shadow pointer, not an adjoint.
                     return Ok(());
                 }

@@ -55,8 +55,11 @@ fn direct_calls(func: &mut Function) {
     }
 }
 
+/// A call that passes known functions on: the call, its callee, and `(index, function)`.
+type NestedCallback = (zyg_ir::Inst, String, Vec<(usize, String)>);
+
 /// Calls in `func` to defined functions that pass known functions as arguments.
-fn nested_callbacks(module: &Module, func: &Function) -> Vec<(zyg_ir::Inst, String, Vec<(usize, String)>)> {
+fn nested_callbacks(module: &Module, func: &Function) -> Vec<NestedCallback> {
     let mut out = Vec::new();
     for (_, inst) in func.inst_order() {
         let InstKind::Call { callee: Callee::Direct(name), args, .. } = &func.insts[inst].kind else { continue };
