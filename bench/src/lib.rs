@@ -1,36 +1,517 @@
-//! zyg-bench: the C kernels of the benchmarks, differentiated by zyg at build time
-//! (`build.rs`), and the ratio report the benches print.
+//! zyg-bench: the benchmarks' C code (`src/*.c`, differentiated by zyg at build time in
+//! `build.rs`), the cases and their sizes, and the runner the bench targets share.
+//!
+//! Each case is timed in three variants in one criterion group named after the case: the
+//! primal, zyg's gradient and a hand-written gradient. Before timing, the runner calls zyg's
+//! and the hand-written gradient once and compares them (normwise relative difference at most
+//! 1e-8), and measures the peak heap use of one call of each variant (`src/heap.c`). It writes
+//! what it found to `target/zyg-bench/cases/<case>.json`; `src/bin/report.rs` joins that with
+//! criterion's medians into bench/RESULTS.md.
+//!
+//! `ZYG_BENCH_QUICK=1` gives tiny sizes and short measurements (for checking that everything
+//! runs, not for numbers).
 
+use criterion::{Criterion, SamplingMode};
+use std::ffi::c_void;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+type CaseFn = unsafe extern "C" fn(*mut c_void) -> f64;
+type FreeFn = unsafe extern "C" fn(*mut c_void);
 
 extern "C" {
-    pub fn pow_loop(x: f64, n: i32) -> f64;
-    pub fn pow_loop_grad(x: f64, n: i32) -> f64;
-    pub fn pow_loop_hand(x: f64, n: i32) -> f64;
-    pub fn branchy_many(xs: *const f64, ys: *const f64, n: i32) -> f64;
-    pub fn branchy_grad_many(xs: *const f64, ys: *const f64, n: i32, dx: *mut f64, dy: *mut f64);
+    fn zb_heap_start();
+    fn zb_heap_stop() -> i64;
+
+    fn gmm_setup(d: i32, k: i32, n: i32, seed: u64) -> *mut c_void;
+    fn gmm_primal(c: *mut c_void) -> f64;
+    fn gmm_zyg(c: *mut c_void) -> f64;
+    fn gmm_hand(c: *mut c_void) -> f64;
+    fn gmm_free(c: *mut c_void);
+
+    fn ba_setup(n: i32, m: i32, p: i32, seed: u64) -> *mut c_void;
+    fn ba_primal(c: *mut c_void) -> f64;
+    fn ba_zyg(c: *mut c_void) -> f64;
+    fn ba_hand(c: *mut c_void) -> f64;
+    fn ba_sq_setup(n: i32, m: i32, p: i32, seed: u64) -> *mut c_void;
+    fn ba_sq_primal(c: *mut c_void) -> f64;
+    fn ba_sq_zyg(c: *mut c_void) -> f64;
+    fn ba_sq_hand(c: *mut c_void) -> f64;
+    fn ba_free(c: *mut c_void);
+
+    fn lstm_setup(l: i32, c: i32, b: i32, seed: u64) -> *mut c_void;
+    fn lstm_primal(c: *mut c_void) -> f64;
+    fn lstm_zyg(c: *mut c_void) -> f64;
+    fn lstm_hand(c: *mut c_void) -> f64;
+    fn lstm_free(c: *mut c_void);
+
+    fn hand_setup(n_bones: i32, n_verts: i32, n_corr: i32, seed: u64) -> *mut c_void;
+    fn hand_primal(c: *mut c_void) -> f64;
+    fn hand_zyg(c: *mut c_void) -> f64;
+    fn hand_hand(c: *mut c_void) -> f64;
+    fn hand_free(c: *mut c_void);
+
+    fn vec_free(c: *mut c_void);
+    fn sincos_setup(n: i32, seed: u64) -> *mut c_void;
+    fn sincos_primal(c: *mut c_void) -> f64;
+    fn sincos_zyg(c: *mut c_void) -> f64;
+    fn sincos_hand(c: *mut c_void) -> f64;
+    fn loop_setup(n: i32, seed: u64) -> *mut c_void;
+    fn loop_primal(c: *mut c_void) -> f64;
+    fn loop_zyg(c: *mut c_void) -> f64;
+    fn loop_hand(c: *mut c_void) -> f64;
+    fn loop_free(c: *mut c_void);
+    fn lse_setup(n: i32, seed: u64) -> *mut c_void;
+    fn lse_primal(c: *mut c_void) -> f64;
+    fn lse_zyg(c: *mut c_void) -> f64;
+    fn lse_hand(c: *mut c_void) -> f64;
+    fn logreg_setup(n: i32, d: i32, seed: u64) -> *mut c_void;
+    fn logreg_primal(c: *mut c_void) -> f64;
+    fn logreg_zyg(c: *mut c_void) -> f64;
+    fn logreg_hand(c: *mut c_void) -> f64;
+    fn logreg_free(c: *mut c_void);
+    fn mlp_setup(batch: i32, d: i32, h: i32, o: i32, seed: u64) -> *mut c_void;
+    fn mlp_primal(c: *mut c_void) -> f64;
+    fn mlp_zyg(c: *mut c_void) -> f64;
+    fn mlp_hand(c: *mut c_void) -> f64;
+    fn mlp_free(c: *mut c_void);
+    fn bessel_setup(n: i32, terms: i32, seed: u64) -> *mut c_void;
+    fn bessel_primal(c: *mut c_void) -> f64;
+    fn bessel_zyg(c: *mut c_void) -> f64;
+    fn bessel_hand(c: *mut c_void) -> f64;
+    fn bessel_free(c: *mut c_void);
+    fn branchy_setup(n: i32, seed: u64) -> *mut c_void;
+    fn branchy_primal(c: *mut c_void) -> f64;
+    fn branchy_zyg(c: *mut c_void) -> f64;
+    fn branchy_hand(c: *mut c_void) -> f64;
+    fn branchy_free(c: *mut c_void);
+}
+
+/// The head of every case's C context (`bench_grad` in src/bench.h).
+#[repr(C)]
+struct GradView {
+    n: i32,
+    zyg: *mut f64,
+    hand: *mut f64,
+}
+
+/// `zyg grad` errors recorded by build.rs: one line per translation unit, `unit\terror`.
+pub const ZYG_BUILD_ERRORS: &str = include_str!(concat!(env!("OUT_DIR"), "/zyg_errors.txt"));
+
+/// The error zyg gave on translation unit `unit` at build time, if any.
+pub fn zyg_build_error(unit: &str) -> Option<&'static str> {
+    ZYG_BUILD_ERRORS.lines().find_map(|l| l.strip_prefix(unit)?.strip_prefix('\t'))
+}
+
+/// `ZYG_BENCH_QUICK=1` (or any value but empty and 0): tiny sizes, short measurements.
+pub fn quick() -> bool {
+    std::env::var("ZYG_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The families, in the order of RESULTS.md; each is a bench target of its own.
+pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar"];
+
+/// One case: its context and its three variants.
+pub struct Case {
+    /// criterion group and file name: `[a-z0-9_]`
+    pub name: String,
+    pub family: &'static str,
+    /// translation unit (for build errors)
+    pub unit: &'static str,
+    /// the sizes, for people
+    pub params: String,
+    /// target for zyg / primal, and for zyg / hand where the issue sets one
+    pub target_grad: f64,
+    pub target_hand: Option<f64>,
+    setup: Box<dyn Fn() -> *mut c_void>,
+    primal: CaseFn,
+    zyg: CaseFn,
+    hand: CaseFn,
+    free: FreeFn,
+}
+
+impl Case {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        family: &'static str,
+        unit: &'static str,
+        name: String,
+        params: String,
+        fns: (CaseFn, CaseFn, CaseFn, FreeFn),
+        target_grad: f64,
+        target_hand: Option<f64>,
+        setup: impl Fn() -> *mut c_void + 'static,
+    ) -> Case {
+        Case {
+            name,
+            family,
+            unit,
+            params,
+            target_grad,
+            target_hand,
+            setup: Box::new(setup),
+            primal: fns.0,
+            zyg: fns.1,
+            hand: fns.2,
+            free: fns.3,
+        }
+    }
+}
+
+/// The cases of one family, at the issue's sizes (or tiny ones in quick mode).
+pub fn cases(family: &str) -> Vec<Case> {
+    let q = quick();
+    let mut v = Vec::new();
+    match family {
+        "gmm" => {
+            let n = if q { 10 } else { 1000 };
+            let dks: &[(i32, i32)] = if q { &[(2, 3), (3, 4)] } else { &[(2, 5), (10, 25), (20, 50), (64, 100)] };
+            for &(d, k) in dks {
+                v.push(Case::new(
+                    "gmm",
+                    "gmm",
+                    format!("gmm_d{d}_k{k}_n{n}"),
+                    format!("d = {d}, k = {k}, n = {n}"),
+                    (gmm_primal, gmm_zyg, gmm_hand, gmm_free),
+                    3.0,
+                    Some(1.25),
+                    move || unsafe { gmm_setup(d, k, n, 1000 + (d * 1000 + k) as u64) },
+                ));
+            }
+        }
+        "ba" => {
+            // problem sizes of ADBench's ba1, ba2 and ba3 (cameras, points, observations)
+            let sizes: &[(i32, i32, i32)] =
+                if q { &[(3, 5, 12)] } else { &[(49, 7776, 31843), (21, 11315, 36455), (161, 48126, 182072)] };
+            for &(n, m, p) in sizes {
+                v.push(Case::new(
+                    "ba",
+                    "ba",
+                    format!("ba_jac_n{n}_m{m}_p{p}"),
+                    format!("Jacobian blocks, n = {n}, m = {m}, p = {p}"),
+                    (ba_primal, ba_zyg, ba_hand, ba_free),
+                    5.0,
+                    Some(1.25),
+                    move || unsafe { ba_setup(n, m, p, 2000 + p as u64) },
+                ));
+            }
+            let (n, m, p) = sizes[0];
+            v.push(Case::new(
+                "ba",
+                "ba",
+                format!("ba_sq_n{n}_m{m}_p{p}"),
+                format!("gradient of the sum of squares, n = {n}, m = {m}, p = {p}"),
+                (ba_sq_primal, ba_sq_zyg, ba_sq_hand, ba_free),
+                5.0,
+                Some(1.25),
+                move || unsafe { ba_sq_setup(n, m, p, 2000 + p as u64) },
+            ));
+        }
+        "lstm" => {
+            let b = if q { 4 } else { 14 };
+            let lcs: &[(i32, i32)] = if q { &[(2, 8)] } else { &[(2, 1024), (2, 4096), (4, 1024), (4, 4096)] };
+            for &(l, c) in lcs {
+                v.push(Case::new(
+                    "lstm",
+                    "lstm",
+                    format!("lstm_l{l}_c{c}"),
+                    format!("layers = {l}, characters = {c}, b = {b}"),
+                    (lstm_primal, lstm_zyg, lstm_hand, lstm_free),
+                    3.0,
+                    None,
+                    move || unsafe { lstm_setup(l, c, b, 3000 + (l * 10000 + c) as u64) },
+                ));
+            }
+        }
+        "hand" => {
+            let (bones, verts) = if q { (10, 30) } else { (22, 544) };
+            let corrs: &[i32] = if q { &[20] } else { &[100, 1000, 10000] };
+            for &c in corrs {
+                v.push(Case::new(
+                    "hand",
+                    "hand",
+                    format!("hand_simple_c{c}"),
+                    format!("gradient of the squared error, {bones} bones, {verts} vertices, {c} correspondences"),
+                    (hand_primal, hand_zyg, hand_hand, hand_free),
+                    5.0,
+                    None,
+                    move || unsafe { hand_setup(bones, verts, c, 4000 + c as u64) },
+                ));
+            }
+        }
+        "scalar" => {
+            let s = |full: i32, tiny: i32| if q { tiny } else { full };
+            let n = s(10_000, 10);
+            v.push(Case::new(
+                "scalar",
+                "scalar",
+                format!("sincos_chain_n{n}_depth32"),
+                format!("{n} chains of 32 rounds of v = v + sin(v) cos(1.1 v) / 10"),
+                (sincos_primal, sincos_zyg, sincos_hand, vec_free),
+                5.0,
+                None,
+                move || unsafe { sincos_setup(n, 5001) },
+            ));
+            let n = s(1_000_000, 100);
+            v.push(Case::new(
+                "scalar",
+                "scalar",
+                format!("scalar_loop_n{n}"),
+                format!("x^n by a loop of n = {n} multiplications"),
+                (loop_primal, loop_zyg, loop_hand, loop_free),
+                5.0,
+                None,
+                move || unsafe { loop_setup(n, 5002) },
+            ));
+            let n = s(100_000, 16);
+            v.push(Case::new(
+                "scalar",
+                "scalar",
+                format!("logsumexp_n{n}"),
+                format!("logsumexp of {n} values"),
+                (lse_primal, lse_zyg, lse_hand, vec_free),
+                3.0,
+                None,
+                move || unsafe { lse_setup(n, 5003) },
+            ));
+            let (n, d) = (s(10_000, 20), s(100, 3));
+            v.push(Case::new(
+                "scalar",
+                "scalar",
+                format!("logreg_n{n}_d{d}"),
+                format!("logistic regression, {n} samples, {d} features"),
+                (logreg_primal, logreg_zyg, logreg_hand, logreg_free),
+                5.0,
+                None,
+                move || unsafe { logreg_setup(n, d, 5004) },
+            ));
+            let (b, d, h, o) = (s(64, 4), s(256, 5), s(128, 4), s(10, 3));
+            v.push(Case::new(
+                "scalar",
+                "scalar",
+                format!("mlp_b{b}_{d}x{h}x{o}"),
+                format!("2-layer MLP (tanh, softmax cross-entropy), batch {b}, {d}-{h}-{o}"),
+                (mlp_primal, mlp_zyg, mlp_hand, mlp_free),
+                3.0,
+                None,
+                move || unsafe { mlp_setup(b, d, h, o, 5005) },
+            ));
+            let (n, terms) = (s(1000, 5), 40);
+            v.push(Case::new(
+                "scalar",
+                "scalar",
+                format!("bessel_jnu_n{n}_terms{terms}"),
+                format!("Bessel J_nu(x) by {terms} terms of its series at {n} points"),
+                (bessel_primal, bessel_zyg, bessel_hand, bessel_free),
+                5.0,
+                None,
+                move || unsafe { bessel_setup(n, terms, 5006) },
+            ));
+            let n = s(1000, 10);
+            v.push(Case::new(
+                "scalar",
+                "scalar",
+                format!("branchy_n{n}"),
+                format!("a branchy function of two variables at {n} points, one request each"),
+                (branchy_primal, branchy_zyg, branchy_hand, branchy_free),
+                5.0,
+                None,
+                move || unsafe { branchy_setup(n, 5007) },
+            ));
+        }
+        other => panic!("unknown family {other}"),
+    }
+    v
+}
+
+/// The target directory (CARGO_TARGET_DIR, else the workspace's `target`).
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"))
+}
+
+/// Where the runner writes one JSON file per case.
+pub fn cases_dir() -> PathBuf {
+    target_dir().join("zyg-bench/cases")
 }
 
 /// Criterion's median estimate (ns) for `group/function` of the last run.
 pub fn median_ns(group: &str, function: &str) -> Option<f64> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    let path = target.join("criterion").join(group).join(function).join("new/estimates.json");
+    let path = target_dir().join("criterion").join(group).join(function).join("new/estimates.json");
     let text = std::fs::read_to_string(path).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     json["median"]["point_estimate"].as_f64()
 }
 
-/// Prints, per group, each function's median and its ratio to the group's `primal`.
-pub fn report(groups: &[(&str, &[&str])]) {
-    println!("\n{:<22} {:<12} {:>14} {:>10}", "case", "variant", "median", "/ primal");
-    for (group, functions) in groups {
-        let primal = median_ns(group, "primal");
-        for f in *functions {
-            let Some(t) = median_ns(group, f) else { continue };
-            let ratio = primal.map(|p| format!("{:.2}x", t / p)).unwrap_or_default();
-            println!("{group:<22} {f:<12} {:>11.1} µs {ratio:>10}", t / 1000.0);
+/// The benchmark filter given on the command line (`cargo bench -- FILTER`), if any: the
+/// first argument that is neither an option nor an option's value.
+fn filter() -> Option<String> {
+    const TAKES_VALUE: &[&str] = &[
+        "--save-baseline",
+        "-s",
+        "--baseline",
+        "-b",
+        "--baseline-lenient",
+        "--load-baseline",
+        "--sample-size",
+        "--warm-up-time",
+        "--measurement-time",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--profile-time",
+        "--color",
+        "-c",
+        "--output-format",
+        "--format",
+        "--plotting-backend",
+    ];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if TAKES_VALUE.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            return Some(a);
         }
+    }
+    None
+}
+
+fn case_selected(name: &str, filter: &Option<String>) -> bool {
+    match filter {
+        None => true,
+        // criterion matches a regex against `group/function`; a plain word is a substring
+        Some(f) if f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => name.contains(f.as_str()),
+        Some(_) => true,
+    }
+}
+
+/// Zyg's and the hand-written gradient, once each: (max |zyg - hand|, that / max |hand|).
+fn compare(view: &GradView) -> (f64, f64) {
+    let n = view.n.max(0) as usize;
+    let (z, h) = unsafe { (std::slice::from_raw_parts(view.zyg, n), std::slice::from_raw_parts(view.hand, n)) };
+    let mut diff = 0.0f64;
+    let mut scale = 0.0f64;
+    for (a, b) in z.iter().zip(h) {
+        let d = (a - b).abs();
+        diff = if d.is_nan() { f64::NAN } else { diff.max(d) };
+        scale = scale.max(b.abs());
+    }
+    let rel = if scale > 0.0 { diff / scale } else { diff };
+    (diff, rel)
+}
+
+/// The largest relative difference allowed between zyg's and the hand-written gradient.
+pub const CHECK_RTOL: f64 = 1e-8;
+
+fn timed(f: CaseFn, ctx: *mut c_void) -> Duration {
+    let t = Instant::now();
+    std::hint::black_box(unsafe { f(ctx) });
+    t.elapsed()
+}
+
+fn peak_bytes(f: CaseFn, ctx: *mut c_void) -> i64 {
+    unsafe {
+        zb_heap_start();
+        std::hint::black_box(f(ctx));
+        zb_heap_stop()
+    }
+}
+
+/// Checks, measures and benchmarks one case.
+fn run_case(c: &mut Criterion, case: &Case, order: usize) {
+    let ctx = (case.setup)();
+    let view = unsafe { &*(ctx as *const GradView) };
+    let build_error = zyg_build_error(case.unit);
+
+    // one call of each variant (which also warms the caches), then the check
+    let t_primal = timed(case.primal, ctx);
+    let t_hand = timed(case.hand, ctx);
+    let t_zyg = if build_error.is_none() { timed(case.zyg, ctx) } else { Duration::ZERO };
+    let (abs_diff, rel_diff) = if build_error.is_none() { compare(view) } else { (f64::NAN, f64::NAN) };
+    let check_ok = build_error.is_none() && rel_diff <= CHECK_RTOL;
+    if build_error.is_none() && !check_ok {
+        eprintln!(
+            "zyg-bench: {}: zyg's gradient differs from the hand-written one (max abs diff {abs_diff:e}, \
+             relative {rel_diff:e}); zyg is not timed",
+            case.name
+        );
+    }
+    let peak_primal = peak_bytes(case.primal, ctx);
+    let peak_hand = peak_bytes(case.hand, ctx);
+    let peak_zyg = if build_error.is_none() { Some(peak_bytes(case.zyg, ctx)) } else { None };
+
+    // criterion settings: short and fixed for the quick mode; otherwise a flat sampling
+    // (the same number of iterations in every sample) for cases slower than 10 ms a call
+    let slowest = t_primal.max(t_hand).max(t_zyg);
+    let (samples, warm_up, measurement, flat) = if quick() {
+        (10, Duration::from_millis(50), Duration::from_millis(200), true)
+    } else if slowest > Duration::from_millis(10) {
+        (10, Duration::from_secs(1), Duration::from_secs(3).max(slowest * 12), true)
+    } else {
+        (30, Duration::from_secs(1), Duration::from_secs(3), false)
+    };
+
+    let mut g = c.benchmark_group(&case.name);
+    g.sample_size(samples).warm_up_time(warm_up).measurement_time(measurement);
+    if flat {
+        g.sampling_mode(SamplingMode::Flat);
+    }
+    let (primal, zyg, hand) = (case.primal, case.zyg, case.hand);
+    let p = ctx as usize;
+    g.bench_function("primal", |b| b.iter(|| unsafe { primal(p as *mut c_void) }));
+    if check_ok {
+        g.bench_function("zyg", |b| b.iter(|| unsafe { zyg(p as *mut c_void) }));
+    }
+    g.bench_function("hand", |b| b.iter(|| unsafe { hand(p as *mut c_void) }));
+    g.finish();
+
+    let json = serde_json::json!({
+        "name": case.name,
+        "family": case.family,
+        "order": FAMILIES.iter().position(|f| *f == case.family).unwrap_or(99) * 100 + order,
+        "params": case.params,
+        "quick": quick(),
+        "gradient_len": view.n,
+        "zyg_build_error": build_error,
+        "check": { "ok": check_ok, "max_abs_diff": finite(abs_diff), "rel_diff": finite(rel_diff), "rtol": CHECK_RTOL },
+        "peak_heap_bytes": { "primal": peak_primal, "zyg": peak_zyg, "hand": peak_hand },
+        "targets": { "zyg_over_primal": case.target_grad, "zyg_over_hand": case.target_hand },
+        "criterion": {
+            "sample_size": samples,
+            "warm_up_s": warm_up.as_secs_f64(),
+            "measurement_s": measurement.as_secs_f64(),
+            "flat_sampling": flat,
+        },
+    });
+    let dir = cases_dir();
+    std::fs::create_dir_all(&dir).expect("create target/zyg-bench/cases");
+    std::fs::write(dir.join(format!("{}.json", case.name)), serde_json::to_string_pretty(&json).unwrap())
+        .expect("write case json");
+    unsafe { (case.free)(ctx) };
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// The body of each bench target: every case of `family`.
+pub fn bench_family(family: &str) {
+    let mut c = Criterion::default().configure_from_args();
+    let filter = filter();
+    let list_only = std::env::args().any(|a| a == "--list");
+    for (i, case) in cases(family).iter().enumerate() {
+        if list_only {
+            println!("{}/primal: benchmark\n{0}/zyg: benchmark\n{0}/hand: benchmark", case.name);
+            continue;
+        }
+        if case_selected(&case.name, &filter) {
+            run_case(&mut c, case, i);
+        }
+    }
+    if !list_only {
+        c.final_summary();
     }
 }

@@ -1,0 +1,5 @@
+//! Criterion bench of the `ba` cases (sizes and variants in src/lib.rs): primal, zyg's
+//! gradient and a hand-written gradient, timed in one run.
+fn main() {
+    zyg_bench::bench_family("ba");
+}

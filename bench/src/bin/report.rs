@@ -1,0 +1,393 @@
+//! Writes bench/RESULTS.md from the last run of the benches (`target/zyg-bench/cases/*.json`,
+//! criterion's `target/criterion/<case>/<variant>/new/estimates.json`) and of the compile-time
+//! benchmark (`target/zyg-bench/compile_time.json`). Run by ci/bench.sh after them.
+//!
+//! Usage: report [OUTPUT]   (default: bench/RESULTS.md)
+
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::Command;
+use zyg_bench::{cases_dir, median_ns, target_dir, CHECK_RTOL};
+
+fn sh(cmd: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(cmd).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn lscpu_field(text: &str, field: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == field).then(|| v.trim().to_string())
+    })
+}
+
+fn fmt_time(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.1} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.3} s", ns / 1e9)
+    }
+}
+
+fn fmt_bytes(b: i64) -> String {
+    let a = b.unsigned_abs() as f64;
+    let sign = if b < 0 { "-" } else { "" };
+    if a < 1024.0 {
+        format!("{b} B")
+    } else if a < 1024.0 * 1024.0 {
+        format!("{sign}{:.1} KiB", a / 1024.0)
+    } else if a < 1024.0 * 1024.0 * 1024.0 {
+        format!("{sign}{:.1} MiB", a / (1024.0 * 1024.0))
+    } else {
+        format!("{sign}{:.2} GiB", a / (1024.0 * 1024.0 * 1024.0))
+    }
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    Some(a? / b?)
+}
+
+fn fmt_ratio(r: Option<f64>) -> String {
+    r.map(|r| format!("{r:.2}x")).unwrap_or_default()
+}
+
+struct Row {
+    case: Value,
+    primal: Option<f64>,
+    zyg: Option<f64>,
+    hand: Option<f64>,
+}
+
+fn machine() -> String {
+    let lscpu = sh("lscpu", &[]).unwrap_or_default();
+    let model = lscpu_field(&lscpu, "Model name").unwrap_or_else(|| "unknown CPU".into());
+    let cpus = lscpu_field(&lscpu, "CPU(s)").unwrap_or_else(|| "?".into());
+    let threads = lscpu_field(&lscpu, "Thread(s) per core").unwrap_or_else(|| "?".into());
+    let hyper = lscpu_field(&lscpu, "Hypervisor vendor").map(|h| format!(", virtual machine ({h})")).unwrap_or_default();
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let kb: f64 = m.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
+            Some(format!(", {:.1} GiB memory", kb / 1024.0 / 1024.0))
+        })
+        .unwrap_or_default();
+    format!("{model}, {cpus} CPUs ({threads} thread(s) per core){hyper}{mem}")
+}
+
+fn main() {
+    let output = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("RESULTS.md"));
+
+    // the cases of the last run
+    let mut cases: Vec<Value> = std::fs::read_dir(cases_dir())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .filter_map(|e| serde_json::from_str(&std::fs::read_to_string(e.path()).ok()?).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort_by_key(|c| c["order"].as_u64().unwrap_or(u64::MAX));
+    let rows: Vec<Row> = cases
+        .into_iter()
+        .map(|case| {
+            let name = case["name"].as_str().unwrap_or_default().to_string();
+            let zyg_timed = case["check"]["ok"].as_bool() == Some(true);
+            Row {
+                primal: median_ns(&name, "primal"),
+                zyg: if zyg_timed { median_ns(&name, "zyg") } else { None },
+                hand: median_ns(&name, "hand"),
+                case,
+            }
+        })
+        .collect();
+    let any_quick = rows.iter().any(|r| r.case["quick"].as_bool() == Some(true));
+    let compile: Option<Value> = std::fs::read_to_string(target_dir().join("zyg-bench/compile_time.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+
+    let date = sh("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default();
+    let commit = sh("git", &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "?".into());
+    let dirty = sh("git", &["status", "--porcelain", "--", "zyg-ir", "zyg-transform", "zyg-driver"])
+        .map(|s| !s.is_empty())
+        .unwrap_or(false);
+    let rustc = sh("rustc", &["--version"]).unwrap_or_default();
+    let clang = std::env::var("ZYG_CLANG").unwrap_or_else(|_| "clang-22".into());
+    let clang_version = sh(&clang, &["--version"]).and_then(|v| v.lines().next().map(String::from)).unwrap_or_default();
+    let kernel = sh("uname", &["-sr"]).unwrap_or_default();
+    let cflags = std::env::var("ZYG_BENCH_CFLAGS").unwrap_or_default();
+
+    let mut md = String::new();
+    let w = &mut md;
+    let _ = writeln!(w, "# zyg benchmark results\n");
+    let _ = writeln!(
+        w,
+        "Written by `bash ci/bench.sh` (bench/src/bin/report.rs) from one run; do not edit by hand. \
+         See the README's \"Benchmarks\" section for what is measured and how.\n"
+    );
+    if any_quick {
+        let _ = writeln!(w, "**Quick mode (`ZYG_BENCH_QUICK=1`): tiny sizes and short measurements. These are not results.**\n");
+    }
+    let _ = writeln!(w, "- Date: {date}");
+    let _ = writeln!(w, "- Machine: {}; {kernel}", machine());
+    let _ = writeln!(
+        w,
+        "- zyg: commit {commit}{}",
+        if dirty { " with uncommitted changes in zyg-ir/zyg-transform/zyg-driver (work in progress)" } else { "" }
+    );
+    let _ = writeln!(w, "- Compilers: {clang_version}; {rustc}");
+    let _ = writeln!(
+        w,
+        "- C code: `clang-22 -O2{}`, then `zyg grad` (-O2), then `clang-22 -O2` on its output; primal, zyg's \
+         gradient and the hand-written gradient of a case are compiled together from one translation unit",
+        if cflags.is_empty() { String::new() } else { format!(" {cflags}") }
+    );
+    let _ = writeln!(
+        w,
+        "- Times: criterion medians, one process per family, the three variants of a case one after the other. \
+         Cases slower than 10 ms per call: 10 samples with flat sampling, 1 s warm-up, at least 3 s (or 12 calls); \
+         others: 30 samples, 1 s warm-up, 3 s. (Shorter than criterion's defaults, to keep the run near 20 minutes.)\n"
+    );
+
+    // ---- the main table
+    let _ = writeln!(w, "## Run time\n");
+    let _ = writeln!(
+        w,
+        "zyg/primal is the gradient's cost in units of the function's; zyg/hand compares zyg's gradient with one \
+         written by hand for this project. Tape: peak heap bytes during one call of zyg's gradient minus during one \
+         call of the primal (zyg's tape stacks and the shadows of heap memory; fixed-size tape slots on the stack are \
+         not counted).\n"
+    );
+    let _ = writeln!(w, "| case | sizes | primal | zyg | hand | zyg/primal | hand/primal | zyg/hand | zyg tape |");
+    let _ = writeln!(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for r in &rows {
+        let c = &r.case;
+        let tape = match (c["peak_heap_bytes"]["zyg"].as_i64(), c["peak_heap_bytes"]["primal"].as_i64()) {
+            (Some(z), Some(p)) => fmt_bytes(z - p),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            c["name"].as_str().unwrap_or_default(),
+            c["params"].as_str().unwrap_or_default(),
+            r.primal.map(fmt_time).unwrap_or_default(),
+            r.zyg.map(fmt_time).unwrap_or_default(),
+            r.hand.map(fmt_time).unwrap_or_default(),
+            fmt_ratio(ratio(r.zyg, r.primal)),
+            fmt_ratio(ratio(r.hand, r.primal)),
+            fmt_ratio(ratio(r.zyg, r.hand)),
+            tape
+        );
+    }
+    let _ = writeln!(w);
+
+    // ---- targets
+    let _ = writeln!(w, "## Targets\n");
+    let _ = writeln!(
+        w,
+        "From the issue: zyg/primal <= 3x on GMM, LSTM, MLP and logsumexp, <= 5x elsewhere; zyg/hand <= 1.25x on \
+         GMM and BA.\n"
+    );
+    let mut missed = Vec::new();
+    let mut met = 0;
+    for r in &rows {
+        let c = &r.case;
+        let name = c["name"].as_str().unwrap_or_default();
+        let Some(z) = r.zyg else {
+            missed.push(format!("{name}: zyg's gradient was not timed (see Checks)"));
+            continue;
+        };
+        let mut ok = true;
+        if let (Some(t), Some(p)) = (c["targets"]["zyg_over_primal"].as_f64(), r.primal) {
+            if z / p > t {
+                ok = false;
+                missed.push(format!("{name}: zyg/primal {:.2}x > {t}x", z / p));
+            }
+        }
+        if let (Some(t), Some(h)) = (c["targets"]["zyg_over_hand"].as_f64(), r.hand) {
+            if z / h > t {
+                ok = false;
+                missed.push(format!("{name}: zyg/hand {:.2}x > {t}x", z / h));
+            }
+        }
+        if ok {
+            met += 1;
+        }
+    }
+    let _ = writeln!(w, "{met} of {} cases meet their targets.", rows.len());
+    if !missed.is_empty() {
+        let _ = writeln!(w, "\nMissed:\n");
+        for m in &missed {
+            let _ = writeln!(w, "- {m}");
+        }
+    }
+    let _ = writeln!(w);
+
+    // ---- checks
+    let _ = writeln!(w, "## Checks: zyg's gradient against the hand-written one\n");
+    let _ = writeln!(
+        w,
+        "Before timing, each case calls both gradients once on its input and compares them: relative difference = \
+         max |zyg - hand| / max |hand| over the gradient's components, which must be at most {CHECK_RTOL:e}; \
+         otherwise zyg's gradient is not timed and its columns above are empty.\n"
+    );
+    let _ = writeln!(w, "| case | gradient length | max abs difference | relative difference | result |");
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | --- |");
+    for r in &rows {
+        let c = &r.case;
+        let result = if let Some(e) = c["zyg_build_error"].as_str() {
+            format!("zyg failed at build time: {e}")
+        } else if c["check"]["ok"].as_bool() == Some(true) {
+            "ok".into()
+        } else {
+            "**differs: not timed**".into()
+        };
+        let num = |v: &Value| v.as_f64().map(|x| format!("{x:.1e}")).unwrap_or_else(|| "NaN".into());
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {result} |",
+            c["name"].as_str().unwrap_or_default(),
+            c["gradient_len"],
+            if c["zyg_build_error"].is_string() { String::new() } else { num(&c["check"]["max_abs_diff"]) },
+            if c["zyg_build_error"].is_string() { String::new() } else { num(&c["check"]["rel_diff"]) },
+        );
+    }
+    let _ = writeln!(w);
+
+    // ---- heap
+    let _ = writeln!(w, "## Peak heap use of one call\n");
+    let _ = writeln!(
+        w,
+        "malloc, calloc, realloc and free of the benchmarked code are renamed in the objects zyg produced \
+         (llvm-objcopy --redefine-sym) to counting wrappers (bench/src/heap.c) that keep the live bytes \
+         (malloc_usable_size) and their peak during one call. Memory the case allocated beforehand (inputs, \
+         gradient buffers) is not counted.\n"
+    );
+    let _ = writeln!(w, "| case | primal | zyg | hand | zyg - primal | hand - primal |");
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: |");
+    for r in &rows {
+        let c = &r.case;
+        let p = c["peak_heap_bytes"]["primal"].as_i64();
+        let z = c["peak_heap_bytes"]["zyg"].as_i64();
+        let h = c["peak_heap_bytes"]["hand"].as_i64();
+        let f = |v: Option<i64>| v.map(fmt_bytes).unwrap_or_default();
+        let d = |a: Option<i64>, b: Option<i64>| match (a, b) {
+            (Some(a), Some(b)) => fmt_bytes(a - b),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} | {} |",
+            c["name"].as_str().unwrap_or_default(),
+            f(p),
+            f(z),
+            f(h),
+            d(z, p),
+            d(h, p)
+        );
+    }
+    let _ = writeln!(w);
+
+    // ---- compile time
+    let _ = writeln!(w, "## Compile time of `zyg grad`\n");
+    match &compile {
+        None => {
+            let _ = writeln!(w, "Not run (bench/src/bin/compile_time.rs writes target/zyg-bench/compile_time.json).\n");
+        }
+        Some(ct) => write_compile_time(w, ct),
+    }
+
+    std::fs::write(&output, md).expect("write RESULTS.md");
+    println!("wrote {}", output.display());
+}
+
+fn write_compile_time(w: &mut String, ct: &Value) {
+    let _ = writeln!(
+        w,
+        "`zyg grad IN -o OUT` on generated modules (bench/src/bin/compile_time.rs): *functions*, N small \
+         differentiable functions (a loop with a load, a math call and six arithmetic instructions; 20 instructions \
+         each) with one `__enzyme_autodiff` request each; *instructions*, one straight-line function of N \
+         instructions (fmul, sin/cos/exp, fadd, a load every 8 steps) with one request. Wall-clock seconds, {} \
+         (one when a run takes more than 15 s); a run past {} s is killed and the larger sizes of \
+         its series are skipped at that level. -O2 is zyg's default (the transform, then LLVM's -O2 pipeline on the \
+         module); -O0 is the transform with sroa/mem2reg on the generated functions only. The exponent is \
+         log(t2/t1)/log(N2/N1) between a size and the previous one: 1 is linear, 2 quadratic.\n",
+        match ct["repeat"].as_u64() {
+            Some(1) => "one run".to_string(),
+            Some(n) => format!("the median of {n} runs"),
+            None => "?".to_string(),
+        },
+        ct["timeout_s"].as_f64().unwrap_or(0.0)
+    );
+    let _ = writeln!(w, "| series | N | instructions | -O2 (s) | -O0 (s) | µs per instruction (-O2) | exponent (-O2) | exponent (-O0) |");
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let rows = ct["rows"].as_array().cloned().unwrap_or_default();
+    let cell = |v: &Value| -> String {
+        if let Some(s) = v["median_s"].as_f64() {
+            format!("{s:.3}")
+        } else if let Some(t) = v["timed_out_s"].as_f64() {
+            format!("> {t:.0} (timed out)")
+        } else if v["skipped"].as_bool() == Some(true) {
+            "skipped".into()
+        } else {
+            String::new()
+        }
+    };
+    let mut verdicts = Vec::new();
+    for series in ["functions", "instructions"] {
+        let rs: Vec<&Value> = rows.iter().filter(|r| r["series"] == series).collect();
+        let mut prev: [Option<(f64, f64)>; 2] = [None, None];
+        let mut exps: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for r in &rs {
+            let n = r["instructions"].as_f64().unwrap_or(0.0);
+            let mut e = [String::new(), String::new()];
+            for (i, key) in ["O2", "O0"].iter().enumerate() {
+                if let Some(t) = r[*key]["median_s"].as_f64() {
+                    if let Some((n0, t0)) = prev[i] {
+                        let x = (t / t0).ln() / (n / n0).ln();
+                        exps[i].push(x);
+                        e[i] = format!("{x:.2}");
+                    }
+                    prev[i] = Some((n, t));
+                }
+            }
+            let per = r["O2"]["median_s"].as_f64().map(|t| format!("{:.1}", t * 1e6 / n)).unwrap_or_default();
+            let _ = writeln!(
+                w,
+                "| {series} | {} | {} | {} | {} | {per} | {} | {} |",
+                r["size"],
+                r["instructions"],
+                cell(&r["O2"]),
+                cell(&r["O0"]),
+                e[0],
+                e[1]
+            );
+        }
+        let timed_out = rs.iter().any(|r| r["O2"]["timed_out_s"].is_number() || r["O0"]["timed_out_s"].is_number());
+        if let Some(&last) = exps[0].last() {
+            let linear = exps[0].iter().chain(&exps[1]).all(|&x| x < 1.25) && !timed_out;
+            verdicts.push(if linear {
+                format!("*{series}*: grows linearly (exponents up to {:.2}).", exps[0].iter().chain(&exps[1]).cloned().fold(0.0, f64::max))
+            } else {
+                format!(
+                    "*{series}*: **does not grow linearly**: the last exponent measured is {last:.2} at -O2{}{}.",
+                    exps[1].last().map(|x| format!(" and {x:.2} at -O0")).unwrap_or_default(),
+                    if timed_out { ", and the largest sizes ran past the time limit" } else { "" }
+                )
+            });
+        }
+    }
+    let _ = writeln!(w);
+    for v in verdicts {
+        let _ = writeln!(w, "- {v}");
+    }
+    let _ = writeln!(w);
+}
