@@ -96,8 +96,10 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         exported = Some((export_wrapper(&export_name, &gradient), text));
     }
     for (name, ty) in diff.shadow_globals() {
-        zyg_ir::llvm::define_zeroed_global(&module, name, ty);
+        zyg_ir::llvm::define_zeroed_global(&module, name, ty, false);
     }
+    let (cache, cache_ty) = zyg_transform::stack::cache_global(&ns);
+    zyg_ir::llvm::define_zeroed_global(&module, &cache, &cache_ty, true);
     let mut functions = diff.finish();
     if let Some((wrapper, _)) = &exported {
         functions.push(wrapper.clone());

@@ -26,7 +26,8 @@ pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, Transf
         blocks.insert(b, adj.create_block(label));
     }
     let exit = adj.create_block(Some("exit".into()));
-    let mut builder = Adjoint { plan, adj, tape, blocks, slots: HashMap::new(), callee_slots: HashMap::new() };
+    let mut builder =
+        Adjoint { plan, adj, tape, blocks, slots: HashMap::new(), callee_slots: HashMap::new(), remaining: HashMap::new() };
     builder.create_slots(entry);
     builder.enter(entry, exit);
     for &b in plan.cfg.reverse_postorder() {
@@ -45,6 +46,9 @@ struct Adjoint<'p, 'a> {
     slots: HashMap<Value, Value>,
     /// Where a callee's tape is put back for its adjoint.
     callee_slots: HashMap<Inst, Value>,
+    /// For each counted loop (by header), how many of its header's executions in the
+    /// current activation the adjoint has yet to visit.
+    remaining: HashMap<Block, Value>,
 }
 
 impl<'p, 'a> Adjoint<'p, 'a> {
@@ -68,6 +72,11 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
         for (inst, callee) in self.plan.callees.iter().filter(|(_, g)| !g.boxed) {
             self.callee_slots.insert(*inst, c.alloca(callee.tape_ty.clone()));
+        }
+        let mut headers: Vec<Block> = self.plan.layout.counted.keys().copied().collect();
+        headers.sort_unstable();
+        for h in headers {
+            self.remaining.insert(h, c.alloca(Type::I64));
         }
     }
 
@@ -138,7 +147,18 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
         }
         let preds = self.plan.cfg.preds(b).to_vec();
-        let pred_id = (preds.len() > 1).then(|| self.fetch(ab, b, Field::PredId)).transpose()?;
+        // Leaving a counted loop backwards: its header's executions, to count down.
+        let trips: Vec<Block> = self.plan.layout.records.get(&b).map_or(Vec::new(), |r| {
+            r.fields.iter().filter_map(|f| if let Field::Trips(h) = f { Some(*h) } else { None }).collect()
+        });
+        for h in trips {
+            let count = self.fetch(ab, b, Field::Trips(h))?;
+            Cursor::at_end(&mut self.adj, ab).store(count, self.remaining[&h]);
+        }
+        let pred_id = match self.plan.layout.counted.get(&b) {
+            Some(counted) => Some(self.count_down(ab, b, *counted)),
+            None => (preds.len() > 1).then(|| self.fetch(ab, b, Field::PredId)).transpose()?,
+        };
         self.pop(ab, b);
         match preds.len() {
             0 => Cursor::at_end(&mut self.adj, ab).br(exit),
@@ -160,6 +180,24 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// A counted loop's header: one execution fewer to visit; the preheader's index among
+    /// the predecessors when that was the first, the latch's otherwise.
+    fn count_down(&mut self, at: Block, header: Block, counted: crate::tape::Counted) -> Value {
+        let preds = self.plan.cfg.preds(header);
+        let index = |b: Block| preds.iter().position(|p| *p == b).expect("a predecessor") as i64;
+        let (first, again) = (index(counted.preheader), index(counted.latch));
+        let slot = self.remaining[&header];
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        let left = c.load(Type::I64, slot);
+        let one = c.i64(1);
+        let left = c.binary(BinOp::Sub, left, one);
+        c.store(left, slot);
+        let zero = c.i64(0);
+        let done = c.icmp(zyg_ir::IntPred::Eq, left, zero);
+        let (first, again) = (c.i32(first), c.i32(again));
+        c.select(done, first, again)
     }
 
     /// Adds each phi's adjoint to the value it took from predecessor `pred`.
@@ -559,7 +597,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         if record.storage == Storage::Stack {
             let mut c = Cursor::at_end(&mut self.adj, at);
             let header = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[record.tape_index]);
-            c.call(&stack::Op::Pop.name(&self.plan.namespace), stack::signature(stack::Op::Pop), vec![header]);
+            let size = c.size_of(&record.ty);
+            c.call(&stack::Op::Pop.name(&self.plan.namespace), stack::signature(stack::Op::Pop), vec![header, size]);
         }
     }
 

@@ -97,6 +97,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     }
 
     let pred_ids = record_predecessors(plan, &mut p);
+    let trips = count_trips(plan, &mut p);
     for &b in &plan.func.layout {
         let Some(record) = plan.layout.records.get(&b) else { continue };
         let mut c = Cursor::before_terminator(&mut p, b);
@@ -107,6 +108,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
                 Field::Value(v) => *v,
                 Field::Shadow(v) => shadows[v],
                 Field::PredId => pred_ids[&b],
+                Field::Trips(header) => trips[&(b, *header)],
                 Field::CalleeTape(inst) => match boxed_tapes.get(inst).or(custom_tapes.get(inst)) {
                     Some(memory) => *memory,
                     None => {
@@ -310,6 +312,43 @@ fn record_predecessors(plan: &Plan, p: &mut Function) -> HashMap<Block, Value> {
         ids.insert(b, phi);
     }
     ids
+}
+
+/// For each counted loop, a count of its header's executions in the current activation
+/// (`c = phi [0, preheader], [c + 1, latch]`, incremented at the header's start), and the
+/// count where the loop is left: a phi of it in each exit block, itself in a return
+/// block inside the loop. Returns the value to record for each (leaving block, header).
+fn count_trips(plan: &Plan, p: &mut Function) -> HashMap<(Block, Block), Value> {
+    let mut out = HashMap::new();
+    for l in plan.loops.loops() {
+        let Some(counted) = plan.layout.counted.get(&l.header) else { continue };
+        let h = l.header;
+        let zero = p.constant_value(Constant::int(64, 0));
+        let one = p.constant_value(Constant::int(64, 1));
+        let phis = p.blocks[h].insts.iter().filter(|i| matches!(p.insts[**i].kind, InstKind::Phi { .. })).count();
+        let count = Cursor { func: p, block: h, at: Some(0) }
+            .emit(InstKind::Phi { incoming: vec![(counted.preheader, zero)] }, Type::I64)
+            .expect("phi");
+        let next = Cursor { func: p, block: h, at: Some(phis + 1) }.binary(zyg_ir::BinOp::Add, count, one);
+        let phi = p.def_inst(count).expect("phi inst");
+        if let InstKind::Phi { incoming } = &mut p.insts[phi].kind {
+            incoming.push((counted.latch, next));
+        }
+        for &b in &l.exits {
+            let incoming: Vec<(Block, Value)> = plan
+                .cfg
+                .preds(b)
+                .iter()
+                .flat_map(|&pred| std::iter::repeat_n((pred, next), edge_count(plan.func, pred, b)))
+                .collect();
+            let at_exit = Cursor::at_start(p, b).emit(InstKind::Phi { incoming }, Type::I64).expect("phi");
+            out.insert((b, h), at_exit);
+        }
+        for &r in plan.returns.iter().filter(|r| l.blocks.contains(r)) {
+            out.insert((r, h), next);
+        }
+    }
+    out
 }
 
 /// How many CFG edges go from `from` to `to`.

@@ -1,6 +1,8 @@
 //! The tape's growable stacks, emitted inline as small zyg-ir functions so that gradients
-//! need nothing but libc (`realloc`, `free`). A stack header is `{ ptr data, i64 len, i64 cap }`;
-//! records are fixed-size per block, so `len` counts records.
+//! need nothing but libc (`malloc`, `free`). A stack is a list of chunks; records are
+//! fixed-size per block and pushed by bumping an offset. Released chunks are kept in a
+//! thread-local cache for the next call, so that a gradient run in a loop (training) does
+//! not map, fault in and unmap its tape every time.
 
 use crate::builder::Cursor;
 use zyg_ir::{BinOp, Function, InstKind, IntPred, Linkage, Signature, Type, Constant};
@@ -26,122 +28,281 @@ impl Op {
     }
 }
 
-/// The header type of one stack.
+/// The header type of one stack: `{ ptr chunk, i64 used, i64 end }`, the newest chunk,
+/// the offset of its first free byte, and its size.
 pub fn header_type() -> Type {
     Type::structure(vec![Type::PTR, Type::I64, Type::I64])
 }
 
-/// `push(header, record size) -> ptr`: room for one more record; `top` -> the newest record;
-/// `pop` drops it; `free` releases the buffer.
+/// `push(header, record size) -> ptr`: room for one more record; `top(header, size)` -> the
+/// newest record; `pop(header, size)` drops it; `free(header)` releases every chunk.
 pub fn signature(op: Op) -> Signature {
     match op {
         Op::Push | Op::Top => Signature::new(vec![Type::PTR, Type::I64], Type::PTR),
-        Op::Pop | Op::Free => Signature::new(vec![Type::PTR], Type::Void),
+        Op::Pop => Signature::new(vec![Type::PTR, Type::I64], Type::Void),
+        Op::Free => Signature::new(vec![Type::PTR], Type::Void),
     }
 }
 
-/// The four helper functions, to be emitted once per module.
-pub fn helpers(namespace: &str) -> Vec<Function> {
-    vec![push(namespace), top(namespace), pop(namespace), free(namespace)]
+/// Bytes in a chunk. A stack is a list of chunks, newest first, so that growing never
+/// copies records (a contiguous buffer grown by `realloc` copied the whole tape, and fresh
+/// pages faulted in on every call).
+pub const CHUNK_BYTES: i64 = 64 * 1024;
+/// A chunk starts with `{ ptr previous chunk, i64 previous used, i64 size }`; records follow
+/// at this offset (16-byte aligned, like `malloc`'s memory, for vector fields).
+const CHUNK_HEADER: i64 = 32;
+/// Released chunks of `CHUNK_BYTES` are kept for the next push, per thread, up to this many
+/// (the next gradient call then finds its tape's memory mapped and warm); beyond, freed.
+pub const CACHED_CHUNKS: i64 = 1024;
+
+/// The thread-local cache of released chunks, `{ ptr head, i64 count }`, linked through
+/// their first word. The driver defines it (zero-initialised, `thread_local`).
+pub fn cache_global(namespace: &str) -> (String, Type) {
+    (format!("__{namespace}_stack_cache"), Type::structure(vec![Type::PTR, Type::I64]))
 }
 
-fn helper(op: Op, namespace: &str) -> Function {
-    let mut f = Function::new(op.name(namespace), signature(op));
+/// The helper functions, to be emitted once per module.
+pub fn helpers(namespace: &str) -> Vec<Function> {
+    vec![push(namespace), top(namespace), pop(namespace), free(namespace), take_chunk(namespace), release_chunk(namespace)]
+}
+
+fn helper(name: String, sig: Signature) -> Function {
+    let mut f = Function::new(name, sig);
     f.linkage = Linkage::Internal;
     f.attributes = vec!["alwaysinline".into(), "nounwind".into()];
     f.create_block(Some("entry".into()));
     f
 }
 
-/// Grows the buffer geometrically (16 records first, then doubling) when it is full.
-fn push(namespace: &str) -> Function {
-    let mut f = helper(Op::Push, namespace);
-    let (hdr, size) = (f.params[0], f.params[1]);
-    let entry = f.entry().expect("entry");
-    let grow = f.create_block(Some("grow".into()));
-    let fail = f.create_block(Some("fail".into()));
-    let grown = f.create_block(Some("grown".into()));
-    let store = f.create_block(Some("store".into()));
-    let h = header_type();
-    let mut c = Cursor::at_end(&mut f, entry);
-    let (data_p, len_p, cap_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]), c.field_ptr(&h, hdr, &[2]));
-    let data = c.load(Type::PTR, data_p);
-    let len = c.load(Type::I64, len_p);
-    let cap = c.load(Type::I64, cap_p);
-    let full = c.icmp(IntPred::Eq, len, cap);
-    c.cond_br(full, grow, store);
+fn take_name(namespace: &str) -> String {
+    format!("__{namespace}_stack_take_chunk")
+}
 
-    c.switch_to(grow);
-    let zero = c.i64(0);
-    let empty = c.icmp(IntPred::Eq, cap, zero);
-    let one = c.i64(1);
-    let doubled = c.binary(BinOp::Shl, cap, one);
-    let first = c.i64(16);
-    let new_cap = c.select(empty, first, doubled);
-    let bytes = c.binary(BinOp::Mul, new_cap, size);
-    let new_data = c.call("realloc", Signature::new(vec![Type::PTR, Type::I64], Type::PTR), vec![data, bytes]).expect("ptr");
+fn release_name(namespace: &str) -> String {
+    format!("__{namespace}_stack_release_chunk")
+}
+
+/// `take_chunk(size) -> ptr`: a cached chunk when `size` is `CHUNK_BYTES` and one is
+/// cached, else `malloc`; aborts when memory runs out.
+fn take_chunk(namespace: &str) -> Function {
+    let mut f = helper(take_name(namespace), Signature::new(vec![Type::I64], Type::PTR));
+    f.attributes = vec!["nounwind".into()];
+    let size = f.params[0];
+    let entry = f.entry().expect("entry");
+    let cached = f.create_block(Some("cached".into()));
+    let fresh = f.create_block(Some("fresh".into()));
+    let fail = f.create_block(Some("fail".into()));
+    let done = f.create_block(Some("done".into()));
+    let (name, ty) = cache_global(namespace);
+    let mut c = Cursor::at_end(&mut f, entry);
+    let cache = c.constant(Constant::Global(name));
+    let (head_p, count_p) = (c.field_ptr(&ty, cache, &[0]), c.field_ptr(&ty, cache, &[1]));
+    let head = c.load(Type::PTR, head_p);
     let null = c.constant(Constant::Null(0));
-    let failed = c.icmp(IntPred::Eq, new_data, null);
-    c.cond_br(failed, fail, grown);
+    let empty = c.icmp(IntPred::Eq, head, null);
+    let chunk = c.i64(CHUNK_BYTES);
+    let standard = c.icmp(IntPred::Eq, size, chunk);
+    let yes = c.constant(Constant::bool(true));
+    let not_empty = c.binary(BinOp::Xor, empty, yes);
+    let reuse = c.binary(BinOp::And, standard, not_empty);
+    c.cond_br(reuse, cached, fresh);
+
+    c.switch_to(cached);
+    let next = c.load(Type::PTR, head);
+    c.store(next, head_p);
+    let count = c.load(Type::I64, count_p);
+    let one = c.i64(1);
+    let less = c.binary(BinOp::Sub, count, one);
+    c.store(less, count_p);
+    c.ret(Some(head));
+
+    c.switch_to(fresh);
+    let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
+    let failed = c.icmp(IntPred::Eq, memory, null);
+    c.cond_br(failed, fail, done);
 
     c.switch_to(fail);
     c.call("abort", Signature::new(vec![], Type::Void), vec![]);
     c.emit(InstKind::Unreachable, Type::Void);
 
-    c.switch_to(grown);
-    c.store(new_data, data_p);
-    c.store(new_cap, cap_p);
-    c.br(store);
+    c.switch_to(done);
+    c.ret(Some(memory));
+    f
+}
 
-    c.switch_to(store);
-    let buffer = c.emit(InstKind::Phi { incoming: vec![(entry, data), (grown, new_data)] }, Type::PTR).expect("phi");
-    let offset = c.binary(BinOp::Mul, len, size);
-    let slot = c.byte_offset(buffer, offset);
-    let next = c.binary(BinOp::Add, len, one);
-    c.store(next, len_p);
+/// `release_chunk(chunk)`: into the cache when it is a standard chunk and the cache has
+/// room, else `free`.
+fn release_chunk(namespace: &str) -> Function {
+    let mut f = helper(release_name(namespace), Signature::new(vec![Type::PTR], Type::Void));
+    f.attributes = vec!["nounwind".into()];
+    let chunk = f.params[0];
+    let entry = f.entry().expect("entry");
+    let keep = f.create_block(Some("keep".into()));
+    let drop = f.create_block(Some("drop".into()));
+    let (name, ty) = cache_global(namespace);
+    let mut c = Cursor::at_end(&mut f, entry);
+    let cache = c.constant(Constant::Global(name));
+    let (head_p, count_p) = (c.field_ptr(&ty, cache, &[0]), c.field_ptr(&ty, cache, &[1]));
+    let size_p = c.field_ptr(&chunk_header(), chunk, &[2]);
+    let size = c.load(Type::I64, size_p);
+    let standard_size = c.i64(CHUNK_BYTES);
+    let standard = c.icmp(IntPred::Eq, size, standard_size);
+    let count = c.load(Type::I64, count_p);
+    let limit = c.i64(CACHED_CHUNKS);
+    let room = c.icmp(IntPred::Ult, count, limit);
+    let cacheable = c.binary(BinOp::And, standard, room);
+    c.cond_br(cacheable, keep, drop);
+
+    c.switch_to(keep);
+    let head = c.load(Type::PTR, head_p);
+    c.store(head, chunk);
+    c.store(chunk, head_p);
+    let one = c.i64(1);
+    let more = c.binary(BinOp::Add, count, one);
+    c.store(more, count_p);
+    c.ret(None);
+
+    c.switch_to(drop);
+    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    c.ret(None);
+    f
+}
+
+fn chunk_header() -> Type {
+    Type::structure(vec![Type::PTR, Type::I64, Type::I64])
+}
+
+/// The fast path bumps `used`; a full (or absent) chunk gets a new one linked before it.
+fn push(namespace: &str) -> Function {
+    let mut f = helper(Op::Push.name(namespace), signature(Op::Push));
+    let (hdr, size) = (f.params[0], f.params[1]);
+    let entry = f.entry().expect("entry");
+    let fits = f.create_block(Some("fits".into()));
+    let grow = f.create_block(Some("grow".into()));
+    let h = header_type();
+    let mut c = Cursor::at_end(&mut f, entry);
+    let (chunk_p, used_p, end_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]), c.field_ptr(&h, hdr, &[2]));
+    let used = c.load(Type::I64, used_p);
+    let end = c.load(Type::I64, end_p);
+    let after = c.binary(BinOp::Add, used, size);
+    let room = c.icmp(IntPred::Ule, after, end);
+    c.cond_br(room, fits, grow);
+
+    c.switch_to(fits);
+    let chunk = c.load(Type::PTR, chunk_p);
+    let slot = c.byte_offset(chunk, used);
+    c.store(after, used_p);
+    c.ret(Some(slot));
+
+    c.switch_to(grow);
+    let old = c.load(Type::PTR, chunk_p);
+    let header = c.i64(CHUNK_HEADER);
+    let needed = c.binary(BinOp::Add, size, header);
+    let standard = c.i64(CHUNK_BYTES);
+    let small = c.icmp(IntPred::Ule, needed, standard);
+    let bytes = c.select(small, standard, needed);
+    let new = c.call(&take_name(namespace), Signature::new(vec![Type::I64], Type::PTR), vec![bytes]).expect("ptr");
+    let ch = chunk_header();
+    let (prev_p, prev_used_p, size_p) = (c.field_ptr(&ch, new, &[0]), c.field_ptr(&ch, new, &[1]), c.field_ptr(&ch, new, &[2]));
+    c.store(old, prev_p);
+    c.store(used, prev_used_p);
+    c.store(bytes, size_p);
+    c.store(new, chunk_p);
+    c.store(needed, used_p);
+    c.store(bytes, end_p);
+    let slot = c.byte_offset(new, header);
     c.ret(Some(slot));
     f
 }
 
 fn top(namespace: &str) -> Function {
-    let mut f = helper(Op::Top, namespace);
+    let mut f = helper(Op::Top.name(namespace), signature(Op::Top));
     let (hdr, size) = (f.params[0], f.params[1]);
     let entry = f.entry().expect("entry");
     let h = header_type();
     let mut c = Cursor::at_end(&mut f, entry);
-    let (data_p, len_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]));
-    let data = c.load(Type::PTR, data_p);
-    let len = c.load(Type::I64, len_p);
-    let one = c.i64(1);
-    let last = c.binary(BinOp::Sub, len, one);
-    let offset = c.binary(BinOp::Mul, last, size);
-    let slot = c.byte_offset(data, offset);
+    let (chunk_p, used_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]));
+    let chunk = c.load(Type::PTR, chunk_p);
+    let used = c.load(Type::I64, used_p);
+    let offset = c.binary(BinOp::Sub, used, size);
+    let slot = c.byte_offset(chunk, offset);
     c.ret(Some(slot));
     f
 }
 
+/// Drops the newest record; a chunk left empty goes back (unless it is the only one), and
+/// its predecessor becomes the newest chunk again.
 fn pop(namespace: &str) -> Function {
-    let mut f = helper(Op::Pop, namespace);
-    let hdr = f.params[0];
+    let mut f = helper(Op::Pop.name(namespace), signature(Op::Pop));
+    let (hdr, size) = (f.params[0], f.params[1]);
     let entry = f.entry().expect("entry");
+    let check = f.create_block(Some("check".into()));
+    let back = f.create_block(Some("back".into()));
+    let stay = f.create_block(Some("stay".into()));
+    let h = header_type();
     let mut c = Cursor::at_end(&mut f, entry);
-    let len_p = c.field_ptr(&header_type(), hdr, &[1]);
-    let len = c.load(Type::I64, len_p);
-    let one = c.i64(1);
-    let less = c.binary(BinOp::Sub, len, one);
-    c.store(less, len_p);
+    let (chunk_p, used_p, end_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]), c.field_ptr(&h, hdr, &[2]));
+    let chunk = c.load(Type::PTR, chunk_p);
+    let used = c.load(Type::I64, used_p);
+    let less = c.binary(BinOp::Sub, used, size);
+    let header = c.i64(CHUNK_HEADER);
+    // Records of no bytes (a callee's empty tape) never get a chunk: `used` stays 0.
+    let emptied = c.icmp(IntPred::Eq, less, header);
+    c.cond_br(emptied, check, stay);
+
+    c.switch_to(check);
+    let ch = chunk_header();
+    let prev_p = c.field_ptr(&ch, chunk, &[0]);
+    let prev = c.load(Type::PTR, prev_p);
+    let null = c.constant(Constant::Null(0));
+    let has_prev = c.icmp(IntPred::Ne, prev, null);
+    c.cond_br(has_prev, back, stay);
+
+    c.switch_to(back);
+    let prev_used_p = c.field_ptr(&ch, chunk, &[1]);
+    let prev_used = c.load(Type::I64, prev_used_p);
+    let prev_size_p = c.field_ptr(&ch, prev, &[2]);
+    let prev_size = c.load(Type::I64, prev_size_p);
+    c.store(prev, chunk_p);
+    c.store(prev_used, used_p);
+    c.store(prev_size, end_p);
+    c.call(&release_name(namespace), Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    c.ret(None);
+
+    c.switch_to(stay);
+    c.store(less, used_p);
     c.ret(None);
     f
 }
 
+/// Releases every chunk of the stack.
 fn free(namespace: &str) -> Function {
-    let mut f = helper(Op::Free, namespace);
+    let mut f = helper(Op::Free.name(namespace), signature(Op::Free));
+    f.attributes = vec!["nounwind".into()];
     let hdr = f.params[0];
     let entry = f.entry().expect("entry");
+    let walk = f.create_block(Some("walk".into()));
+    let done = f.create_block(Some("done".into()));
     let mut c = Cursor::at_end(&mut f, entry);
-    let data_p = c.field_ptr(&header_type(), hdr, &[0]);
-    let data = c.load(Type::PTR, data_p);
-    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![data]);
+    let chunk_p = c.field_ptr(&header_type(), hdr, &[0]);
+    let first = c.load(Type::PTR, chunk_p);
+    let null = c.constant(Constant::Null(0));
+    let none = c.icmp(IntPred::Eq, first, null);
+    c.cond_br(none, done, walk);
+
+    c.switch_to(walk);
+    let chunk = c.emit(InstKind::Phi { incoming: vec![(entry, first)] }, Type::PTR).expect("phi");
+    let prev_p = c.field_ptr(&chunk_header(), chunk, &[0]);
+    let prev = c.load(Type::PTR, prev_p);
+    c.call(&release_name(namespace), Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    let last = c.icmp(IntPred::Eq, prev, null);
+    c.cond_br(last, done, walk);
+
+    c.switch_to(done);
     c.ret(None);
+    let phi = f.def_inst(chunk).expect("phi inst");
+    if let InstKind::Phi { incoming } = &mut f.insts[phi].kind {
+        incoming.push((walk, prev));
+    }
     f
 }

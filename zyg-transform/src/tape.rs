@@ -28,6 +28,52 @@ pub enum Field {
     CalleeTape(Inst),
     /// The shadow of a pointer: where the adjoint of the memory it points to accumulates.
     Shadow(Value),
+    /// How many times the header of a counted loop ran in the activation that just left
+    /// it, recorded where the loop is left (its exit blocks, and returns inside it).
+    Trips(Block),
+}
+
+/// A loop whose header's adjoint chooses between the latch and the preheader by counting
+/// down the header's executions, instead of reading a predecessor id pushed on every
+/// iteration: its header has exactly the preheader and one latch as predecessors, and
+/// every exit is entered only from inside the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counted {
+    pub preheader: Block,
+    pub latch: Block,
+}
+
+/// The loops that can be counted (see `Counted`), by header, with the blocks they are left
+/// from: exits and return blocks inside them.
+pub fn counted_loops(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+    returns: &[Block],
+) -> HashMap<Block, (Counted, Vec<Block>)> {
+    let mut out = HashMap::new();
+    for l in loops.loops() {
+        let preds = cfg.preds(l.header);
+        if preds.len() != 2 || l.latches.len() != 1 {
+            continue;
+        }
+        let latch = l.latches[0];
+        let Some(&preheader) = preds.iter().find(|p| **p != latch) else { continue };
+        if l.blocks.contains(&preheader) {
+            continue;
+        }
+        let dedicated = l.exits.iter().all(|e| cfg.preds(*e).iter().all(|p| l.blocks.contains(p)));
+        // A switch with several cases to the header would need several phi entries.
+        let single_edges = crate::primal::edge_count(func, latch, l.header) == 1
+            && crate::primal::edge_count(func, preheader, l.header) == 1;
+        if !dedicated || !single_edges {
+            continue;
+        }
+        let mut leaves = l.exits.clone();
+        leaves.extend(returns.iter().copied().filter(|r| l.blocks.contains(r)));
+        out.insert(l.header, (Counted { preheader, latch }, leaves));
+    }
+    out
 }
 
 /// What the adjoint needs from the primal run.
@@ -70,6 +116,8 @@ pub struct TapeLayout {
     pub exit_index: Option<u32>,
     /// The tape field holding each shadowed alloca's shadow memory.
     pub shadow_memory: HashMap<Value, u32>,
+    /// Loops whose headers' adjoints count down instead of reading predecessor ids.
+    pub counted: HashMap<Block, Counted>,
 }
 
 impl TapeLayout {
@@ -105,8 +153,16 @@ impl TapeLayout {
         for (inst, ty) in &needs.callee_tapes {
             fields.entry(block_of[inst]).or_default().push((Field::CalleeTape(*inst), ty.clone()));
         }
+        let counted = counted_loops(func, cfg, loops, returns);
+        for l in loops.loops() {
+            let Some((_, leaves)) = counted.get(&l.header) else { continue };
+            let header = &l.header;
+            for &b in leaves {
+                fields.entry(b).or_default().push((Field::Trips(*header), Type::I64));
+            }
+        }
         for &b in cfg.reverse_postorder() {
-            if cfg.preds(b).len() > 1 {
+            if cfg.preds(b).len() > 1 && !counted.contains_key(&b) {
                 fields.entry(b).or_default().push((Field::PredId, Type::I32));
             }
         }
@@ -136,7 +192,8 @@ impl TapeLayout {
             tape_fields.push(ty.clone());
             memory.insert(*v, tape_fields.len() as u32 - 1);
         }
-        TapeLayout { records, home, tape_ty: Type::structure(tape_fields), exit_index, shadow_memory: memory }
+        let counted = counted.into_iter().map(|(h, (c, _))| (h, c)).collect();
+        TapeLayout { records, home, tape_ty: Type::structure(tape_fields), exit_index, shadow_memory: memory, counted }
     }
 
     /// The block whose record holds `field` (a value or a pointer's shadow).

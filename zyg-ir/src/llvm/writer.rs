@@ -41,7 +41,8 @@ pub fn write_function<'ctx>(
 /// Defines global `name` of type `ty`, zero-initialised, unless `module` already defines it.
 /// A declaration already there (a C program's `extern double __zyg_shadow_g[4];`) becomes
 /// the definition, visible to the program; otherwise the global is internal.
-pub fn define_zeroed_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type) {
+/// With `thread_local`, each thread has its own.
+pub fn define_zeroed_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type, thread_local: bool) {
     let cname = CString::new(name).expect("global names have no NUL");
     // SAFETY: the module and its context are alive; the global is created in them.
     unsafe {
@@ -56,6 +57,7 @@ pub fn define_zeroed_global(module: &inkwell::module::Module<'_>, name: &str, ty
         }
         // A declaration of another type keeps its own: zero of that type.
         LLVMSetInitializer(g, LLVMConstNull(LLVMGlobalGetValueType(g)));
+        LLVMSetThreadLocal(g, i32::from(thread_local));
     }
 }
 
