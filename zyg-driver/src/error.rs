@@ -23,6 +23,9 @@ pub enum DriverError {
     Verify { path: PathBuf, message: String },
     #[error("{0}")]
     Usage(String),
+    /// `.mlir` input or output: MLIR's diagnostics, `FILE:LINE:COL: message` (src/mlir/).
+    #[error("{0}")]
+    Mlir(String),
 }
 
 pub type Result<T> = std::result::Result<T, DriverError>;

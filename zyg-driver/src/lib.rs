@@ -7,6 +7,7 @@ pub mod error;
 pub mod grad;
 pub mod header;
 pub mod llvm_io;
+pub mod mlir;
 pub mod prepare;
 
 pub use error::DriverError;

@@ -10,8 +10,13 @@ use inkwell::OptimizationLevel;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Reads `.ll` or `.bc` (LLVM tells them apart by content); `-` is standard input.
+/// Reads `.ll` or `.bc` (LLVM tells them apart by content), or `.mlir`; `-` is standard
+/// input (LLVM IR).
 pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'ctx>> {
+    // `.mlir`: lowered and translated by MLIR, with its gradient requests (src/mlir/).
+    if crate::mlir::is_mlir(path) {
+        return crate::mlir::read_module(context, path);
+    }
     let io = |source| DriverError::Io { path: path.to_path_buf(), source };
     let bytes = if path == Path::new("-") {
         let mut buf = Vec::new();
@@ -26,7 +31,8 @@ pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'
         .map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })
 }
 
-/// How to write the output, following `opt`: `-S` or a `.ll` name gives text.
+/// How to write the output, following `opt`: `-S` or a `.ll` name gives text (a `.mlir`
+/// name gives MLIR, whatever this says).
 pub fn wants_text(output: &Path, force_text: bool) -> bool {
     force_text || output.extension().is_some_and(|e| e == "ll")
 }
@@ -34,7 +40,9 @@ pub fn wants_text(output: &Path, force_text: bool) -> bool {
 /// Writes the module atomically: to a temporary file beside `output`, renamed into place,
 /// so a failure never leaves a truncated file. `-` is standard output.
 pub fn write_module(module: &Module, output: &Path, text: bool) -> Result<()> {
-    let bytes: Vec<u8> = if text {
+    let bytes: Vec<u8> = if crate::mlir::is_mlir(output) {
+        crate::mlir::to_text(module, output)? // MLIR's LLVM dialect (src/mlir/)
+    } else if text {
         module.print_to_string().to_bytes().to_vec()
     } else {
         module.write_bitcode_to_memory().as_slice().to_vec()

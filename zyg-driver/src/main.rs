@@ -20,9 +20,10 @@ struct Cli {
 enum Command {
     /// Fill in every `__enzyme_autodiff`/`__zyg_autodiff` call with a generated gradient.
     Grad {
-        /// Input module: `.ll`, `.bc`, or `-` for standard input.
+        /// Input module: `.ll`, `.bc`, `.mlir`, or `-` for standard input (LLVM IR).
         input: PathBuf,
-        /// Output module: `.ll` is text, anything else bitcode (as `opt`); `-` is stdout.
+        /// Output module: `.ll` is text, `.mlir` MLIR (LLVM dialect), anything else bitcode
+        /// (as `opt`); `-` is stdout.
         #[arg(short, long)]
         output: PathBuf,
         /// Optimisation level of the pipeline rerun on the result (0-3).

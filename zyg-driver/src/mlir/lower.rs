@@ -1,0 +1,386 @@
+//! Reading an MLIR module: parse, check, collect the gradient requests, lower to the LLVM
+//! dialect, translate to LLVM IR.
+
+use super::request::{Arg, GradientRequest, Kind};
+use crate::error::{DriverError, Result};
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::targets::TargetMachine;
+use melior::diagnostic::DiagnosticSeverity;
+use melior::dialect::DialectRegistry;
+use melior::ir::attribute::{ArrayAttribute, FlatSymbolRefAttribute, StringAttribute, TypeAttribute};
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
+use melior::ir::r#type::{FunctionType, MemRefType};
+use melior::ir::{Attribute, BlockLike, Location, OperationRef, RegionLike, ShapedTypeLike, Type, TypeLike, ValueLike};
+use melior::pass::PassManager;
+use melior::StringRef;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+use std::rc::Rc;
+
+/// The conversion to the LLVM dialect: MLIR's own passes, in dependency order (strided
+/// metadata makes `affine.apply`, affine makes `scf`, `scf` makes `cf`). `arith-expand`
+/// legalises the integer divisions LLVM has no instruction for; math operations become LLVM
+/// intrinsics where there are some and libm calls otherwise, both of which zyg knows. The
+/// last pass gives every function a debug scope, so the LLVM IR carries MLIR's locations.
+pub const LOWERING_PIPELINE: &str = "builtin.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,\
+arith-expand,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,\
+convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts,\
+ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})";
+
+/// The dialects zyg lowers. Anything else (tensor, linalg, vector, gpu, ...) is reported at
+/// the first operation that uses it.
+const DIALECTS: &[&str] = &["builtin", "func", "arith", "math", "scf", "cf", "memref", "index", "affine", "llvm", "ub"];
+
+/// MLIR's error diagnostics, rendered `FILE:LINE:COL: message` (notes on their own lines).
+#[derive(Clone, Default)]
+struct Diagnostics(Rc<RefCell<Vec<String>>>);
+
+impl Diagnostics {
+    fn take(&self, path: &Path, fallback: &str) -> DriverError {
+        let messages = std::mem::take(&mut *self.0.borrow_mut());
+        if messages.is_empty() {
+            DriverError::Mlir(format!("{}: {fallback}", path.display()))
+        } else {
+            DriverError::Mlir(messages.join("\n"))
+        }
+    }
+}
+
+/// `FILE:LINE:COL` of a location, looking through names, call sites and fusions.
+pub(super) fn place(location: Location<'_>) -> Option<String> {
+    if location.is_file_line_col_range() {
+        let file = location.file_line_col_range_filename();
+        let file = file.as_string_ref().as_str().ok()?.to_string();
+        return Some(format!(
+            "{file}:{}:{}",
+            location.file_line_col_range_start_line(),
+            location.file_line_col_range_start_column()
+        ));
+    }
+    if location.is_name() {
+        return place(location.name_child_location());
+    }
+    if location.is_call_site() {
+        return place(location.call_site_callee());
+    }
+    if location.is_fused() {
+        return (0..location.fused_num_locations()).find_map(|i| place(location.fused_location(i)));
+    }
+    None
+}
+
+/// An MLIR context with every dialect, pass and LLVM translation registered, and a
+/// diagnostic handler that keeps the errors (and prints nothing).
+fn context(diagnostics: &Diagnostics, path: &Path) -> melior::Context {
+    let registry = DialectRegistry::new();
+    melior::utility::register_all_dialects(&registry);
+    let context = melior::Context::new_with_registry(&registry, false);
+    melior::utility::register_all_llvm_translations(&context);
+    melior::utility::register_all_passes();
+    let sink = diagnostics.0.clone();
+    let file = path.display().to_string();
+    context.attach_diagnostic_handler(move |d| {
+        if matches!(d.severity(), DiagnosticSeverity::Error) {
+            let at = place(d.location()).unwrap_or_else(|| file.clone());
+            let mut text = format!("{at}: {d}");
+            for i in 0..d.note_count() {
+                if let Ok(note) = d.note(i) {
+                    let at = place(note.location()).unwrap_or_else(|| file.clone());
+                    text.push_str(&format!("\n{at}: note: {note}"));
+                }
+            }
+            sink.borrow_mut().push(text);
+        }
+        true
+    });
+    context
+}
+
+/// Reads `path` into an LLVM module of `llvm`, with the gradient requests its functions make.
+pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ctx>, Vec<GradientRequest>)> {
+    // The same message as for a missing `.ll`, before MLIR's own.
+    std::fs::metadata(path).map_err(|source| DriverError::Io { path: path.to_path_buf(), source })?;
+    let diagnostics = Diagnostics::default();
+    let context = context(&diagnostics, path);
+    let name = path.display().to_string();
+    // SAFETY: the context is live; a null module means a parse error, reported to the handler.
+    let raw = unsafe { mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), StringRef::new(&name).to_raw()) };
+    if raw.ptr.is_null() {
+        return Err(diagnostics.take(path, "cannot parse MLIR"));
+    }
+    // SAFETY: a module just parsed, owned here.
+    let mut module = unsafe { melior::ir::Module::from_raw(raw) };
+    check_dialects(&module, path)?;
+    let requests = requests(&module, path)?;
+    tracing::info!(requests = requests.len(), "read MLIR; lowering to the LLVM dialect");
+
+    let passes = PassManager::new(&context);
+    melior::utility::parse_pass_pipeline(passes.as_operation_pass_manager(), LOWERING_PIPELINE)
+        .map_err(|e| DriverError::Mlir(format!("{name}: internal error: the lowering pipeline: {e}")))?;
+    passes.run(&mut module).map_err(|_| diagnostics.take(path, "lowering to the LLVM dialect failed"))?;
+
+    // SAFETY: the module is in the LLVM dialect; the translation is a new module owned by
+    // the caller, in `llvm` (libMLIR and inkwell share the one libLLVM).
+    let translated =
+        unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(module.as_operation().to_raw(), llvm.raw() as *mut _) };
+    if translated.is_null() {
+        return Err(diagnostics.take(path, "cannot translate the LLVM dialect to LLVM IR"));
+    }
+    // SAFETY: a module of `llvm`'s context, owned from here on.
+    let translated: Module<'ctx> = unsafe { Module::new(translated as *mut _) };
+    for_this_machine(&translated, path)?;
+    Ok((translated, requests))
+}
+
+/// MLIR leaves the triple and data layout empty unless the module names them; zyg's output
+/// is for this machine (as clang's would be), so it gets this machine's.
+fn for_this_machine(module: &Module<'_>, path: &Path) -> Result<()> {
+    if module.get_triple().as_str().to_bytes().is_empty() {
+        module.set_triple(&TargetMachine::get_default_triple());
+    }
+    let empty = module.get_data_layout().as_str().to_bytes().is_empty();
+    if empty {
+        let machine = crate::llvm_io::target_machine(module, path)?;
+        module.set_data_layout(&machine.get_target_data().get_data_layout());
+    }
+    Ok(())
+}
+
+fn op_name(op: &OperationRef<'_, '_>) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("?").to_string()
+}
+
+fn located(op: &OperationRef<'_, '_>, path: &Path, message: String) -> DriverError {
+    let at = place(op.location()).unwrap_or_else(|| path.display().to_string());
+    DriverError::Mlir(format!("{at}: {message}"))
+}
+
+/// The first operation of a dialect zyg does not lower is an error at its location.
+fn check_dialects(module: &melior::ir::Module<'_>, path: &Path) -> Result<()> {
+    let mut error = None;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let name = op_name(&op);
+        let dialect = name.split('.').next().unwrap_or("");
+        if DIALECTS.contains(&dialect) {
+            return WalkResult::Advance;
+        }
+        error = Some(located(
+            &op,
+            path,
+            format!(
+                "`{name}`: the `{dialect}` dialect is not supported; zyg lowers func, arith, math, scf, cf, \
+                 memref, index and affine (bufferize tensors and lower linalg to loops first)"
+            ),
+        ));
+        WalkResult::Interrupt
+    });
+    error.map_or(Ok(()), Err)
+}
+
+/// What zyg knows of an MLIR type as a function argument.
+fn classify(ty: Type<'_>) -> Arg {
+    let text = ty.to_string();
+    if ty.is_f32() {
+        Arg::Float { text }
+    } else if ty.is_f64() {
+        Arg::Float { text }
+    } else if ty.is_integer() || ty.is_index() {
+        Arg::Int { text }
+    } else if ty.is_mem_ref() {
+        match MemRefType::try_from(ty) {
+            Ok(m) => Arg::MemRef { rank: m.rank(), text },
+            Err(_) => Arg::Other { text },
+        }
+    } else {
+        Arg::Other { text }
+    }
+}
+
+/// A `func.func` at the top of the module.
+struct Func {
+    args: Vec<Arg>,
+    results: Vec<Arg>,
+    body: bool,
+    /// `FILE:LINE:COL`.
+    at: String,
+    signature: String,
+}
+
+fn function_type<'c>(op: &OperationRef<'c, '_>) -> Option<FunctionType<'c>> {
+    let attr = op.attribute("function_type").ok()?;
+    FunctionType::try_from(TypeAttribute::try_from(attr).ok()?.value()).ok()
+}
+
+fn symbol(attr: Attribute<'_>) -> Option<String> {
+    if let Ok(s) = FlatSymbolRefAttribute::try_from(attr) {
+        return Some(s.value().to_string());
+    }
+    StringAttribute::try_from(attr).ok().map(|s| s.value().to_string())
+}
+
+/// The functions' `zyg.gradient` requests, checked against their signatures; calls to
+/// `__zyg_autodiff`-style functions with memref arguments are refused (they go through
+/// the C API, which knows nothing of descriptors).
+fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<GradientRequest>> {
+    let mut funcs: HashMap<String, Func> = HashMap::new();
+    let mut asked = Vec::new();
+    let mut op = module.body().first_operation();
+    while let Some(f) = op {
+        op = f.next_in_block();
+        if op_name(&f) != "func.func" {
+            continue;
+        }
+        let Some(name) = f.attribute("sym_name").ok().and_then(symbol) else { continue };
+        let Some(ty) = function_type(&f) else { continue };
+        let at = place(f.location()).unwrap_or_else(|| path.display().to_string());
+        let args: Vec<Arg> = (0..ty.input_count()).filter_map(|i| ty.input(i).ok()).map(classify).collect();
+        let results: Vec<Arg> = (0..ty.result_count()).filter_map(|i| ty.result(i).ok()).map(classify).collect();
+        let body = f.region(0).ok().and_then(|r| r.first_block()).is_some();
+        if f.has_attribute("zyg.gradient") {
+            let gradient = f.attribute("zyg.gradient").ok().and_then(symbol).ok_or_else(|| {
+                located(&f, path, format!("`zyg.gradient` on `@{name}` must name its gradient: `zyg.gradient = @{name}_grad`"))
+            })?;
+            let kinds = match f.attribute("zyg.args") {
+                Ok(attr) => Some(kind_words(attr).ok_or_else(|| {
+                    located(&f, path, "`zyg.args` must be an array of strings: [\"out\", \"const\", \"dup\", ...]".into())
+                })?),
+                Err(_) => None,
+            };
+            asked.push((name.clone(), gradient, kinds, f.has_attribute("llvm.emit_c_interface")));
+        }
+        let signature = ty.to_string();
+        funcs.insert(name, Func { args, results, body, at, signature });
+    }
+    check_request_calls(module, path)?;
+
+    let mut requests = Vec::new();
+    let mut gradients: HashMap<String, String> = HashMap::new();
+    for (function, gradient, words, c_interface) in asked {
+        let f = &funcs[&function];
+        let fail = |message: String| DriverError::Mlir(format!("{}: {message}", f.at));
+        if !f.body {
+            return Err(fail(format!("`@{function}` asks for its gradient but has no body")));
+        }
+        if let Some(first) = gradients.insert(gradient.clone(), function.clone()) {
+            return Err(fail(format!("`@{gradient}` is already the gradient of `@{first}`")));
+        }
+        let kinds = match words {
+            Some(words) => {
+                if words.len() != f.args.len() {
+                    return Err(fail(format!(
+                        "`zyg.args` gives {} kinds but `@{function}` has {} arguments",
+                        words.len(),
+                        f.args.len()
+                    )));
+                }
+                words.iter().zip(&f.args).enumerate().map(|(i, (w, a))| kind_for(w, a, i, &function)).collect::<std::result::Result<Vec<_>, _>>().map_err(fail)?
+            }
+            None => f.args.iter().map(Arg::default_kind).collect(),
+        };
+        for (i, a) in f.args.iter().enumerate() {
+            if let Arg::Other { text } = a {
+                return Err(fail(format!(
+                    "argument {i} of `@{function}` is a `{text}`: zyg differentiates functions of f32, f64, \
+                     integers, index and ranked memrefs"
+                )));
+            }
+        }
+        match f.results.as_slice() {
+            [] | [Arg::Float { .. }] | [Arg::Int { .. }] => {}
+            [other] => {
+                return Err(fail(format!(
+                    "`@{function}` returns a `{}`: zyg seeds a float result; write other results into a memref argument",
+                    other.text()
+                )))
+            }
+            several => {
+                return Err(fail(format!(
+                    "`@{function}` has {} results: zyg seeds one float result; return one, or write the others into memref arguments",
+                    several.len()
+                )))
+            }
+        }
+        let request = GradientRequest { function: function.clone(), gradient: gradient.clone(), args: f.args.clone(), kinds, c_interface, at: f.at.clone() };
+        let expected = request.mlir_signature();
+        let mut declared = false;
+        if let Some(g) = funcs.get(&gradient) {
+            if g.body {
+                return Err(DriverError::Mlir(format!(
+                    "{}: `@{gradient}` has a body, but zyg defines it as the gradient of `@{function}`",
+                    g.at
+                )));
+            }
+            if g.signature != expected {
+                return Err(DriverError::Mlir(format!(
+                    "{}: `@{gradient}` is declared `{}`, but the gradient of `@{function}` is `{expected}`",
+                    g.at, g.signature
+                )));
+            }
+            declared = true;
+        }
+        tracing::info!(function = %function, gradient = %gradient, declared, "MLIR gradient request");
+        requests.push(request);
+    }
+    Ok(requests)
+}
+
+fn kind_words(attr: Attribute<'_>) -> Option<Vec<String>> {
+    let array = ArrayAttribute::try_from(attr).ok()?;
+    (0..array.len())
+        .map(|i| array.element(i).ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_string()))
+        .collect()
+}
+
+fn kind_for(word: &str, arg: &Arg, i: usize, function: &str) -> std::result::Result<Kind, String> {
+    let kind = match word {
+        "out" | "active" => Kind::Out,
+        "const" => Kind::Const,
+        "dup" => Kind::Dup,
+        _ => return Err(format!("`zyg.args`: unknown kind `{word}` (expected out, const or dup)")),
+    };
+    let fits = match (kind, arg) {
+        (Kind::Const, _) => true,
+        (Kind::Out, Arg::Float { .. }) => true,
+        (Kind::Dup, Arg::MemRef { .. }) => true,
+        _ => false,
+    };
+    if fits {
+        Ok(kind)
+    } else {
+        Err(format!(
+            "`zyg.args`: argument {i} of `@{function}` is a `{}` and cannot be `{word}` (floats are out or const, \
+             memrefs dup or const, integers const)",
+            arg.text()
+        ))
+    }
+}
+
+/// `func.call @__zyg_autodiff...(...)` with memref operands: the C API's markers cannot
+/// describe a descriptor, so such a request must be a `zyg.gradient` attribute.
+fn check_request_calls(module: &melior::ir::Module<'_>, path: &Path) -> Result<()> {
+    let mut error = None;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op_name(&op) != "func.call" {
+            return WalkResult::Advance;
+        }
+        let callee = op.attribute("callee").ok().and_then(symbol).unwrap_or_default();
+        if crate::callsite::request_entry(&callee).is_none() {
+            return WalkResult::Advance;
+        }
+        if op.operands().any(|v| v.r#type().is_mem_ref()) {
+            error = Some(located(
+                &op,
+                path,
+                format!(
+                    "`@{callee}` is given a memref: a memref's descriptor has no C-API markers; ask for the gradient \
+                     with `zyg.gradient = @NAME` on the function instead"
+                ),
+            ));
+            return WalkResult::Interrupt;
+        }
+        WalkResult::Advance
+    });
+    error.map_or(Ok(()), Err)
+}

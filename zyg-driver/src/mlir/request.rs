@@ -1,0 +1,322 @@
+//! `zyg.gradient` requests: after lowering, the gradient function of each, whose body is an
+//! Enzyme-style request (`__zyg_autodiff` with activity markers) that zyg then fills in
+//! like any other.
+//!
+//! The lowering passes a memref as its descriptor's fields, one argument each: the
+//! allocated pointer, the aligned pointer, the offset, the sizes and the strides. The
+//! gradient takes, after each `dup` memref, its shadow memref in the same form; both
+//! pointers are `dup` with the shadow's pointers as their shadows (they point into the same
+//! data), and the offset, sizes and strides are `const` (the shadow's are not read: it has
+//! the primal's shape).
+//!
+//! The gradient's signature is what `func.func private @GRAD(...)` lowers to, so MLIR code
+//! in the module can declare and call it: each argument, each `dup` memref followed by its
+//! shadow, and as results the gradients of the `out` arguments in order (several come back
+//! as a struct, as MLIR returns several results). A function with `llvm.emit_c_interface`
+//! also gets `_mlir_ciface_GRAD`, MLIR's C interface for it: descriptors by pointer, and
+//! several results through a pointer in the first argument.
+
+use crate::error::{DriverError, Result};
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
+use inkwell::AddressSpace;
+use std::path::Path;
+
+/// An MLIR function argument (or result), as zyg sees it; `text` is its MLIR type.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    Float { text: String },
+    Int { text: String },
+    MemRef { rank: usize, text: String },
+    Other { text: String },
+}
+
+impl Arg {
+    pub fn text(&self) -> &str {
+        match self {
+            Arg::Float { text } | Arg::Int { text } | Arg::MemRef { text, .. } | Arg::Other { text } => text,
+        }
+    }
+
+    /// How many LLVM arguments the lowering makes of it.
+    fn width(&self) -> usize {
+        match self {
+            Arg::MemRef { rank, .. } => 3 + 2 * rank,
+            _ => 1,
+        }
+    }
+
+    /// Without `zyg.args`: floats out, memrefs dup, the rest const.
+    pub fn default_kind(&self) -> Kind {
+        match self {
+            Arg::Float { .. } => Kind::Out,
+            Arg::MemRef { .. } => Kind::Dup,
+            _ => Kind::Const,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Out,
+    Const,
+    Dup,
+}
+
+/// `func.func @function(...) attributes {zyg.gradient = @gradient}`.
+#[derive(Clone, Debug)]
+pub struct GradientRequest {
+    pub function: String,
+    pub gradient: String,
+    pub args: Vec<Arg>,
+    pub kinds: Vec<Kind>,
+    /// `llvm.emit_c_interface` on the function: the gradient gets `_mlir_ciface_GRAD` too.
+    pub c_interface: bool,
+    /// `FILE:LINE:COL` of the function.
+    pub at: String,
+}
+
+impl GradientRequest {
+    /// The gradient's MLIR type, as `func.func private @GRAD(...)` would declare it.
+    pub fn mlir_signature(&self) -> String {
+        let mut inputs = Vec::new();
+        for (a, k) in self.args.iter().zip(&self.kinds) {
+            inputs.push(a.text());
+            if *k == Kind::Dup {
+                inputs.push(a.text());
+            }
+        }
+        let outs: Vec<&str> = self.outs().map(|(a, _)| a.text()).collect();
+        let results = match outs.as_slice() {
+            [one] => one.to_string(),
+            _ => format!("({})", outs.join(", ")),
+        };
+        format!("({}) -> {results}", inputs.join(", "))
+    }
+
+    fn outs(&self) -> impl Iterator<Item = (&Arg, usize)> + '_ {
+        self.args.iter().zip(&self.kinds).enumerate().filter(|(_, (_, k))| **k == Kind::Out).map(|(i, (a, _))| (a, i))
+    }
+}
+
+/// Defines each request's gradient function (and C interface) in the translated module.
+pub(super) fn add_gradients(module: &Module<'_>, requests: &[GradientRequest], path: &Path) -> Result<()> {
+    for r in requests {
+        let gradient = gradient_function(module, r, path)?;
+        if r.c_interface {
+            c_interface(module, r, gradient, path)?;
+        }
+    }
+    Ok(())
+}
+
+fn internal(path: &Path, message: String) -> DriverError {
+    DriverError::Mlir(format!("{}: internal error: {message} (please report this)", path.display()))
+}
+
+/// `@marker = external global i32`, the activity markers the C API reads.
+fn marker<'ctx>(module: &Module<'ctx>, kind: Kind) -> BasicMetadataValueEnum<'ctx> {
+    let name = match kind {
+        Kind::Out => "zyg_out",
+        Kind::Const => "zyg_const",
+        Kind::Dup => "zyg_dup",
+    };
+    let global = module.get_global(name).unwrap_or_else(|| {
+        let g = module.add_global(module.get_context().i32_type(), None, name);
+        g.set_linkage(Linkage::External);
+        g
+    });
+    global.as_pointer_value().into()
+}
+
+fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Path) -> Result<FunctionValue<'ctx>> {
+    let ctx = module.get_context();
+    let function = module
+        .get_function(&r.function)
+        .ok_or_else(|| internal(path, format!("`{}` is not in the lowered module", r.function)))?;
+    let params = function.get_type().get_param_types();
+    let width: usize = r.args.iter().map(Arg::width).sum();
+    if params.len() != width {
+        return Err(internal(
+            path,
+            format!("`{}` lowered to {} arguments, not the {width} its MLIR type makes", r.function, params.len()),
+        ));
+    }
+    // The gradient's parameters: each argument's, and a dup memref's again for its shadow.
+    let mut types: Vec<BasicMetadataTypeEnum<'ctx>> = Vec::new();
+    let mut at = 0;
+    let mut spans = Vec::new();
+    for (a, k) in r.args.iter().zip(&r.kinds) {
+        let span = at..at + a.width();
+        types.extend_from_slice(&params[span.clone()]);
+        if *k == Kind::Dup {
+            types.extend_from_slice(&params[span.clone()]);
+        }
+        spans.push(span);
+        at += a.width();
+    }
+    let outs: Vec<BasicTypeEnum<'ctx>> = r
+        .outs()
+        .map(|(_, i)| BasicTypeEnum::try_from(params[spans[i].start]).expect("a float"))
+        .collect();
+    let fn_type = match outs.as_slice() {
+        [] => ctx.void_type().fn_type(&types, false),
+        [one] => one.fn_type(&types, false),
+        several => ctx.struct_type(several, false).fn_type(&types, false),
+    };
+    let gradient = match module.get_function(&r.gradient) {
+        Some(g) if g.count_basic_blocks() > 0 => {
+            return Err(DriverError::Mlir(format!(
+                "{}: `@{}` is defined in the module, but zyg defines it as the gradient of `@{}`",
+                r.at, r.gradient, r.function
+            )))
+        }
+        Some(g) if g.get_type() != fn_type => {
+            return Err(DriverError::Mlir(format!(
+                "{}: `@{}` is declared with another type than the gradient of `@{}`, `{}`",
+                r.at,
+                r.gradient,
+                r.function,
+                r.mlir_signature()
+            )))
+        }
+        Some(g) => {
+            g.set_linkage(Linkage::External);
+            g
+        }
+        None => module.add_function(&r.gradient, fn_type, Some(Linkage::External)),
+    };
+
+    // The request: `__zyg_autodiff(@function, marker, value[, shadow], ...)`.
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let request_type = match outs.as_slice() {
+        [] => ctx.void_type().fn_type(&[ptr.into()], true),
+        [one] => one.fn_type(&[ptr.into()], true),
+        several => ctx.struct_type(several, false).fn_type(&[ptr.into()], true),
+    };
+    let request = module.add_function(&format!("__zyg_autodiff.mlir.{}", r.gradient), request_type, None);
+    let entry = ctx.append_basic_block(gradient, "entry");
+    let b = ctx.create_builder();
+    b.position_at_end(entry);
+    let given = gradient.get_params();
+    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = vec![function.as_global_value().as_pointer_value().into()];
+    let mut next = 0;
+    for (a, k) in r.args.iter().zip(&r.kinds) {
+        let w = a.width();
+        let primal = &given[next..next + w];
+        next += w;
+        match (a, k) {
+            (Arg::MemRef { .. }, Kind::Dup) => {
+                let shadow = &given[next..next + w];
+                next += w;
+                for field in 0..w {
+                    if field < 2 {
+                        // the allocated and the aligned pointer
+                        args.extend([marker(module, Kind::Dup), primal[field].into(), shadow[field].into()]);
+                    } else {
+                        args.extend([marker(module, Kind::Const), primal[field].into()]);
+                    }
+                }
+            }
+            _ => {
+                for v in primal {
+                    args.extend([marker(module, *k), (*v).into()]);
+                }
+            }
+        }
+    }
+    let call = b.build_call(request, &args, "").map_err(|e| internal(path, e.to_string()))?;
+    match call.try_as_basic_value().basic() {
+        Some(v) => b.build_return(Some(&v)),
+        None => b.build_return(None),
+    }
+    .map_err(|e| internal(path, e.to_string()))?;
+    Ok(gradient)
+}
+
+/// `_mlir_ciface_GRAD`: MLIR's C interface to the gradient (what `llvm.emit_c_interface`
+/// makes of a function): each memref by a pointer to its descriptor, and several results
+/// through a pointer to a struct of them, passed first.
+fn c_interface<'ctx>(module: &Module<'ctx>, r: &GradientRequest, gradient: FunctionValue<'ctx>, path: &Path) -> Result<()> {
+    let ctx = module.get_context();
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let inner = gradient.get_type();
+    let ret = inner.get_return_type();
+    let several = ret.is_some_and(|t| t.is_struct_type());
+    let params = inner.get_param_types();
+    // Each MLIR argument of the gradient (shadows included) and its LLVM parameters.
+    let mut mlir_args: Vec<(bool, std::ops::Range<usize>)> = Vec::new();
+    let mut at = 0;
+    for (a, k) in r.args.iter().zip(&r.kinds) {
+        let copies = if *k == Kind::Dup { 2 } else { 1 };
+        for _ in 0..copies {
+            mlir_args.push((matches!(a, Arg::MemRef { .. }), at..at + a.width()));
+            at += a.width();
+        }
+    }
+    let mut types: Vec<BasicMetadataTypeEnum<'ctx>> = Vec::new();
+    if several {
+        types.push(ptr.into());
+    }
+    for (memref, span) in &mlir_args {
+        types.push(if *memref { ptr.into() } else { params[span.start] });
+    }
+    let fn_type = match (ret, several) {
+        (Some(t), false) => t.fn_type(&types, false),
+        _ => ctx.void_type().fn_type(&types, false),
+    };
+    let name = format!("_mlir_ciface_{}", r.gradient);
+    if module.get_function(&name).is_some_and(|f| f.count_basic_blocks() > 0) {
+        return Err(DriverError::Mlir(format!("{}: `{name}` is already defined", r.at)));
+    }
+    let wrapper = module.get_function(&name).unwrap_or_else(|| module.add_function(&name, fn_type, Some(Linkage::External)));
+    let b = ctx.create_builder();
+    b.position_at_end(ctx.append_basic_block(wrapper, "entry"));
+    let err = |e: inkwell::builder::BuilderError| internal(path, e.to_string());
+    let given = wrapper.get_params();
+    let mut next = usize::from(several);
+    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
+    for (memref, span) in &mlir_args {
+        let v = given[next];
+        next += 1;
+        if !*memref {
+            args.push(v.into());
+            continue;
+        }
+        // { ptr, ptr, index, [rank x index], [rank x index] }
+        let index = BasicTypeEnum::try_from(params[span.start + 2]).expect("an integer");
+        let rank = (span.len() - 3) / 2;
+        let mut fields: Vec<BasicTypeEnum<'ctx>> = vec![ptr.into(), ptr.into(), index];
+        if rank > 0 {
+            let array = index.array_type(rank as u32).as_basic_type_enum();
+            fields.extend([array, array]);
+        }
+        let desc_type = ctx.struct_type(&fields, false);
+        let desc = b.build_load(desc_type, v.into_pointer_value(), "").map_err(err)?.into_struct_value();
+        for i in 0..3 {
+            args.push(b.build_extract_value(desc, i, "").map_err(err)?.into());
+        }
+        for i in [3, 4].into_iter().take(if rank > 0 { 2 } else { 0 }) {
+            let array = b.build_extract_value(desc, i, "").map_err(err)?.into_array_value();
+            for k in 0..rank as u32 {
+                args.push(b.build_extract_value(array, k, "").map_err(err)?.into());
+            }
+        }
+    }
+    let call = b.build_call(gradient, &args, "").map_err(err)?;
+    let result: Option<BasicValueEnum<'ctx>> = call.try_as_basic_value().basic();
+    match (result, several) {
+        (Some(v), true) => {
+            b.build_store(given[0].into_pointer_value(), v).map_err(err)?;
+            b.build_return(None).map_err(err)?;
+        }
+        (Some(v), false) => {
+            b.build_return(Some(&v)).map_err(err)?;
+        }
+        (None, _) => {
+            b.build_return(None).map_err(err)?;
+        }
+    }
+    Ok(())
+}
