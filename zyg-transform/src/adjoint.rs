@@ -608,7 +608,36 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         if let Some(c) = func.constant(v) {
             return Ok(self.adj.constant_value(c.clone()));
         }
+        if self.plan.recompute.values.contains(&v) {
+            return self.rebuild(at, v);
+        }
         self.fetch_field(at, Field::Value(v))
+    }
+
+    /// A value the adjoint rebuilds (`recompute`): an induction variable from the loop's
+    /// iteration number, anything else by its own instruction on rebuilt operands.
+    fn rebuild(&mut self, at: Block, v: Value) -> Result<Value, TransformError> {
+        let func = self.plan.func;
+        if let Some(iv) = self.plan.recompute.inductions.get(&v).cloned() {
+            let start = self.alpha(at, iv.start)?;
+            let iteration = self.iteration(at, iv.header);
+            return Ok(crate::recompute::induction_value(&mut Cursor::at_end(&mut self.adj, at), &iv, start, iteration));
+        }
+        let inst = func.def_inst(v).expect("rebuilt values are instructions");
+        let mut kind = func.insts[inst].kind.clone();
+        for operand in kind.operands_mut() {
+            *operand = self.alpha(at, *operand)?;
+        }
+        Ok(Cursor::at_end(&mut self.adj, at).emit(kind, func.ty(v).clone()).expect("a value"))
+    }
+
+    /// Which iteration of the counted loop headed by `header` the adjoint is in (0 first).
+    fn iteration(&mut self, at: Block, header: Block) -> Value {
+        let slot = self.remaining[&header];
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        let left = c.load(Type::I64, slot);
+        let one = c.i64(1);
+        c.binary(BinOp::Sub, left, one)
     }
 
     /// A field from the record of the block that defines its value.
@@ -628,6 +657,25 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
         if let Some(Constant::Global(name)) = self.plan.func.constant(ptr) {
             return Ok(self.adj.constant_value(Constant::Global(crate::shadow_global_name(name))));
+        }
+        if self.plan.recompute.shadows.contains(&ptr) {
+            let func = self.plan.func;
+            let base = self.plan.recompute.shadow_base(func, ptr).expect("a rebuilt shadow has a base");
+            let base_shadow = self.shadow(at, _block, base)?;
+            if let Some(iv) = self.plan.recompute.inductions.get(&ptr).cloned() {
+                let iteration = self.iteration(at, iv.header);
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                return Ok(crate::recompute::induction_value(&mut c, &iv, base_shadow, iteration));
+            }
+            let inst = func.def_inst(ptr).expect("rebuilt shadows are instructions");
+            return Ok(match func.insts[inst].kind.clone() {
+                InstKind::Gep { source_ty, indices, inbounds, .. } => {
+                    let indices = indices.iter().map(|i| self.alpha(at, *i)).collect::<Result<Vec<_>, _>>()?;
+                    let kind = InstKind::Gep { source_ty, base: base_shadow, indices, inbounds };
+                    Cursor::at_end(&mut self.adj, at).emit(kind, func.ty(ptr).clone()).expect("a pointer")
+                }
+                _ => base_shadow,
+            });
         }
         self.fetch_field(at, Field::Shadow(ptr))
     }

@@ -16,6 +16,7 @@ pub mod memory;
 pub mod primal;
 pub mod rules;
 pub mod stack;
+pub mod recompute;
 pub mod specialize;
 pub mod tape;
 pub mod types;
@@ -161,6 +162,8 @@ pub struct Plan<'a> {
     pub activity: Activity,
     pub cfg: ControlFlowGraph,
     pub loops: LoopAnalysis,
+    /// What the adjoint rebuilds instead of reading from the tape.
+    pub recompute: recompute::Recompute,
     pub layout: TapeLayout,
     pub block_of: HashMap<Inst, Block>,
     pub pullbacks: HashMap<Inst, Pullback>,
@@ -538,6 +541,8 @@ impl<'m> Differentiator<'m> {
             }
         }
         let returns = tape::return_blocks(func, &cfg);
+        let block_of = tape::inst_blocks(func);
+        let recompute = plan_recomputation(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let plan = Plan {
             module: self.module,
@@ -547,8 +552,9 @@ impl<'m> Differentiator<'m> {
             activity,
             cfg,
             loops,
-            block_of: tape::inst_blocks(func),
+            block_of,
             layout,
+            recompute,
             pullbacks,
             callees,
             returns,
@@ -691,6 +697,66 @@ impl<'m> Differentiator<'m> {
             }),
         }
     }
+}
+
+/// Decides which tape values and shadows the adjoint rebuilds (see `recompute`), and puts
+/// what those rebuilt expressions start from on the tape instead.
+fn plan_recomputation(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+    returns: &[Block],
+    block_of: &HashMap<Inst, Block>,
+    activity: &Activity,
+    needs: &mut TapeNeeds,
+) -> recompute::Recompute {
+    let counted: HashMap<Block, tape::Counted> =
+        tape::counted_loops(func, cfg, loops, returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
+    let mut r = recompute::Recompute::analyze(func, cfg, loops, &counted);
+    let shadow_memory: HashSet<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
+    let (mut values, mut shadows): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
+    let mut pending_values: Vec<Value> = std::mem::take(&mut needs.values);
+    let mut pending_shadows: Vec<Value> = std::mem::take(&mut needs.shadows);
+    let (mut seen_values, mut seen_shadows): (HashSet<Value>, HashSet<Value>) = Default::default();
+    while !pending_values.is_empty() || !pending_shadows.is_empty() {
+        while let Some(v) = pending_values.pop() {
+            if !seen_values.insert(v) || func.constant(v).is_some() {
+                continue;
+            }
+            let ty = func.ty(v);
+            if (ty.is_int() || ty.is_ptr()) && r.try_value(func, loops, block_of, v) {
+                let mut leaves = Vec::new();
+                r.leaves(func, v, &mut leaves);
+                pending_values.extend(leaves);
+            } else {
+                values.push(v);
+            }
+        }
+        while let Some(p) = pending_shadows.pop() {
+            if !seen_shadows.insert(p) {
+                continue;
+            }
+            let special = shadow_memory.contains(&p) || matches!(func.constant(p), Some(Constant::Global(_)));
+            if !special && r.try_shadow(func, loops, block_of, p) {
+                let base = r.shadow_base(func, p).expect("a rebuilt shadow has a base");
+                if activity.has_shadow(base) || func.constant(base).is_some() {
+                    pending_shadows.push(base);
+                }
+                if let Some(inst) = func.def_inst(p) {
+                    if let InstKind::Gep { indices, .. } = &func.insts[inst].kind {
+                        pending_values.extend(indices.iter().copied());
+                    }
+                }
+            } else {
+                shadows.push(p);
+            }
+        }
+    }
+    values.reverse();
+    shadows.reverse();
+    needs.values = values;
+    needs.shadows = shadows;
+    r
 }
 
 /// `() -> i64`, the byte size of a generated tape (for calls that allocate it).

@@ -1,0 +1,251 @@
+//! Recomputing instead of storing. An address or an index computed in a loop would go on
+//! the loop's stack every iteration; most are cheap integer arithmetic on an induction
+//! variable and values the loop does not change. The adjoint knows which iteration of a
+//! counted loop it is in (it counts the header's executions down, `tape::Counted`), so it
+//! rebuilds such a value from the iteration number instead: `i = start + step * iteration`
+//! for an induction variable, then the same `add`/`mul`/casts/`getelementptr` as the
+//! primal. Pointer shadows follow: the shadow of `gep base, i` is `gep shadow(base), i`.
+//! What the rebuilt expression starts from (a loop-invariant value, the shadow of a base
+//! pointer) is stored as before, but once per loop activation rather than per iteration.
+
+use crate::tape::Counted;
+use std::collections::{HashMap, HashSet};
+use zyg_ir::cfg::ControlFlowGraph;
+use zyg_ir::loops::LoopAnalysis;
+use zyg_ir::{BinOp, Block, CastOp, Constant, Function, Inst, InstKind, Type, Value, ValueDef};
+
+/// How an induction variable steps: by a constant (integers), or by a constant number of
+/// elements (pointers, `getelementptr T, p, k`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Int(Constant),
+    Elements(Type, Constant),
+}
+
+/// An induction variable of a counted loop: `phi [start, preheader], [next, latch]`.
+#[derive(Clone, Debug)]
+pub struct Induction {
+    pub header: Block,
+    pub start: Value,
+    pub step: Step,
+}
+
+/// The values (and pointer shadows) the adjoint rebuilds rather than reads from the tape.
+#[derive(Clone, Debug, Default)]
+pub struct Recompute {
+    pub inductions: HashMap<Value, Induction>,
+    /// Values rebuilt from their operands.
+    pub values: HashSet<Value>,
+    /// Pointers whose shadows are rebuilt from their operands' shadows and values.
+    pub shadows: HashSet<Value>,
+}
+
+/// At most this many instructions are rebuilt for one value (beyond, storing it is cheaper).
+const MAX_COST: usize = 8;
+
+impl Recompute {
+    pub fn analyze(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, counted: &HashMap<Block, Counted>) -> Self {
+        let mut inductions = HashMap::new();
+        for (&header, c) in counted {
+            for phi in func.phis(header) {
+                let (Some(v), InstKind::Phi { incoming }) = (func.result(phi), &func.insts[phi].kind) else { continue };
+                if incoming.len() != 2 || cfg.preds(header).len() != 2 {
+                    continue;
+                }
+                let value_from = |b: Block| incoming.iter().find(|(p, _)| *p == b).map(|(_, x)| *x);
+                let (Some(start), Some(next)) = (value_from(c.preheader), value_from(c.latch)) else { continue };
+                let Some(next_inst) = func.def_inst(next) else { continue };
+                let step = match &func.insts[next_inst].kind {
+                    InstKind::Binary { op: BinOp::Add, args } if func.ty(v).is_int() => {
+                        let other = if args[0] == v { args[1] } else if args[1] == v { args[0] } else { continue };
+                        let Some(k) = func.constant(other).cloned() else { continue };
+                        Step::Int(k)
+                    }
+                    InstKind::Gep { source_ty, base, indices, .. } if *base == v && indices.len() == 1 => {
+                        let Some(k) = func.constant(indices[0]).cloned() else { continue };
+                        Step::Elements(source_ty.clone(), k)
+                    }
+                    _ => continue,
+                };
+                inductions.insert(v, Induction { header, start, step });
+            }
+        }
+        let mut r = Recompute { inductions, values: HashSet::new(), shadows: HashSet::new() };
+        let _ = loops;
+        r.values.extend(r.inductions.keys().copied());
+        r
+    }
+
+    /// Whether `v`, used in the adjoint of a block inside loops, can be rebuilt there at a
+    /// cost of at most `MAX_COST` instructions, with every leaf either a constant or a
+    /// value that does not change in `v`'s innermost loop. Records the decision.
+    pub fn try_value(&mut self, func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Inst, Block>, v: Value) -> bool {
+        if self.values.contains(&v) {
+            return true;
+        }
+        let Some(inst) = func.def_inst(v) else { return false };
+        let home = block_of[&inst];
+        if !loops.may_repeat(home) {
+            return false;
+        }
+        let mut cost = 0;
+        if self.rebuildable(func, loops, block_of, v, home, &mut cost) {
+            self.values.insert(v);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Whether the shadow of pointer `p` can be rebuilt: `p` is an induction variable or a
+    /// `getelementptr`/cast whose base's shadow is stored or rebuilt, and whose indices can
+    /// be rebuilt or are invariant.
+    pub fn try_shadow(&mut self, func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Inst, Block>, p: Value) -> bool {
+        if self.shadows.contains(&p) {
+            return true;
+        }
+        let Some(inst) = func.def_inst(p) else { return false };
+        let home = block_of[&inst];
+        if !loops.may_repeat(home) {
+            return false;
+        }
+        let ok = match &func.insts[inst].kind {
+            InstKind::Phi { .. } => self.inductions.contains_key(&p),
+            InstKind::Gep { indices, .. } => {
+                let mut cost = 0;
+                indices.iter().all(|i| self.operand_ok(func, loops, block_of, *i, home, &mut cost))
+            }
+            InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, .. } => true,
+            _ => false,
+        };
+        if ok {
+            self.shadows.insert(p);
+        }
+        ok
+    }
+
+    /// The pointer a rebuilt shadow starts from: the base of a `getelementptr`, the operand
+    /// of a cast, the start of an induction variable.
+    pub fn shadow_base(&self, func: &Function, p: Value) -> Option<Value> {
+        if let Some(iv) = self.inductions.get(&p) {
+            return Some(iv.start);
+        }
+        match &func.insts[func.def_inst(p)?].kind {
+            InstKind::Gep { base, .. } => Some(*base),
+            InstKind::Cast { arg, .. } => Some(*arg),
+            _ => None,
+        }
+    }
+
+    /// The values a rebuilt value or shadow reads that are not rebuilt themselves: they go
+    /// on the tape (once per activation of the loop around them).
+    pub fn leaves(&self, func: &Function, v: Value, out: &mut Vec<Value>) {
+        if func.constant(v).is_some() {
+            return;
+        }
+        if let Some(iv) = self.inductions.get(&v) {
+            self.leaves(func, iv.start, out);
+            return;
+        }
+        if !self.values.contains(&v) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+            return;
+        }
+        let inst = func.def_inst(v).expect("rebuilt values are instructions");
+        for operand in func.insts[inst].kind.operands() {
+            self.leaves(func, operand, out);
+        }
+    }
+
+    fn rebuildable(
+        &mut self,
+        func: &Function,
+        loops: &LoopAnalysis,
+        block_of: &HashMap<Inst, Block>,
+        v: Value,
+        home: Block,
+        cost: &mut usize,
+    ) -> bool {
+        if self.inductions.contains_key(&v) || self.values.contains(&v) {
+            return true;
+        }
+        let Some(inst) = func.def_inst(v) else { return false };
+        *cost += 1;
+        if *cost > MAX_COST {
+            return false;
+        }
+        let ok = match &func.insts[inst].kind {
+            InstKind::Binary { op, args } if !op.name().starts_with('f') && !matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) => {
+                args.iter().all(|a| self.operand_ok(func, loops, block_of, *a, home, cost))
+            }
+            InstKind::Cast { op: CastOp::ZExt | CastOp::SExt | CastOp::Trunc | CastOp::BitCast | CastOp::AddrSpaceCast, arg } => {
+                self.operand_ok(func, loops, block_of, *arg, home, cost)
+            }
+            InstKind::Gep { base, indices, .. } => {
+                self.operand_ok(func, loops, block_of, *base, home, cost)
+                    && indices.iter().all(|i| self.operand_ok(func, loops, block_of, *i, home, cost))
+            }
+            _ => false,
+        };
+        if ok {
+            self.values.insert(v);
+        }
+        ok
+    }
+
+    /// An operand of a rebuilt value: a constant, something rebuildable, or a value the
+    /// innermost loop around `home` does not change (stored once per activation).
+    fn operand_ok(
+        &mut self,
+        func: &Function,
+        loops: &LoopAnalysis,
+        block_of: &HashMap<Inst, Block>,
+        v: Value,
+        home: Block,
+        cost: &mut usize,
+    ) -> bool {
+        match func.values[v].def {
+            ValueDef::Const(_) | ValueDef::Param(_) => true,
+            ValueDef::Inst(i) => {
+                let def = block_of[&i];
+                let invariant = loops.innermost(home).is_some_and(|l| !loops.loops()[l].blocks.contains(&def));
+                invariant || self.rebuildable(func, loops, block_of, v, home, cost)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The iteration an adjoint is in, for an induction variable's loop: `remaining - 1`.
+pub fn induction_value(c: &mut crate::builder::Cursor, iv: &Induction, start: Value, iteration: Value) -> Value {
+    match &iv.step {
+        Step::Int(step) => {
+            let ty = c.func.ty(start).clone();
+            let n = match ty {
+                Type::Int(64) => iteration,
+                Type::Int(bits) if bits < 64 => c.cast(CastOp::Trunc, iteration, ty.clone()),
+                _ => c.cast(CastOp::ZExt, iteration, ty.clone()),
+            };
+            let step = c.constant(step.clone());
+            let offset = c.binary(BinOp::Mul, n, step);
+            c.binary(BinOp::Add, start, offset)
+        }
+        Step::Elements(elem, k) => {
+            let k = match k {
+                Constant::Int { value, bits } => Constant::int(64, sign_extend(*value, *bits)),
+                _ => Constant::int(64, 1),
+            };
+            let k = c.constant(k);
+            let offset = c.binary(BinOp::Mul, iteration, k);
+            c.emit(InstKind::Gep { source_ty: elem.clone(), base: start, indices: vec![offset], inbounds: false }, Type::PTR)
+                .expect("gep")
+        }
+    }
+}
+
+fn sign_extend(value: u128, bits: u32) -> i128 {
+    let shift = 128 - bits.min(128);
+    ((value << shift) as i128) >> shift
+}
