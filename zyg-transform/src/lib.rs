@@ -712,7 +712,7 @@ fn plan_recomputation(
 ) -> recompute::Recompute {
     let counted: HashMap<Block, tape::Counted> =
         tape::counted_loops(func, cfg, loops, returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
-    let mut r = recompute::Recompute::analyze(func, cfg, loops, &counted);
+    let mut r = recompute::Recompute::analyze(func, cfg, &counted);
     let shadow_memory: HashSet<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
     let (mut values, mut shadows): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
     let mut pending_values: Vec<Value> = std::mem::take(&mut needs.values);

@@ -44,7 +44,7 @@ pub struct Recompute {
 const MAX_COST: usize = 8;
 
 impl Recompute {
-    pub fn analyze(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, counted: &HashMap<Block, Counted>) -> Self {
+    pub fn analyze(func: &Function, cfg: &ControlFlowGraph, counted: &HashMap<Block, Counted>) -> Self {
         let mut inductions = HashMap::new();
         for (&header, c) in counted {
             for phi in func.phis(header) {
@@ -71,7 +71,6 @@ impl Recompute {
             }
         }
         let mut r = Recompute { inductions, values: HashSet::new(), shadows: HashSet::new() };
-        let _ = loops;
         r.values.extend(r.inductions.keys().copied());
         r
     }
