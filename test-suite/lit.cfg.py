@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "zyg"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".c", ".cpp", ".ll", ".test"]
+config.suffixes = [".c", ".cpp", ".ll", ".test", ".mlir"]
 config.excludes = ["include", "examples", "Inputs", "bin", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")

@@ -269,10 +269,11 @@ fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<Gradient
         let kinds = match words {
             Some(words) => {
                 if words.len() != f.args.len() {
+                    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
                     return Err(fail(format!(
-                        "`zyg.args` gives {} kinds but `@{function}` has {} arguments",
-                        words.len(),
-                        f.args.len()
+                        "`zyg.args` gives {} but `@{function}` has {}",
+                        plural(words.len(), "kind"),
+                        plural(f.args.len(), "argument")
                     )));
                 }
                 words.iter().zip(&f.args).enumerate().map(|(i, (w, a))| kind_for(w, a, i, &function)).collect::<std::result::Result<Vec<_>, _>>().map_err(fail)?
