@@ -46,3 +46,20 @@ else
   export PATH="$HOME/.local/bin:$PATH"
   echo "setup: lit $(lit --version 2>&1 | head -n1) ($(command -v lit))"
 fi
+
+# ptxas and libdevice, to check zyg's PTX without a GPU (`zyg compile --target nvptx64`),
+# from NVIDIA's PyPI wheel. Optional: without it the lit tests that need ptxas are skipped.
+ptxas_wheel() {
+  ls "$HOME"/.local/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas 2>/dev/null | head -n1
+}
+if [ -z "$(ptxas_wheel)" ] && ! command -v ptxas >/dev/null 2>&1; then
+  echo "setup: installing nvidia-cuda-nvcc-cu12 (ptxas, libdevice) from PyPI"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    sudo_if_needed apt-get update
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
+  fi
+  python3 -m pip install --quiet --user nvidia-cuda-nvcc-cu12 2>/dev/null ||
+    python3 -m pip install --quiet --user --break-system-packages nvidia-cuda-nvcc-cu12 ||
+    echo "setup: could not install nvidia-cuda-nvcc-cu12; PTX checks will be skipped" >&2
+fi
+echo "setup: ptxas $(ptxas_wheel || true)"

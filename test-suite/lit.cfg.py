@@ -44,3 +44,14 @@ config.substitutions.append(("%march-v3", "-march=x86-64-v3" if v3 else ""))
 if v3:
     config.available_features.add("x86-64-v3")
 config.environment["CLANG"] = clang
+
+# ptxas (NVIDIA's PTX assembler, from the nvidia-cuda-nvcc-cu12 wheel ci/setup.sh installs,
+# or a CUDA toolkit) checks the PTX `zyg compile --target nvptx64` writes.
+import glob
+ptxas = shutil.which("ptxas") or next(iter(sorted(glob.glob(os.path.expanduser(
+    "~/.local/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas")))), None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.environment["ZYG_LIBDEVICE"] = os.path.join(
+        os.path.dirname(os.path.dirname(ptxas)), "nvvm", "libdevice", "libdevice.10.bc")

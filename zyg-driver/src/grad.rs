@@ -36,6 +36,26 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     let context = Context::create();
     let module = llvm_io::read_module(&context, path)?;
     let machine = llvm_io::target_machine(&module, path)?;
+    let header = differentiate(&module, &machine, path, opts)?;
+    if opts.opt_level > 0 {
+        let pipeline = format!("default<O{}>", opts.opt_level.min(3));
+        tracing::info!(%pipeline, "optimising the module");
+        let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
+        module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+        module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
+    }
+    llvm_io::write_module(&module, &opts.output, llvm_io::wants_text(&opts.output, opts.text))?;
+    if let (Some(file), Some(text)) = (&opts.header, &header) {
+        crate::header::write(file, text)?;
+    }
+    Ok(())
+}
+
+/// Fills in the module's gradient requests (and `--fn`'s export) in place, and verifies
+/// the result; returns the exported gradient's C prototype, if any. `zyg grad` and the
+/// `grad` step of `zyg opt` pipelines.
+pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::targets::TargetMachine, path: &Path, opts: &GradOptions) -> Result<Option<String>> {
+    let (module, machine) = (module, machine);
     let requests = callsite::find_requests(&module, path)?;
     tracing::info!(requests = requests.len(), "found gradient requests");
     if requests.is_empty() && opts.function.is_none() {
@@ -113,7 +133,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let origin = f.name.split_once(&format!(".{ns}.")).and_then(|(source, _)| module.get_function(source));
         copy_target_attributes(origin.or(fallback), fv);
         prepare::restore_dynamic_allocas(fv);
-        fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
+        fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     }
     if let Some(marker) = module.get_function(prepare::VLA_MARKER) {
         // SAFETY: a function of the live module.
@@ -127,17 +147,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     callsite::rewrite_all(&requests, &written, path)?;
     callsite::remove_dead_markers(&requests);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
-    if opts.opt_level > 0 {
-        let pipeline = format!("default<O{}>", opts.opt_level.min(3));
-        tracing::info!(%pipeline, "optimising the module");
-        module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string()))?;
-        module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
-    }
-    llvm_io::write_module(&module, &opts.output, llvm_io::wants_text(&opts.output, opts.text))?;
-    if let (Some(header), Some((_, text))) = (&opts.header, &exported) {
-        crate::header::write(header, text)?;
-    }
-    Ok(())
+    Ok(exported.map(|(_, text)| text))
 }
 
 /// `zyg` unless the module already holds zyg's output, then `zyg1`, `zyg2`, ...

@@ -62,8 +62,17 @@ pub fn render(name: &str, function: &str, params: &[Type], args: &[ArgActivity])
     out
 }
 
+/// Writes the header atomically, as every output (`llvm_io::persist`).
 pub fn write(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|source| DriverError::Io { path: path.to_path_buf(), source })
+    use std::io::Write;
+    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(text.as_bytes()).map_err(io)?;
+    crate::llvm_io::persist(tmp, path, 0o644)
 }
 
 #[cfg(test)]

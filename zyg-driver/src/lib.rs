@@ -2,12 +2,14 @@
 //! them, running the transform, filling in the C entry points, optimising and writing.
 
 pub mod callsite;
+pub mod compile;
 pub mod custom;
 pub mod error;
 pub mod grad;
 pub mod header;
 pub mod llvm_io;
 pub mod mlir;
+pub mod opt;
 pub mod prepare;
 
 pub use error::DriverError;

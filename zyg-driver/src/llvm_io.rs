@@ -57,6 +57,15 @@ pub fn write_module(module: &Module, output: &Path, text: bool) -> Result<()> {
     };
     let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
     tmp.write_all(&bytes).map_err(io)?;
+    persist(tmp, output, 0o644)
+}
+
+/// Renames a finished temporary file into place with ordinary permissions (a temporary
+/// file is created private, 0600; an output is not).
+pub fn persist(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
     tmp.persist(output).map_err(|e| io(e.error))?;
     Ok(())
 }

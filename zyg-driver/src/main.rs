@@ -45,6 +45,57 @@ enum Command {
         #[arg(long, requires = "function")]
         header: Option<PathBuf>,
     },
+    /// Run a pass pipeline in LLVM's syntax, with `grad` (zyg's gradient step) among the
+    /// passes: `--passes='grad,default<O3>'`.
+    Opt {
+        /// Input module (`.ll`, `.bc`, `.mlir`, `-`).
+        input: PathBuf,
+        /// Output module, as for `grad`.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The pipeline: LLVM passes and `grad`, comma-separated.
+        #[arg(long)]
+        passes: String,
+        /// Write textual IR whatever the output's name.
+        #[arg(short = 'S')]
+        text: bool,
+        /// For `grad`: also export the gradient of this function.
+        #[arg(long = "fn", value_name = "NAME")]
+        function: Option<String>,
+        /// For `grad`: kinds of the exported gradient's arguments.
+        #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
+        args: Option<Vec<ArgKind>>,
+        /// For `grad`: name of the exported gradient.
+        #[arg(long, requires = "function")]
+        name: Option<String>,
+        /// For `grad`: write the exported gradient's C prototype to this file.
+        #[arg(long, requires = "function")]
+        header: Option<PathBuf>,
+    },
+    /// Lower LLVM IR to native code (`.o`, `.s`, `.so`) or, with `--target nvptx64`, to PTX.
+    Compile {
+        /// Input module (`.ll`, `.bc`, `.mlir`, `-`).
+        input: PathBuf,
+        /// Output: `.o`, `.s` or `.so` (native), `.ptx` (NVPTX).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Target: `nvptx64` for CUDA GPUs, or an LLVM triple (default: the module's, or
+        /// the host's).
+        #[arg(long)]
+        target: Option<String>,
+        /// The GPU (`sm_70`, `sm_80`, `sm_90`; default `sm_70`) for NVPTX.
+        #[arg(long)]
+        gpu: Option<String>,
+        /// The CPU for native code (`native`, `x86-64-v3`, ...).
+        #[arg(long, conflicts_with = "gpu")]
+        cpu: Option<String>,
+        /// Optimisation level (0-3).
+        #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+        opt_level: u8,
+        /// libdevice's bitcode (default: found in the CUDA wheels or toolkit).
+        #[arg(long)]
+        libdevice: Option<PathBuf>,
+    },
 }
 
 fn parse_kind(word: &str) -> Result<ArgKind, String> {
@@ -93,5 +144,19 @@ fn run(command: Command) -> Result<(), zyg_driver::DriverError> {
             export_name: name,
             header,
         }),
+        Command::Opt { input, output, passes, text, function, args, name, header } => {
+            let opts = GradOptions { input, output, opt_level: 0, text, function, args, export_name: name, header };
+            zyg_driver::opt::run(&opts, &passes)
+        }
+        Command::Compile { input, output, target, gpu, cpu, opt_level, libdevice } => {
+            zyg_driver::compile::run(&zyg_driver::compile::CompileOptions {
+                input,
+                output,
+                target,
+                cpu: gpu.or(cpu),
+                opt_level,
+                libdevice,
+            })
+        }
     }
 }

@@ -1,0 +1,255 @@
+//! `zyg compile`: lowers LLVM IR to native code (an object file, assembly, or a shared
+//! library) or, for `--target nvptx64`, to PTX. LLVM's backends do the work; on the GPU,
+//! calls to the C math library (and the LLVM math intrinsics NVPTX cannot lower) become
+//! calls to libdevice (`__nv_sin`, ...), whose bitcode is linked in.
+
+use crate::error::{DriverError, Result};
+use crate::llvm_io;
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::{Linkage, Module};
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::OptimizationLevel;
+use std::path::{Path, PathBuf};
+
+pub struct CompileOptions {
+    pub input: PathBuf,
+    pub output: PathBuf,
+    /// `nvptx64` (or a full triple); the module's own triple, or the host's, otherwise.
+    pub target: Option<String>,
+    /// The GPU (`sm_70`...) for NVPTX, or the CPU (`native`, `x86-64-v3`...).
+    pub cpu: Option<String>,
+    pub opt_level: u8,
+    /// libdevice's bitcode; found in the CUDA wheels or toolkit when not given.
+    pub libdevice: Option<PathBuf>,
+}
+
+/// What the output's name asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Emit {
+    Object,
+    Assembly,
+    SharedLibrary,
+}
+
+fn emit_kind(output: &Path, gpu: bool) -> Result<Emit> {
+    let ext = output.extension().and_then(|e| e.to_str()).unwrap_or("");
+    Ok(match ext {
+        "o" | "obj" if !gpu => Emit::Object,
+        "s" | "S" | "ptx" => Emit::Assembly,
+        "so" | "dylib" if !gpu => Emit::SharedLibrary,
+        _ => {
+            let want = if gpu { "`.ptx` (or `.s`)" } else { "`.o`, `.s` or `.so`" };
+            return Err(DriverError::Usage(format!("{}: cannot tell what to write; name the output {want}", output.display())));
+        }
+    })
+}
+
+pub fn run(opts: &CompileOptions) -> Result<()> {
+    let path = opts.input.as_path();
+    let context = Context::create();
+    let mut module = llvm_io::read_module(&context, path)?;
+    let triple = match opts.target.as_deref() {
+        Some("nvptx64") | Some("nvptx") | Some("cuda") => TargetTriple::create("nvptx64-nvidia-cuda"),
+        Some(t) => TargetTriple::create(t),
+        None if !module.get_triple().as_str().to_bytes().is_empty() => module.get_triple(),
+        None => TargetMachine::get_default_triple(),
+    };
+    let gpu = triple.as_str().to_string_lossy().starts_with("nvptx");
+    let emit = emit_kind(&opts.output, gpu)?;
+    if emit == Emit::SharedLibrary {
+        module = not_pie(&context, &module, path)?;
+    }
+    let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
+    Target::initialize_x86(&InitializationConfig::default());
+    Target::initialize_aarch64(&InitializationConfig::default());
+    Target::initialize_nvptx(&InitializationConfig::default());
+    let target = Target::from_triple(&triple).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+    let cpu = match (&opts.cpu, gpu) {
+        (Some(c), _) if c == "native" => TargetMachine::get_host_cpu_name().to_string(),
+        (Some(c), _) => c.clone(),
+        (None, true) => "sm_70".to_string(),
+        (None, false) => String::new(),
+    };
+    let features = if opts.cpu.as_deref() == Some("native") {
+        TargetMachine::get_host_cpu_features().to_string()
+    } else {
+        String::new()
+    };
+    let level = match opts.opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    let machine = target
+        .create_target_machine(&triple, &cpu, &features, level, RelocMode::PIC, CodeModel::Default)
+        .ok_or_else(|| llvm(format!("LLVM cannot generate code for `{}` (cpu `{cpu}`)", triple.as_str().to_string_lossy())))?;
+    module.set_triple(&triple);
+    module.set_data_layout(&machine.get_target_data().get_data_layout());
+    if gpu {
+        for f in module.get_functions() {
+            // The host's CPU attributes mean nothing on the GPU.
+            for key in ["target-cpu", "target-features", "tune-cpu"] {
+                f.remove_string_attribute(inkwell::attributes::AttributeLoc::Function, key);
+            }
+        }
+        use_libdevice(&context, &module, path, opts.libdevice.as_deref())?;
+    }
+    let pipeline = format!("default<O{}>", opts.opt_level.min(3));
+    module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+    module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })?;
+    let io = |source| DriverError::Io { path: opts.output.clone(), source };
+    let dir = match opts.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // Written beside the output and renamed into place: no half-written output.
+    let tmp = tempfile::Builder::new().suffix(".o").tempfile_in(&dir).map_err(io)?;
+    let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
+    machine.write_to_file(&module, file_type, tmp.path()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+    match emit {
+        Emit::Object | Emit::Assembly => {
+            llvm_io::persist(tmp, &opts.output, 0o644)?;
+        }
+        Emit::SharedLibrary => {
+            let lib = tempfile::Builder::new().suffix(".so").tempfile_in(&dir).map_err(io)?;
+            let linker = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+            let status = std::process::Command::new(&linker)
+                .arg("-shared")
+                .arg("-o")
+                .arg(lib.path())
+                .arg(tmp.path())
+                .arg("-lm")
+                .status()
+                .map_err(|e| DriverError::Usage(format!("cannot run the linker `{linker}`: {e}")))?;
+            if !status.success() {
+                return Err(DriverError::Usage(format!("the linker `{linker}` failed ({status})")));
+            }
+            llvm_io::persist(lib, &opts.output, 0o755)?;
+        }
+    }
+    Ok(())
+}
+
+/// The module as code for a shared library. clang marks `-fPIE` output (its default) with a
+/// "PIE Level" flag, which lets LLVM use the executable-only TLS model for zyg's
+/// thread-local chunk cache; a shared library needs the dynamic one. The C API cannot drop
+/// a module flag, so the flag is set to 0 in the module's text and the text read back.
+fn not_pie<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Path) -> Result<Module<'ctx>> {
+    let text = module.print_to_string().to_string();
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        match line.find("!\"PIE Level\", i32 ") {
+            Some(at) => {
+                let (head, _) = line.split_at(at);
+                out.push_str(head);
+                out.push_str("!\"PIE Level\", i32 0}");
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    let buffer = MemoryBuffer::create_from_memory_range_copy(out.as_bytes(), &path.display().to_string());
+    context.create_module_from_ir(buffer).map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })
+}
+
+/// The C math functions libdevice has, by their C names (`f` suffix: float).
+const LIBM: &[&str] = &[
+    "sin", "cos", "tan", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "tanh",
+    "sinh", "cosh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "erf", "erfc", "hypot", "fabs", "floor",
+    "ceil", "trunc", "round", "rint", "fma", "fmin", "fmax", "copysign", "lgamma", "tgamma", "fmod", "remainder",
+];
+/// LLVM intrinsics NVPTX cannot lower in double precision (it lowers sqrt, fabs, fma,
+/// floor, ceil, trunc, rint, min/max and copysign itself).
+const INTRINSICS: &[&str] = &["sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow"];
+
+/// Points math calls at libdevice and links it in (its functions internal, so the
+/// optimiser keeps only those used).
+fn use_libdevice<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Path, given: Option<&Path>) -> Result<()> {
+    let mut renamed = false;
+    for f in module.get_functions() {
+        if f.count_basic_blocks() > 0 {
+            continue;
+        }
+        let name = f.get_name().to_string_lossy().into_owned();
+        let target = if let Some(base) = name.strip_prefix("llvm.") {
+            let (op, ty) = base.rsplit_once('.').unwrap_or((base, ""));
+            match ty {
+                "f64" if INTRINSICS.contains(&op) => Some(format!("__nv_{op}")),
+                "f32" if INTRINSICS.contains(&op) => Some(format!("__nv_{op}f")),
+                _ => None,
+            }
+        } else if LIBM.contains(&name.as_str()) {
+            Some(format!("__nv_{name}"))
+        } else {
+            name.strip_suffix('f').filter(|b| LIBM.contains(b)).map(|b| format!("__nv_{b}f"))
+        };
+        if let Some(target) = target {
+            let nv = module.get_function(&target).unwrap_or_else(|| module.add_function(&target, f.get_type(), None));
+            f.as_global_value().as_pointer_value().replace_all_uses_with(nv.as_global_value().as_pointer_value());
+            renamed = true;
+        }
+    }
+    let needs = renamed || module.get_functions().any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
+    if !needs {
+        return Ok(());
+    }
+    let file = match given.map(Path::to_path_buf).or_else(find_libdevice) {
+        Some(f) => f,
+        None => {
+            return Err(DriverError::Usage(format!(
+                "{}: the module calls math functions, which need libdevice on the GPU; give --libdevice PATH \
+                 (libdevice.10.bc, from `pip install nvidia-cuda-nvcc-cu12` or a CUDA toolkit)",
+                path.display()
+            )))
+        }
+    };
+    let io = |source| DriverError::Io { path: file.clone(), source };
+    let buffer = MemoryBuffer::create_from_file(&file).map_err(|e| io(std::io::Error::other(e.to_string())))?;
+    let libdevice = context
+        .create_module_from_ir(buffer)
+        .map_err(|e| DriverError::Parse { path: file.clone(), message: e.to_string_lossy().into_owned() })?;
+    libdevice.set_triple(&module.get_triple());
+    libdevice.set_data_layout(&module.get_data_layout());
+    let provided: Vec<String> = libdevice
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .map(|f| f.get_name().to_string_lossy().into_owned())
+        .collect();
+    module.link_in_module(libdevice).map_err(|e| DriverError::Llvm { path: file.clone(), message: e.to_string_lossy().into_owned() })?;
+    // Internal once linked, so that the optimiser drops what the module does not call.
+    for name in provided {
+        if let Some(f) = module.get_function(&name) {
+            f.set_linkage(Linkage::Internal);
+        }
+    }
+    Ok(())
+}
+
+/// libdevice in the places CUDA puts it: `$ZYG_LIBDEVICE`, the `nvidia-cuda-nvcc-cu12`
+/// wheel in a Python `site-packages`, a CUDA toolkit.
+pub fn find_libdevice() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("ZYG_LIBDEVICE") {
+        return Some(PathBuf::from(p));
+    }
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Some(home) = std::env::var_os("HOME") {
+        roots.push(PathBuf::from(home).join(".local/lib"));
+    }
+    roots.extend(["/usr/local/lib", "/usr/lib"].map(PathBuf::from));
+    for root in roots {
+        let Ok(entries) = std::fs::read_dir(&root) else { continue };
+        for python in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("python3")) {
+            for packages in ["site-packages", "dist-packages"] {
+                let p = python.path().join(packages).join("nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc");
+                if p.exists() {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    let toolkit = std::env::var_os("CUDA_HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/local/cuda"));
+    Some(toolkit.join("nvvm/libdevice/libdevice.10.bc")).filter(|p| p.exists())
+}
