@@ -182,9 +182,7 @@ fn check_dialects(module: &melior::ir::Module<'_>, path: &Path) -> Result<()> {
 /// What zyg knows of an MLIR type as a function argument.
 fn classify(ty: Type<'_>) -> Arg {
     let text = ty.to_string();
-    if ty.is_f32() {
-        Arg::Float { text }
-    } else if ty.is_f64() {
+    if ty.is_f32() || ty.is_f64() {
         Arg::Float { text }
     } else if ty.is_integer() || ty.is_index() {
         Arg::Int { text }
@@ -240,11 +238,19 @@ fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<Gradient
         let body = f.region(0).ok().and_then(|r| r.first_block()).is_some();
         if f.has_attribute("zyg.gradient") {
             let gradient = f.attribute("zyg.gradient").ok().and_then(symbol).ok_or_else(|| {
-                located(&f, path, format!("`zyg.gradient` on `@{name}` must name its gradient: `zyg.gradient = @{name}_grad`"))
+                located(
+                    &f,
+                    path,
+                    format!("`zyg.gradient` on `@{name}` must name its gradient: `zyg.gradient = @{name}_grad`"),
+                )
             })?;
             let kinds = match f.attribute("zyg.args") {
                 Ok(attr) => Some(kind_words(attr).ok_or_else(|| {
-                    located(&f, path, "`zyg.args` must be an array of strings: [\"out\", \"const\", \"dup\", ...]".into())
+                    located(
+                        &f,
+                        path,
+                        "`zyg.args` must be an array of strings: [\"out\", \"const\", \"dup\", ...]".into(),
+                    )
                 })?),
                 Err(_) => None,
             };
@@ -276,7 +282,13 @@ fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<Gradient
                         plural(f.args.len(), "argument")
                     )));
                 }
-                words.iter().zip(&f.args).enumerate().map(|(i, (w, a))| kind_for(w, a, i, &function)).collect::<std::result::Result<Vec<_>, _>>().map_err(fail)?
+                words
+                    .iter()
+                    .zip(&f.args)
+                    .enumerate()
+                    .map(|(i, (w, a))| kind_for(w, a, i, &function))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(fail)?
             }
             None => f.args.iter().map(Arg::default_kind).collect(),
         };
@@ -303,7 +315,14 @@ fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<Gradient
                 )))
             }
         }
-        let request = GradientRequest { function: function.clone(), gradient: gradient.clone(), args: f.args.clone(), kinds, c_interface, at: f.at.clone() };
+        let request = GradientRequest {
+            function: function.clone(),
+            gradient: gradient.clone(),
+            args: f.args.clone(),
+            kinds,
+            c_interface,
+            at: f.at.clone(),
+        };
         let expected = request.mlir_signature();
         let mut declared = false;
         if let Some(g) = funcs.get(&gradient) {
@@ -341,12 +360,8 @@ fn kind_for(word: &str, arg: &Arg, i: usize, function: &str) -> std::result::Res
         "dup" => Kind::Dup,
         _ => return Err(format!("`zyg.args`: unknown kind `{word}` (expected out, const or dup)")),
     };
-    let fits = match (kind, arg) {
-        (Kind::Const, _) => true,
-        (Kind::Out, Arg::Float { .. }) => true,
-        (Kind::Dup, Arg::MemRef { .. }) => true,
-        _ => false,
-    };
+    let fits =
+        matches!((kind, arg), (Kind::Const, _) | (Kind::Out, Arg::Float { .. }) | (Kind::Dup, Arg::MemRef { .. }));
     if fits {
         Ok(kind)
     } else {

@@ -156,10 +156,8 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
         spans.push(span);
         at += a.width();
     }
-    let outs: Vec<BasicTypeEnum<'ctx>> = r
-        .outs()
-        .map(|(_, i)| BasicTypeEnum::try_from(params[spans[i].start]).expect("a float"))
-        .collect();
+    let outs: Vec<BasicTypeEnum<'ctx>> =
+        r.outs().map(|(_, i)| BasicTypeEnum::try_from(params[spans[i].start]).expect("a float")).collect();
     let fn_type = match outs.as_slice() {
         [] => ctx.void_type().fn_type(&types, false),
         [one] => one.fn_type(&types, false),
@@ -247,7 +245,12 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
 /// `_mlir_ciface_GRAD`: MLIR's C interface to the gradient (what `llvm.emit_c_interface`
 /// makes of a function): each memref by a pointer to its descriptor, and several results
 /// through a pointer to a struct of them, passed first.
-fn c_interface<'ctx>(module: &Module<'ctx>, r: &GradientRequest, gradient: FunctionValue<'ctx>, path: &Path) -> Result<()> {
+fn c_interface<'ctx>(
+    module: &Module<'ctx>,
+    r: &GradientRequest,
+    gradient: FunctionValue<'ctx>,
+    path: &Path,
+) -> Result<()> {
     let ctx = module.get_context();
     let ptr = ctx.ptr_type(AddressSpace::default());
     let inner = gradient.get_type();
@@ -279,16 +282,15 @@ fn c_interface<'ctx>(module: &Module<'ctx>, r: &GradientRequest, gradient: Funct
     if module.get_function(&name).is_some_and(|f| f.count_basic_blocks() > 0) {
         return Err(DriverError::Mlir(format!("{}: `{name}` is already defined", r.at)));
     }
-    let wrapper = module.get_function(&name).unwrap_or_else(|| module.add_function(&name, fn_type, Some(Linkage::External)));
+    let wrapper =
+        module.get_function(&name).unwrap_or_else(|| module.add_function(&name, fn_type, Some(Linkage::External)));
     let b = ctx.create_builder();
     b.position_at_end(ctx.append_basic_block(wrapper, "entry"));
     let err = |e: inkwell::builder::BuilderError| internal(path, e.to_string());
     let given = wrapper.get_params();
-    let mut next = usize::from(several);
     let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
-    for (memref, span) in &mlir_args {
-        let v = given[next];
-        next += 1;
+    // After the result pointer, if any, one parameter per MLIR argument.
+    for (&v, (memref, span)) in given[usize::from(several)..].iter().zip(&mlir_args) {
         if !*memref {
             args.push(v.into());
             continue;
