@@ -37,3 +37,58 @@ pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'
     request::add_gradients(&module, &requests, path)?;
     Ok(module)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODULE: &str = r#"
+func.func @f(%a: memref<?xf64>, %x: f64, %n: index) -> f64 attributes {zyg.gradient = @df, llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<?xf64>
+  %p = arith.mulf %v, %x : f64
+  %s = math.sin %p : f64
+  return %s : f64
+}
+"#;
+
+    fn read(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("m.mlir");
+        std::fs::write(&path, text).expect("written");
+        (dir, path)
+    }
+
+    #[test]
+    fn mlir_by_extension() {
+        assert!(is_mlir(Path::new("a/b.mlir")));
+        assert!(!is_mlir(Path::new("b.ll")) && !is_mlir(Path::new("-")) && !is_mlir(Path::new("mlir")));
+    }
+
+    #[test]
+    fn gradient_function_follows_the_lowering() {
+        let (_dir, path) = read(MODULE);
+        let context = Context::create();
+        let module = read_module(&context, &path).expect("lowered");
+        // f: 5 descriptor fields, x, n; df: the descriptor twice, x, n.
+        assert_eq!(module.get_function("f").expect("f").count_params(), 7);
+        let df = module.get_function("df").expect("df");
+        assert_eq!(df.count_params(), 12);
+        assert!(df.get_type().get_return_type().is_some_and(|t| t.is_float_type()));
+        let ciface = module.get_function("_mlir_ciface_df").expect("the C interface");
+        assert_eq!(ciface.count_params(), 4);
+        assert!(!module.get_triple().as_str().to_bytes().is_empty());
+        let text = module.print_to_string().to_string();
+        assert!(text.contains("@zyg_dup"), "{text}");
+        let back = to_text(&module, Path::new("out.mlir")).expect("MLIR text");
+        assert!(String::from_utf8_lossy(&back).contains("llvm.func @df("));
+    }
+
+    #[test]
+    fn errors_carry_mlir_locations() {
+        let (_dir, path) = read("func.func @f(%x: f64) -> f64 {\n  %y = arith.nope %x : f64\n  return %y : f64\n}\n");
+        let context = Context::create();
+        let message = read_module(&context, &path).err().expect("a parse error").to_string();
+        assert!(message.starts_with(&format!("{}:2:8: ", path.display())), "{message}");
+    }
+}
