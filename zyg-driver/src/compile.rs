@@ -163,7 +163,10 @@ const LIBM: &[&str] = &[
 ];
 /// LLVM intrinsics NVPTX cannot lower in double precision (it lowers sqrt, fabs, fma,
 /// floor, ceil, trunc, rint, min/max and copysign itself).
-const INTRINSICS: &[&str] = &["sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow"];
+const INTRINSICS: &[&str] = &[
+    "sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow", "tanh", "sinh", "cosh", "asin",
+    "acos", "atan", "atan2",
+];
 
 /// Points math calls at libdevice and links it in (its functions internal, so the
 /// optimiser keeps only those used).

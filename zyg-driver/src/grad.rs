@@ -98,7 +98,11 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
                 .ok_or_else(|| missing_function(path, &r.function, &read))?
         });
     }
+    let gpu = is_gpu(module);
     let mut diff = Differentiator::new(&read.module, &ns);
+    if gpu {
+        diff = diff.for_gpu();
+    }
     diff.set_custom_rules(crate::custom::custom_rules(&module, path)?);
     let mut grads = Vec::new();
     for (r, target) in requests.iter().zip(&targets) {
@@ -108,18 +112,22 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     let mut exported = None;
     if let Some(name) = &opts.function {
         let func = read.module.function(name).ok_or_else(|| missing_function(path, name, &read))?;
-        let kinds = export_kinds(func, opts.args.as_deref(), path)?;
+        let kernel = is_kernel(module, name);
+        let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
         let spec = Spec { function: name.clone(), args: kinds.iter().map(|k| k.activity()).collect() };
         let gradient = diff.gradient(&spec).map_err(transform_error)?;
         let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
         let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
-        exported = Some((export_wrapper(&export_name, &gradient), text));
+        let wrapper = if kernel { kernel_wrapper(&export_name, &gradient) } else { export_wrapper(&export_name, &gradient) };
+        exported = Some((wrapper, text));
     }
     for (name, ty) in diff.shadow_globals() {
         zyg_ir::llvm::define_zeroed_global(&module, name, ty, false);
     }
-    let (cache, cache_ty) = zyg_transform::stack::cache_global(&ns);
-    zyg_ir::llvm::define_zeroed_global(&module, &cache, &cache_ty, true);
+    if !gpu {
+        let (cache, cache_ty) = zyg_transform::stack::cache_global(&ns);
+        zyg_ir::llvm::define_zeroed_global(module, &cache, &cache_ty, true);
+    }
     let mut functions = diff.finish();
     if let Some((wrapper, _)) = &exported {
         functions.push(wrapper.clone());
@@ -133,6 +141,9 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         let origin = f.name.split_once(&format!(".{ns}.")).and_then(|(source, _)| module.get_function(source));
         copy_target_attributes(origin.or(fallback), fv);
         prepare::restore_dynamic_allocas(fv);
+        if exported.as_ref().is_some_and(|(w, _)| w.name == f.name) && opts.function.as_deref().is_some_and(|n| is_kernel(module, n)) {
+            fv.set_call_conventions(PTX_KERNEL);
+        }
         fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     }
     if let Some(marker) = module.get_function(prepare::VLA_MARKER) {
@@ -184,9 +195,26 @@ fn missing_function(path: &Path, name: &str, read: &zyg_ir::llvm::ReadModule) ->
 }
 
 /// The kinds for `--fn`: as given by `--args`, or floats `out` and the rest `const`.
-fn export_kinds(func: &Function, args: Option<&[ArgKind]>, path: &Path) -> Result<Vec<ArgKind>> {
+/// LLVM's `ptx_kernel` calling convention: a CUDA kernel.
+const PTX_KERNEL: u32 = 71;
+
+fn is_kernel(module: &inkwell::module::Module<'_>, name: &str) -> bool {
+    module.get_function(name).is_some_and(|f| f.get_call_conventions() == PTX_KERNEL)
+}
+
+/// Code for a GPU: NVPTX or AMDGPU.
+fn is_gpu(module: &inkwell::module::Module<'_>) -> bool {
+    let triple = module.get_triple();
+    let triple = triple.as_str().to_string_lossy();
+    triple.starts_with("nvptx") || triple.starts_with("amdgcn")
+}
+
+/// A kernel's gradient is a kernel of the same grid: its float scalars are `const` unless
+/// `--args` says `out` (each thread's contribution is then added, atomically, into a
+/// pointer the kernel takes at the end).
+fn export_kinds(func: &Function, args: Option<&[ArgKind]>, kernel: bool, path: &Path) -> Result<Vec<ArgKind>> {
     let defaults = func.params.iter().map(|p| match func.ty(*p) {
-        t if t.is_float() => ArgKind::Out,
+        t if t.is_float() && !kernel => ArgKind::Out,
         t if t.is_ptr() => ArgKind::Dup,
         _ => ArgKind::Const,
     });
@@ -201,6 +229,28 @@ fn export_kinds(func: &Function, args: Option<&[ArgKind]>, path: &Path) -> Resul
         )));
     }
     Ok(args.to_vec())
+}
+
+/// The exported gradient of a kernel: `void name(args, shadows after pointers, float
+/// *d_out...)`, one pointer per `out` argument into which every thread adds its part.
+fn kernel_wrapper(name: &str, gradient: &Gradient) -> Function {
+    let Type::Struct(fields) = &gradient.sig.ret else { unreachable!("gradients return a struct") };
+    let mut sig = gradient.sig.clone();
+    sig.ret = Type::Void;
+    sig.params.extend(fields.iter().map(|_| Type::PTR));
+    let mut f = Function::new(name, sig);
+    f.linkage = Linkage::External;
+    let entry = f.create_block(Some("entry".into()));
+    let params = f.params.clone();
+    let given = gradient.sig.params.len();
+    let mut c = Cursor::at_end(&mut f, entry);
+    let grads = c.call(&gradient.name, gradient.sig.clone(), params[..given].to_vec()).expect("a struct");
+    for (k, ty) in fields.iter().enumerate() {
+        let g = c.extract(grads, k as u32);
+        c.atomic_add_into(params[given + k], ty, g);
+    }
+    c.ret(None);
+    f
 }
 
 /// The exported gradient: `T name(args)` for one `out` argument, `void name(args)` for

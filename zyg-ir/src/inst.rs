@@ -54,6 +54,9 @@ pub enum InstKind {
     Alloca { ty: Type },
     Load { ty: Type, ptr: Value },
     Store { value: Value, ptr: Value },
+    /// `atomicrmw fadd ptr, value monotonic`: adds into memory other threads may add into
+    /// too (the adjoints of GPU kernels); the old value is not used.
+    AtomicFAdd { ptr: Value, value: Value },
     Gep { source_ty: Type, base: Value, indices: Vec<Value>, inbounds: bool },
     ExtractValue { agg: Value, indices: Vec<u32> },
     InsertValue { agg: Value, value: Value, indices: Vec<u32> },
@@ -152,6 +155,10 @@ impl InstKind {
                 f(*value);
                 f(*ptr);
             }
+            InstKind::AtomicFAdd { ptr, value } => {
+                f(*ptr);
+                f(*value);
+            }
             InstKind::Gep { base, indices, .. } => {
                 f(*base);
                 indices.iter().copied().for_each(f)
@@ -201,6 +208,7 @@ impl InstKind {
             InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => Vec::new(),
             InstKind::Load { ptr, .. } => vec![ptr],
             InstKind::Store { value, ptr } => vec![value, ptr],
+            InstKind::AtomicFAdd { ptr, value } => vec![ptr, value],
             InstKind::Gep { base, indices, .. } => {
                 let mut v = vec![base];
                 v.extend(indices.iter_mut());
@@ -232,6 +240,7 @@ impl InstKind {
             InstKind::Alloca { .. } => "alloca",
             InstKind::Load { .. } => "load",
             InstKind::Store { .. } => "store",
+            InstKind::AtomicFAdd { .. } => "atomicrmw",
             InstKind::Gep { .. } => "getelementptr",
             InstKind::ExtractValue { .. } => "extractvalue",
             InstKind::InsertValue { .. } => "insertvalue",

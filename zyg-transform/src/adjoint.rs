@@ -223,7 +223,13 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 };
                 let ty = func.ty(v).clone();
                 let shadow = self.shadow(ab, b, *ptr)?;
-                Cursor::at_end(&mut self.adj, ab).add_into(shadow, &ty, d);
+                let shared = self.plan.thread_private.as_ref().is_some_and(|private| !private.contains(ptr));
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                if shared {
+                    c.atomic_add_into(shadow, &ty, d);
+                } else {
+                    c.add_into(shadow, &ty, d);
+                }
             }
             Pullback::Store => {
                 let InstKind::Store { value, ptr } = &func.insts[inst].kind else { return Ok(()) };

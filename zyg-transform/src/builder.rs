@@ -152,6 +152,37 @@ impl<'f> Cursor<'f> {
         }
     }
 
+    /// `*ptr += value` as `add_into`, each float added with `atomicrmw fadd` (memory other
+    /// threads may add into at the same time).
+    pub fn atomic_add_into(&mut self, ptr: Value, ty: &Type, value: Value) {
+        match ty {
+            Type::Float(_) => {
+                self.emit(InstKind::AtomicFAdd { ptr, value }, ty.clone());
+            }
+            Type::Vector(n, elem) => {
+                for lane in 0..*n {
+                    let i = self.i32(i64::from(lane));
+                    let part = self.extract_element(value, i);
+                    let idx = self.i64(i64::from(lane));
+                    let at = self.value(
+                        InstKind::Gep { source_ty: (**elem).clone(), base: ptr, indices: vec![idx], inbounds: true },
+                        Type::PTR,
+                    );
+                    self.atomic_add_into(at, elem, part);
+                }
+            }
+            _ => {
+                for (i, field) in aggregate_fields(ty) {
+                    if field.carries_derivative() {
+                        let part = self.extract(value, i);
+                        let at = self.field_ptr(ty, ptr, &[i]);
+                        self.atomic_add_into(at, &field, part);
+                    }
+                }
+            }
+        }
+    }
+
     /// Reads the floats of a `ty` at `ptr` and zeroes them there (an adjoint taken out of
     /// shadow memory); other fields read as zero and are left alone.
     pub fn take_from(&mut self, ptr: Value, ty: &Type) -> Value {

@@ -12,6 +12,7 @@ pub mod adjoint;
 pub mod builder;
 pub mod custom;
 pub mod error;
+pub mod gpu;
 pub mod memory;
 pub mod primal;
 pub mod rules;
@@ -164,6 +165,9 @@ pub struct Plan<'a> {
     pub loops: LoopAnalysis,
     /// What the adjoint rebuilds instead of reading from the tape.
     pub recompute: recompute::Recompute,
+    /// On a GPU: the pointers only the running thread touches (`gpu`); shadow updates
+    /// through any other pointer are atomic. None on a CPU.
+    pub thread_private: Option<HashSet<Value>>,
     pub layout: TapeLayout,
     pub block_of: HashMap<Inst, Block>,
     pub pullbacks: HashMap<Inst, Pullback>,
@@ -205,6 +209,8 @@ pub struct Differentiator<'m> {
     boxed: HashSet<Spec>,
     /// Derivatives registered by the user, by function name.
     custom: HashMap<String, custom::CustomRule>,
+    /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
+    gpu: bool,
 }
 
 impl<'m> Differentiator<'m> {
@@ -222,8 +228,20 @@ impl<'m> Differentiator<'m> {
             gradients: HashMap::new(),
             shadow_globals: BTreeMap::new(),
             in_progress: Vec::new(),
-            output: stack::helpers(namespace),
+            output: stack::helpers(namespace, true),
+            gpu: false,
         }
+    }
+
+    /// For GPU modules (NVPTX): shadow updates that other threads may make too are atomic
+    /// (`gpu`), and tape stacks take memory from `malloc` without a thread-local cache.
+    pub fn for_gpu(mut self) -> Self {
+        self.gpu = true;
+        let helpers = stack::helpers(&self.namespace, false);
+        let names: HashSet<String> = helpers.iter().map(|f| f.name.clone()).collect();
+        self.output.retain(|f| !names.contains(&f.name));
+        self.output.splice(0..0, helpers);
+        self
     }
 
     /// Registers user derivatives: calls to their functions use them instead of
@@ -555,6 +573,7 @@ impl<'m> Differentiator<'m> {
             block_of,
             layout,
             recompute,
+            thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
             pullbacks,
             callees,
             returns,

@@ -61,9 +61,35 @@ pub fn cache_global(namespace: &str) -> (String, Type) {
     (format!("__{namespace}_stack_cache"), Type::structure(vec![Type::PTR, Type::I64]))
 }
 
-/// The helper functions, to be emitted once per module.
-pub fn helpers(namespace: &str) -> Vec<Function> {
-    vec![push(namespace), top(namespace), pop(namespace), free(namespace), take_chunk(namespace), release_chunk(namespace)]
+/// The helper functions, to be emitted once per module; without `cache` (GPUs, which have
+/// no thread-local globals) chunks come from `malloc` and go back to `free` every time.
+pub fn helpers(namespace: &str, cache: bool) -> Vec<Function> {
+    let (take, release) = if cache {
+        (take_chunk(namespace), release_chunk(namespace))
+    } else {
+        (plain_take(namespace), plain_release(namespace))
+    };
+    vec![push(namespace), top(namespace), pop(namespace), free(namespace), take, release]
+}
+
+fn plain_take(namespace: &str) -> Function {
+    let mut f = helper(take_name(namespace), Signature::new(vec![Type::I64], Type::PTR));
+    let size = f.params[0];
+    let entry = f.entry().expect("entry");
+    let mut c = Cursor::at_end(&mut f, entry);
+    let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
+    c.ret(Some(memory));
+    f
+}
+
+fn plain_release(namespace: &str) -> Function {
+    let mut f = helper(release_name(namespace), Signature::new(vec![Type::PTR], Type::Void));
+    let chunk = f.params[0];
+    let entry = f.entry().expect("entry");
+    let mut c = Cursor::at_end(&mut f, entry);
+    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    c.ret(None);
+    f
 }
 
 fn helper(name: String, sig: Signature) -> Function {

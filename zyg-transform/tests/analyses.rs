@@ -72,8 +72,12 @@ fn loop_blocks_push_records_and_others_use_slots() {
     let [entry, looping] = [0, 1].map(|k| f.layout[k]);
     assert_eq!(layout.records[&entry].storage, Storage::Once);
     assert_eq!(layout.records[&looping].storage, Storage::Stack);
-    // The loop header has two predecessors: its record also says which one ran.
-    assert!(layout.records[&looping].fields.contains(&tape::Field::PredId));
+    // The loop header has the preheader and one latch: instead of a predecessor id per
+    // iteration, the loop's exit records how often the header ran, for the adjoint to
+    // count down.
+    assert!(layout.counted.contains_key(&looping));
+    assert!(!layout.records[&looping].fields.contains(&tape::Field::PredId));
+    assert!(layout.records.values().any(|r| r.fields.contains(&tape::Field::Trips(looping))));
     assert_eq!(layout.stacks().len(), 1);
     assert_eq!(layout.exit_index, None, "a single return needs no exit id");
 }

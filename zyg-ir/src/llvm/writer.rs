@@ -286,6 +286,14 @@ impl<'f> Writer<'f> {
                 set_vector_alignment(load, ty);
                 load
             }
+            InstKind::AtomicFAdd { ptr, value } => LLVMBuildAtomicRMW(
+                b,
+                inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
+                self.value(*ptr)?,
+                self.value(*value)?,
+                inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                0,
+            ),
             InstKind::Store { value, ptr } => {
                 let store = LLVMBuildStore(b, self.value(*value)?, self.value(*ptr)?);
                 set_vector_alignment(store, self.func.ty(*value));

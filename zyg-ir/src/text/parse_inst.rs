@@ -110,6 +110,15 @@ impl FunctionParser<'_> {
                 self.cur.expect_punct(',')?;
                 Ok((InstKind::Store { value, ptr: self.typed_operand()? }, Type::Void))
             }
+            "atomicrmw" => {
+                self.cur.expect_word("fadd")?;
+                let ptr = self.typed_operand()?;
+                self.cur.expect_punct(',')?;
+                let value = self.typed_operand()?;
+                self.cur.expect_word("monotonic")?;
+                let ty = self.func.ty(value).clone();
+                Ok((InstKind::AtomicFAdd { ptr, value }, ty))
+            }
             "getelementptr" => self.gep(),
             "extractvalue" | "insertvalue" => self.aggregate(op),
             "extractelement" | "insertelement" | "shufflevector" => self.vector(op),

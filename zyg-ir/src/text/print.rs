@@ -152,6 +152,9 @@ impl<'f> Printer<'f> {
             },
             InstKind::Load { ty, ptr } => format!("load {ty}, {}", self.operand(*ptr)),
             InstKind::Store { value, ptr } => format!("store {}", self.operands(&[*value, *ptr])),
+            InstKind::AtomicFAdd { ptr, value } => {
+                format!("atomicrmw fadd {} monotonic", self.operands(&[*ptr, *value]))
+            }
             InstKind::Gep { source_ty, base, indices, inbounds } => {
                 let inbounds = if *inbounds { "inbounds " } else { "" };
                 let mut all = vec![*base];
