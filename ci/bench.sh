@@ -12,17 +12,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/env.sh
 
+# Everything is built first, and the binaries run from copies, so that a rebuild of zyg
+# during the run changes nothing that is being measured.
 cargo build --release -p zyg-driver
-# a copy, so that a rebuild during the run does not change the binary being timed
-mkdir -p target/zyg-bench
-cp target/release/zyg target/zyg-bench/zyg
-# the cases of this run only
-rm -rf target/zyg-bench/cases
+cargo build --release -p zyg-bench --bins
+cargo bench -p zyg-bench --no-run
+mkdir -p target/zyg-bench/bin
+cp target/release/zyg target/release/compile_time target/release/report target/zyg-bench/bin/
 
+# the cases of this run only
+rm -rf target/zyg-bench/cases target/zyg-bench/compile_time.json
 cargo bench -p zyg-bench -- "$@"
 
-rm -f target/zyg-bench/compile_time.json
 if [ -z "${ZYG_BENCH_SKIP_COMPILE:-}" ]; then
-  cargo run --release -p zyg-bench --bin compile_time -- target/zyg-bench/zyg
+  target/zyg-bench/bin/compile_time target/zyg-bench/bin/zyg
 fi
-cargo run --release -p zyg-bench --bin report -- bench/RESULTS.md
+target/zyg-bench/bin/report bench/RESULTS.md

@@ -412,12 +412,21 @@ fn timed(f: CaseFn, ctx: *mut c_void) -> Duration {
     t.elapsed()
 }
 
+/// The peak heap bytes of one call of `f`, made on a fresh thread: zyg keeps released tape
+/// chunks in a thread-local cache for the next call, which would hide the tape from a call
+/// on a thread that has run the gradient before.
 fn peak_bytes(f: CaseFn, ctx: *mut c_void) -> i64 {
-    unsafe {
-        zb_heap_start();
-        std::hint::black_box(f(ctx));
-        zb_heap_stop()
-    }
+    let p = ctx as usize;
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || unsafe {
+            zb_heap_start();
+            std::hint::black_box(f(p as *mut c_void));
+            zb_heap_stop()
+        })
+        .expect("spawn a thread")
+        .join()
+        .expect("the measured call panicked")
 }
 
 /// Checks, measures and benchmarks one case.
@@ -442,30 +451,50 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
     let peak_primal = peak_bytes(case.primal, ctx);
     let peak_hand = peak_bytes(case.hand, ctx);
     let peak_zyg = if build_error.is_none() { Some(peak_bytes(case.zyg, ctx)) } else { None };
+    eprintln!(
+        "zyg-bench: {}: first calls primal {:.3?}, zyg {:.3?}, hand {:.3?}; check {}; peak heap primal {peak_primal} B, \
+         zyg {peak_zyg:?} B, hand {peak_hand} B",
+        case.name,
+        t_primal,
+        t_zyg,
+        t_hand,
+        if check_ok { "ok" } else { "FAILED" }
+    );
 
-    // criterion settings: short and fixed for the quick mode; otherwise a flat sampling
-    // (the same number of iterations in every sample) for cases slower than 10 ms a call
-    let slowest = t_primal.max(t_hand).max(t_zyg);
-    let (samples, warm_up, measurement, flat) = if quick() {
-        (10, Duration::from_millis(50), Duration::from_millis(200), true)
-    } else if slowest > Duration::from_millis(10) {
-        (10, Duration::from_secs(1), Duration::from_secs(3).max(slowest * 12), true)
-    } else {
-        (30, Duration::from_secs(1), Duration::from_secs(3), false)
+    // criterion settings, per variant: short and fixed in quick mode; otherwise flat sampling
+    // (the same number of iterations in every sample) for variants slower than 10 ms a call
+    let settings = |t: Duration| -> Timing {
+        if quick() {
+            Timing { samples: 10, warm_up: Duration::from_millis(50), measurement: Duration::from_millis(200), flat: true }
+        } else if t > Duration::from_millis(10) {
+            Timing { samples: 10, warm_up: Duration::from_secs(1), measurement: Duration::from_secs(3).max(t * 12), flat: true }
+        } else {
+            Timing { samples: 30, warm_up: Duration::from_secs(1), measurement: Duration::from_secs(3), flat: false }
+        }
     };
-
     let mut g = c.benchmark_group(&case.name);
-    g.sample_size(samples).warm_up_time(warm_up).measurement_time(measurement);
-    if flat {
-        g.sampling_mode(SamplingMode::Flat);
-    }
-    let (primal, zyg, hand) = (case.primal, case.zyg, case.hand);
     let p = ctx as usize;
-    g.bench_function("primal", |b| b.iter(|| unsafe { primal(p as *mut c_void) }));
-    if check_ok {
-        g.bench_function("zyg", |b| b.iter(|| unsafe { zyg(p as *mut c_void) }));
+    let mut timings = serde_json::Map::new();
+    let variants = [("primal", case.primal, t_primal, true), ("zyg", case.zyg, t_zyg, check_ok), ("hand", case.hand, t_hand, true)];
+    for (variant, f, t, run) in variants {
+        if !run {
+            continue;
+        }
+        let s = settings(t);
+        g.sample_size(s.samples).warm_up_time(s.warm_up).measurement_time(s.measurement);
+        g.sampling_mode(if s.flat { SamplingMode::Flat } else { SamplingMode::Auto });
+        g.bench_function(variant, |b| b.iter(|| unsafe { f(p as *mut c_void) }));
+        timings.insert(
+            variant.into(),
+            serde_json::json!({
+                "first_call_s": t.as_secs_f64(),
+                "sample_size": s.samples,
+                "warm_up_s": s.warm_up.as_secs_f64(),
+                "measurement_s": s.measurement.as_secs_f64(),
+                "flat_sampling": s.flat,
+            }),
+        );
     }
-    g.bench_function("hand", |b| b.iter(|| unsafe { hand(p as *mut c_void) }));
     g.finish();
 
     let json = serde_json::json!({
@@ -479,18 +508,20 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
         "check": { "ok": check_ok, "max_abs_diff": finite(abs_diff), "rel_diff": finite(rel_diff), "rtol": CHECK_RTOL },
         "peak_heap_bytes": { "primal": peak_primal, "zyg": peak_zyg, "hand": peak_hand },
         "targets": { "zyg_over_primal": case.target_grad, "zyg_over_hand": case.target_hand },
-        "criterion": {
-            "sample_size": samples,
-            "warm_up_s": warm_up.as_secs_f64(),
-            "measurement_s": measurement.as_secs_f64(),
-            "flat_sampling": flat,
-        },
+        "criterion": timings,
     });
     let dir = cases_dir();
     std::fs::create_dir_all(&dir).expect("create target/zyg-bench/cases");
     std::fs::write(dir.join(format!("{}.json", case.name)), serde_json::to_string_pretty(&json).unwrap())
         .expect("write case json");
     unsafe { (case.free)(ctx) };
+}
+
+struct Timing {
+    samples: usize,
+    warm_up: Duration,
+    measurement: Duration,
+    flat: bool,
 }
 
 fn finite(x: f64) -> Option<f64> {
