@@ -225,6 +225,8 @@ pub struct Module {
 pub struct GlobalVar {
     pub ty: Type,
     pub constant: bool,
+    /// The address space (3 is a GPU's shared memory).
+    pub addrspace: u32,
 }
 
 impl Module {
@@ -238,8 +240,9 @@ impl Module {
     }
 
     /// A global variable that may hold values with derivatives: written by the program
-    /// (not `constant`) and of a type with floats in it.
+    /// (not `constant`) and of a type with floats in it. Only the default address space:
+    /// a GPU's shared memory needs a shadow the kernel zeroes itself, not supported yet.
     pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
-        self.globals.get(name).filter(|g| !g.constant && g.ty.carries_derivative())
+        self.globals.get(name).filter(|g| !g.constant && g.addrspace == 0 && g.ty.carries_derivative())
     }
 }

@@ -44,6 +44,11 @@ pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
     "srandom", "drand48", "srand48",
 ];
 
+/// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`).
+pub fn is_barrier(name: &str) -> bool {
+    name.starts_with("llvm.nvvm.barrier")
+}
+
 pub fn is_inert_call(name: &str) -> bool {
     INERT_CALLS.iter().any(|p| name.starts_with(p))
         || DEALLOCATIONS.contains(&name)
@@ -76,6 +81,8 @@ impl Activity {
     /// and calls that pass it on.
     pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
         match &func.insts[inst].kind {
+            // A GPU barrier orders the adjoint's memory updates too: it is replayed.
+            InstKind::Call { callee: Callee::Direct(name), .. } if is_barrier(name) => true,
             // A stored pointer's shadow is stored by the primal; its adjoint has nothing to do.
             InstKind::Store { value, ptr } => {
                 self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses()

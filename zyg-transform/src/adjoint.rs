@@ -325,6 +325,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     self.accumulate(ab, vec, splat);
                 }
             }
+            Pullback::Barrier => {
+                let InstKind::Call { callee, sig, args } = func.insts[inst].kind.clone() else { return Ok(()) };
+                let args = args.iter().map(|a| self.alpha(ab, *a)).collect::<Result<Vec<_>, _>>()?;
+                let kind = InstKind::Call { callee, sig: sig.clone(), args };
+                Cursor::at_end(&mut self.adj, ab).emit(kind, sig.ret.clone());
+            }
             Pullback::MaskedLoad => {
                 let d = d.expect("a masked load is visited for an active result");
                 let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };

@@ -142,6 +142,9 @@ pub enum Pullback {
     Allocation,
     /// A derivative the user registered for the callee.
     Custom(Box<custom::CustomRule>),
+    /// A GPU barrier: the adjoint waits at the same point, in reverse order, so that one
+    /// thread's shadow updates are seen by the others as the primal's stores were.
+    Barrier,
     /// `memset`: the shadow of the bytes set is zeroed.
     MemSet,
     /// `memcpy`/`memmove` of elements of this float type: the destination's adjoint goes
@@ -519,6 +522,13 @@ impl<'m> Differentiator<'m> {
                             needs.values.push(args[1]);
                         }
                     }
+                    (Pullback::Barrier, InstKind::Call { args, .. }) => {
+                        for &a in args {
+                            if func.constant(a).is_none() && seen.insert(a) {
+                                needs.values.push(a);
+                            }
+                        }
+                    }
                     (Pullback::MaskedLoad | Pullback::MaskedStore, InstKind::Call { args, .. }) => {
                         let (ptr, mask) = if matches!(pullback, Pullback::MaskedLoad) {
                             (args[0], args[1])
@@ -661,6 +671,7 @@ impl<'m> Differentiator<'m> {
             {
                 Ok(Pullback::ReduceFAdd)
             }
+            InstKind::Call { callee: Callee::Direct(name), .. } if activity::is_barrier(name) => Ok(Pullback::Barrier),
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if name.starts_with("llvm.masked.load.") && args.len() == 3 =>
             {

@@ -68,7 +68,8 @@ fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, Global
         // SAFETY: `raw` is a global variable of the live module.
         unsafe {
             if let Ok(ty) = read_type(LLVMGlobalGetValueType(raw)) {
-                out.insert(value_name(raw), GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0 });
+                let addrspace = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
+                out.insert(value_name(raw), GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace });
             }
         }
     }
