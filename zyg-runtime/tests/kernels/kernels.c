@@ -1,0 +1,33 @@
+// CUDA kernels in C with NVVM builtins, for zyg-runtime's tests: build.sh compiles them with
+// clang-22 for nvptx64, differentiates each with `zyg grad --fn`, and lowers the module
+// (primal and gradient kernels) to PTX with `zyg compile --target nvptx64 --gpu sm_70`.
+//   saxpy_sin: elementwise (each thread owns x[i], y[i]), an `out` scalar `a`
+//   stencil:   neighbours share x (its shadow gets atomic adds)
+//   horner:    a per-thread loop over coefficients every thread reads (a tape, atomics)
+float sinf(float);
+float expf(float);
+float tanhf(float);
+
+#define TID() (__nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() + __nvvm_read_ptx_sreg_tid_x())
+
+__attribute__((nvptx_kernel)) void saxpy_sin(float a, const float *x, float *y, int n) {
+    int i = TID();
+    if (i < n)
+        y[i] = a * sinf(x[i]) + y[i] * expf(0.5f * x[i]);
+}
+
+__attribute__((nvptx_kernel)) void stencil(const float *x, float *y, int n) {
+    int i = TID();
+    if (i > 0 && i < n - 1)
+        y[i] = tanhf(0.25f * x[i - 1] + 0.5f * x[i] * x[i] + 0.25f * x[i + 1]);
+}
+
+__attribute__((nvptx_kernel)) void horner(const float *c, int degree, const float *t, float *p, int n) {
+    int i = TID();
+    if (i >= n)
+        return;
+    float acc = c[degree];
+    for (int k = degree - 1; k >= 0; k--)
+        acc = acc * t[i] + c[k];
+    p[i] = acc;
+}
