@@ -63,3 +63,24 @@ if [ -z "$(ptxas_wheel)" ] && ! command -v ptxas >/dev/null 2>&1; then
     echo "setup: could not install nvidia-cuda-nvcc-cu12; PTX checks will be skipped" >&2
 fi
 echo "setup: ptxas $(ptxas_wheel || true)"
+
+# cuda.h, for examples/cuda (a C++ program that launches zyg's gradient kernels through the
+# CUDA driver API), from NVIDIA's PyPI wheel; building it needs no driver and no GPU. And make.
+if ! command -v make >/dev/null 2>&1; then
+  sudo_if_needed apt-get update
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends make
+fi
+cuda_h_wheel() {
+  ls "$HOME"/.local/lib/python3*/site-packages/nvidia/cuda_runtime/include/cuda.h 2>/dev/null | head -n1
+}
+if [ -z "$(cuda_h_wheel)" ] && [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ]; then
+  echo "setup: installing nvidia-cuda-runtime-cu12 (cuda.h) from PyPI"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    sudo_if_needed apt-get update
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
+  fi
+  python3 -m pip install --quiet --user nvidia-cuda-runtime-cu12 2>/dev/null ||
+    python3 -m pip install --quiet --user --break-system-packages nvidia-cuda-runtime-cu12 ||
+    echo "setup: could not install nvidia-cuda-runtime-cu12; examples/cuda will not build" >&2
+fi
+echo "setup: cuda.h $(cuda_h_wheel || true)"

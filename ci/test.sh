@@ -10,6 +10,11 @@ cargo build --release --workspace --all-targets
 cargo test --release --workspace
 # The benchmarks must keep building; they are not run here (`bash ci/bench.sh` times them).
 cargo bench -p zyg-bench --no-run
+# The CUDA example: zyg differentiates a kernel written in C, a C++ program launches it through
+# the driver API and checks it against finite differences. Built everywhere; without a driver
+# or a GPU the program says it skipped and exits 0.
+make -C examples/cuda ZYG="$PWD/target/release/zyg"
+examples/cuda/build/gradcheck
 
 lit_bin=/usr/lib/llvm-22/bin/lit
 [ -x "$lit_bin" ] && "$lit_bin" --version >/dev/null 2>&1 || lit_bin=lit
