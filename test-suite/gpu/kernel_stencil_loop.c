@@ -87,6 +87,23 @@ int main(void) {
         check_close("dhorner/dc", dc[k], (horner_loss(c, t, 0, k, h) - horner_loss(c, t, 0, k, -h)) / (2 * h), FLOAT_RTOL, FLOAT_ATOL);
     for (int k = 0; k < N; k += 4)
         check_close("dhorner/dt", dt[k], (horner_loss(c, t, 1, k, h) - horner_loss(c, t, 1, k, -h)) / (2 * h), FLOAT_RTOL, FLOAT_ATOL);
+
+    /* A loop long enough to outgrow the stack's chunk in the tape: the tape grows on. */
+    enum { BIG = 300 };
+    static float cb[BIG + 1], dcb[BIG + 1];
+    for (int k = 0; k <= BIG; k++) cb[k] = 0.01f * (float)((k * 13) % 7) - 0.02f;
+    float tb[N], dtb[N] = {0}, pb[N], dpb[N];
+    for (int i = 0; i < N; i++) {
+        tb[i] = 0.02f * i - 0.3f;
+        dpb[i] = 1.0f;
+    }
+    EMU_LAUNCH(GRID, BLOCK, horner_grad(cb, dcb, BIG, tb, dtb, pb, dpb, N));
+    for (int i = 0; i < N; i += 5) {
+        /* d p / d t = p'(t), summed from the coefficients directly. */
+        double want = 0, tp = 1;
+        for (int k = 1; k <= BIG; k++, tp *= tb[i]) want += k * (double)cb[k] * tp;
+        check_close("dhorner300/dt", dtb[i], want, FLOAT_RTOL, FLOAT_ATOL);
+    }
     return zyg_report();
 }
 #endif

@@ -231,7 +231,7 @@ impl<'m> Differentiator<'m> {
             gradients: HashMap::new(),
             shadow_globals: BTreeMap::new(),
             in_progress: Vec::new(),
-            output: stack::helpers(namespace, true),
+            output: stack::helpers(namespace, false),
             gpu: false,
         }
     }
@@ -240,7 +240,7 @@ impl<'m> Differentiator<'m> {
     /// (`gpu`), and tape stacks take memory from `malloc` without a thread-local cache.
     pub fn for_gpu(mut self) -> Self {
         self.gpu = true;
-        let helpers = stack::helpers(&self.namespace, false);
+        let helpers = stack::helpers(&self.namespace, true);
         let names: HashSet<String> = helpers.iter().map(|f| f.name.clone()).collect();
         self.output.retain(|f| !names.contains(&f.name));
         self.output.splice(0..0, helpers);
@@ -571,6 +571,7 @@ impl<'m> Differentiator<'m> {
         let returns = tape::return_blocks(func, &cfg);
         let block_of = tape::inst_blocks(func);
         let recompute = plan_recomputation(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
+        needs.inline_chunks = self.gpu;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let plan = Plan {
             module: self.module,
@@ -588,10 +589,10 @@ impl<'m> Differentiator<'m> {
             callees,
             returns,
         };
-        // A tape holding shadow memory (of stack arrays) may also hold pointers into that
-        // memory, so it must not move: callers box it on the heap instead of copying it
-        // into their own tape.
-        let pinned = !plan.layout.shadow_memory.is_empty();
+        // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
+        // inside it (GPU), also holds pointers into itself, so it must not move: callers
+        // box it on the heap instead of copying it into their own tape.
+        let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
         let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
         for pullback in plan.pullbacks.values() {
             if let Pullback::MemCopy(elem) | Pullback::Realloc(elem) = pullback {

@@ -32,8 +32,12 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     let mut c = Cursor::at_start(&mut p, entry);
     for index in plan.layout.stacks() {
         let header = c.field_ptr(tape_ty, tape, &[index]);
-        let empty = c.constant(Constant::Zero(stack::header_type()));
-        c.store(empty, header);
+        if plan.layout.inline_chunks {
+            stack::init_inline(&mut c, header);
+        } else {
+            let empty = c.constant(Constant::Zero(stack::header_type()));
+            c.store(empty, header);
+        }
     }
     for (alloca, index) in sorted(&plan.layout.shadow_memory) {
         let memory = c.field_ptr(tape_ty, tape, &[index]);

@@ -5,7 +5,7 @@
 //! not map, fault in and unmap its tape every time.
 
 use crate::builder::Cursor;
-use zyg_ir::{BinOp, Function, InstKind, IntPred, Linkage, Signature, Type, Constant};
+use zyg_ir::{BinOp, Constant, Function, InstKind, IntPred, Linkage, Signature, Type, Value};
 
 /// The stack operations; the helper functions are named `__<namespace>_stack_<op>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +44,37 @@ pub fn signature(op: Op) -> Signature {
     }
 }
 
+/// Bytes of the first chunk of a stack kept inside the tape (`inline_stack_type`).
+pub const INLINE_CHUNK_BYTES: i64 = 512;
+
+/// A stack whose first chunk is part of the tape: `{ header, [INLINE_CHUNK_BYTES x i8] }`
+/// (the header first, so a pointer to the field is a pointer to the header). On a GPU the
+/// tape is in local memory, so a loop's records need no `malloc` until they outgrow it.
+pub fn inline_stack_type() -> Type {
+    Type::structure(vec![header_type(), Type::Array(INLINE_CHUNK_BYTES as u64, Type::I8.into())])
+}
+
+/// Points a stack at its inline chunk: `{ chunk, used = chunk header, end = its size }`,
+/// the chunk's own header saying it has no predecessor.
+pub fn init_inline(c: &mut Cursor, stack: Value) {
+    let ty = inline_stack_type();
+    let chunk = c.field_ptr(&ty, stack, &[1]);
+    let null = c.constant(Constant::Null(0));
+    let zero = c.i64(0);
+    let size = c.i64(INLINE_CHUNK_BYTES);
+    let ch = chunk_header();
+    let (prev_p, prev_used_p, size_p) = (c.field_ptr(&ch, chunk, &[0]), c.field_ptr(&ch, chunk, &[1]), c.field_ptr(&ch, chunk, &[2]));
+    c.store(null, prev_p);
+    c.store(zero, prev_used_p);
+    c.store(size, size_p);
+    let h = header_type();
+    let (chunk_p, used_p, end_p) = (c.field_ptr(&h, stack, &[0]), c.field_ptr(&h, stack, &[1]), c.field_ptr(&h, stack, &[2]));
+    let header = c.i64(CHUNK_HEADER);
+    c.store(chunk, chunk_p);
+    c.store(header, used_p);
+    c.store(size, end_p);
+}
+
 /// Bytes in a chunk. A stack is a list of chunks, newest first, so that growing never
 /// copies records (a contiguous buffer grown by `realloc` copied the whole tape, and fresh
 /// pages faulted in on every call).
@@ -61,15 +92,16 @@ pub fn cache_global(namespace: &str) -> (String, Type) {
     (format!("__{namespace}_stack_cache"), Type::structure(vec![Type::PTR, Type::I64]))
 }
 
-/// The helper functions, to be emitted once per module; without `cache` (GPUs, which have
-/// no thread-local globals) chunks come from `malloc` and go back to `free` every time.
-pub fn helpers(namespace: &str, cache: bool) -> Vec<Function> {
-    let (take, release) = if cache {
-        (take_chunk(namespace), release_chunk(namespace))
-    } else {
+/// The helper functions, to be emitted once per module. For GPUs (no thread-local globals,
+/// stacks starting in the tape, `inline_stack_type`) chunks come from `malloc` and go back
+/// to `free`, and the first chunk of a stack is never freed.
+pub fn helpers(namespace: &str, gpu: bool) -> Vec<Function> {
+    let (take, release) = if gpu {
         (plain_take(namespace), plain_release(namespace))
+    } else {
+        (take_chunk(namespace), release_chunk(namespace))
     };
-    vec![push(namespace), top(namespace), pop(namespace), free(namespace), take, release]
+    vec![push(namespace), top(namespace), pop(namespace), free(namespace, gpu), take, release]
 }
 
 fn plain_take(namespace: &str) -> Function {
@@ -301,8 +333,9 @@ fn pop(namespace: &str) -> Function {
     f
 }
 
-/// Releases every chunk of the stack.
-fn free(namespace: &str) -> Function {
+/// Releases every chunk of the stack (but for an inline first chunk, which has no
+/// predecessor and is part of the tape).
+fn free(namespace: &str, keep_first: bool) -> Function {
     let mut f = helper(Op::Free.name(namespace), signature(Op::Free));
     f.attributes = vec!["nounwind".into()];
     let hdr = f.params[0];
@@ -320,15 +353,24 @@ fn free(namespace: &str) -> Function {
     let chunk = c.emit(InstKind::Phi { incoming: vec![(entry, first)] }, Type::PTR).expect("phi");
     let prev_p = c.field_ptr(&chunk_header(), chunk, &[0]);
     let prev = c.load(Type::PTR, prev_p);
-    c.call(&release_name(namespace), Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
     let last = c.icmp(IntPred::Eq, prev, null);
-    c.cond_br(last, done, walk);
+    if keep_first {
+        let release = c.func.create_block(Some("release".into()));
+        c.cond_br(last, done, release);
+        c.switch_to(release);
+        c.call(&release_name(namespace), Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+        c.br(walk);
+    } else {
+        c.call(&release_name(namespace), Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+        c.cond_br(last, done, walk);
+    }
 
     c.switch_to(done);
     c.ret(None);
+    let back_edge = if keep_first { f.layout.iter().copied().find(|b| f.blocks[*b].name.as_deref() == Some("release")) } else { Some(walk) };
     let phi = f.def_inst(chunk).expect("phi inst");
     if let InstKind::Phi { incoming } = &mut f.insts[phi].kind {
-        incoming.push((walk, prev));
+        incoming.push((back_edge.expect("the loop's latch"), prev));
     }
     f
 }

@@ -87,6 +87,9 @@ pub struct TapeNeeds {
     pub callee_tapes: Vec<(Inst, Type)>,
     /// Stack arrays (allocas) whose shadow memory the tape holds.
     pub shadow_memory: Vec<(Value, Type)>,
+    /// Each stack's first chunk lives in the tape (GPUs: local memory, no `malloc` until
+    /// a stack outgrows it).
+    pub inline_chunks: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +121,8 @@ pub struct TapeLayout {
     pub shadow_memory: HashMap<Value, u32>,
     /// Loops whose headers' adjoints count down instead of reading predecessor ids.
     pub counted: HashMap<Block, Counted>,
+    /// Stacks start in a chunk inside the tape (`TapeNeeds::inline_chunks`).
+    pub inline_chunks: bool,
 }
 
 impl TapeLayout {
@@ -175,6 +180,7 @@ impl TapeLayout {
             let storage = if loops.may_repeat(b) { Storage::Stack } else { Storage::Once };
             tape_fields.push(match storage {
                 Storage::Once => ty.clone(),
+                Storage::Stack if needs.inline_chunks => stack::inline_stack_type(),
                 Storage::Stack => stack::header_type(),
             });
             for (i, (f, _)) in list.iter().enumerate() {
@@ -193,7 +199,15 @@ impl TapeLayout {
             memory.insert(*v, tape_fields.len() as u32 - 1);
         }
         let counted = counted.into_iter().map(|(h, (c, _))| (h, c)).collect();
-        TapeLayout { records, home, tape_ty: Type::structure(tape_fields), exit_index, shadow_memory: memory, counted }
+        TapeLayout {
+            records,
+            home,
+            tape_ty: Type::structure(tape_fields),
+            exit_index,
+            shadow_memory: memory,
+            counted,
+            inline_chunks: needs.inline_chunks,
+        }
     }
 
     /// The block whose record holds `field` (a value or a pointer's shadow).
