@@ -26,14 +26,11 @@ struct CudaDriver {
 #undef CUDA_DRIVER_MEMBER
     void *handle = nullptr;
 
-    // Loads libcuda.so.1 (the name the driver installs; libcuda.so exists only with the
-    // toolkit's development links). Returns false, with a message in `error`, where there
-    // is no driver or an entry point is missing.
+    // Loads libcuda.so.1, the name the driver installs (libcuda.so is only a development
+    // link). Returns false, with a message in `error`, where there is no driver or an entry
+    // point is missing.
     bool load(char *error, size_t size) {
-        const char *names[] = {"libcuda.so.1", "libcuda.so"};
-        for (const char *name : names)
-            if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
-                break;
+        handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         if (!handle) {
             snprintf(error, size, "%s", dlerror());
             return false;
