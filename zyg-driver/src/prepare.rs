@@ -75,10 +75,18 @@ unsafe fn expand(
         return Some(c);
     }
     let n = LLVMGetNumOperands(c).max(0) as u32;
-    let ops: Vec<_> = (0..n).map(|i| expand(b, LLVMGetOperand(c, i))).collect::<Option<_>>()?;
+    let mut ops: Vec<_> = (0..n).map(|i| expand(b, LLVMGetOperand(c, i))).collect::<Option<_>>()?;
     let name = c"".as_ptr();
     let op = LLVMGetConstOpcode(c);
-    Some(match op {
+    // The builder folds an instruction of constants straight back into a constant
+    // expression. Built on a `freeze` of the first operand it stays an instruction; the
+    // operand is put back afterwards and the `freeze` erased.
+    let first = ops[0];
+    let placeholder = (!LLVMIsAConstant(first).is_null()).then(|| LLVMBuildFreeze(b, first, name));
+    if let Some(p) = placeholder {
+        ops[0] = p;
+    }
+    let built = match op {
         LLVMGetElementPtr => {
             let mut indices = ops[1..].to_vec();
             LLVMBuildGEPWithNoWrapFlags(
@@ -95,8 +103,18 @@ unsafe fn expand(
             LLVMBuildCast(b, op, ops[0], LLVMTypeOf(c), name)
         }
         LLVMAdd | LLVMSub | LLVMMul | LLVMXor => LLVMBuildBinOp(b, op, ops[0], ops[1], name),
-        _ => return None,
-    })
+        _ => {
+            if let Some(p) = placeholder {
+                LLVMInstructionEraseFromParent(p);
+            }
+            return None;
+        }
+    };
+    if let Some(p) = placeholder {
+        LLVMSetOperand(built, 0, first);
+        LLVMInstructionEraseFromParent(p);
+    }
+    Some(built)
 }
 
 /// A `byval` argument is a copy the callee owns, made by the call's lowering. zyg's calls
