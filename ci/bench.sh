@@ -12,6 +12,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/env.sh
 
+# What is measured, and how busy the machine was: the report prints both.
+mkdir -p target/zyg-bench
+zyg_paths=(zyg-ir zyg-transform zyg-driver zyg-runtime)
+{
+  echo "commit=$(git rev-parse --short HEAD)"
+  echo "zyg_changed_files=$(git status --porcelain -- "${zyg_paths[@]}" | wc -l)"
+  echo "zyg_diff_sha=$(git diff HEAD -- "${zyg_paths[@]}" | sha256sum | cut -c1-12)"
+  echo "started=$(date -u '+%Y-%m-%d %H:%M UTC')"
+} > target/zyg-bench/run.env
+# the 1-minute load average every 15 s (the benchmark itself accounts for about 1)
+( while true; do cut -d' ' -f1 /proc/loadavg; sleep 15; done ) > target/zyg-bench/load.txt &
+sampler=$!
+trap 'kill "$sampler" 2>/dev/null || true' EXIT
+
 # Everything is built first, and the binaries run from copies, so that a rebuild of zyg
 # during the run changes nothing that is being measured.
 cargo build --release -p zyg-driver
@@ -27,4 +41,5 @@ cargo bench -p zyg-bench -- "$@"
 if [ -z "${ZYG_BENCH_SKIP_COMPILE:-}" ]; then
   target/zyg-bench/bin/compile_time target/zyg-bench/bin/zyg
 fi
+echo "finished=$(date -u '+%Y-%m-%d %H:%M UTC')" >> target/zyg-bench/run.env
 target/zyg-bench/bin/report bench/RESULTS.md

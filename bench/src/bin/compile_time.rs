@@ -244,7 +244,11 @@ fn main() {
                 }
                 let o2 = row["O2"]["median_s"].as_f64();
                 if level == 1 && (o2.is_none() || o2.is_some_and(|t| t > O0_UNDER_S)) {
-                    let why = format!("-O2 took more than {O0_UNDER_S} s");
+                    let why = if o2.is_some() || row["O2"]["timed_out_s"].is_number() {
+                        format!("-O2 took more than {O0_UNDER_S} s")
+                    } else {
+                        "-O2 was not run".to_string()
+                    };
                     println!("zyg grad {kind:<12} {size:>7} {opt}: skipped ({why})");
                     row[key] = serde_json::json!({ "skipped": why });
                     continue;

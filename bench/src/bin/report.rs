@@ -113,11 +113,42 @@ fn main() {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
 
-    let date = sh("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default();
-    let commit = sh("git", &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "?".into());
-    let dirty = sh("git", &["status", "--porcelain", "--", "zyg-ir", "zyg-transform", "zyg-driver"])
-        .map(|s| !s.is_empty())
-        .unwrap_or(false);
+    // written by ci/bench.sh when the run started (key=value lines)
+    let run_env = std::fs::read_to_string(target_dir().join("zyg-bench/run.env")).unwrap_or_default();
+    let env = |key: &str| -> Option<String> {
+        run_env.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix('=')).map(String::from)
+    };
+    let date = match (env("started"), env("finished")) {
+        (Some(s), Some(f)) => format!("{s} to {f}"),
+        _ => sh("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default(),
+    };
+    let commit = env("commit").or_else(|| sh("git", &["rev-parse", "--short", "HEAD"])).unwrap_or_else(|| "?".into());
+    let changed: usize = env("zyg_changed_files").and_then(|v| v.trim().parse().ok()).unwrap_or(0);
+    let zyg_state = if changed > 0 {
+        format!(
+            " with uncommitted changes to {changed} file(s) of zyg-* (work in progress; diff sha256 {})",
+            env("zyg_diff_sha").unwrap_or_default()
+        )
+    } else {
+        String::new()
+    };
+    let loads: Vec<f64> = std::fs::read_to_string(target_dir().join("zyg-bench/load.txt"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    let load = if loads.is_empty() {
+        String::new()
+    } else {
+        let mut s = loads.clone();
+        s.sort_by(|a, b| a.total_cmp(b));
+        format!(
+            "- Load: 1-minute load average during the run, sampled every 15 s: median {:.2}, max {:.2} (the \
+             benchmark itself accounts for about 1; more means other work shared the CPUs)",
+            s[s.len() / 2],
+            s[s.len() - 1]
+        )
+    };
     let rustc = sh("rustc", &["--version"]).unwrap_or_default();
     let clang = std::env::var("ZYG_CLANG").unwrap_or_else(|_| "clang-22".into());
     let clang_version = sh(&clang, &["--version"]).and_then(|v| v.lines().next().map(String::from)).unwrap_or_default();
@@ -137,11 +168,10 @@ fn main() {
     }
     let _ = writeln!(w, "- Date: {date}");
     let _ = writeln!(w, "- Machine: {}; {kernel}", machine());
-    let _ = writeln!(
-        w,
-        "- zyg: commit {commit}{}",
-        if dirty { " with uncommitted changes in zyg-ir/zyg-transform/zyg-driver (work in progress)" } else { "" }
-    );
+    if !load.is_empty() {
+        let _ = writeln!(w, "{load}");
+    }
+    let _ = writeln!(w, "- zyg: commit {commit}{zyg_state}");
     let _ = writeln!(w, "- Compilers: {clang_version}; {rustc}");
     let _ = writeln!(
         w,
