@@ -32,18 +32,8 @@ enum Command {
         /// Write textual IR whatever the output's name.
         #[arg(short = 'S')]
         text: bool,
-        /// Also export the gradient of this function.
-        #[arg(long = "fn", value_name = "NAME")]
-        function: Option<String>,
-        /// Comma-separated kinds of the exported gradient's arguments: out, const.
-        #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
-        args: Option<Vec<ArgKind>>,
-        /// Name of the exported gradient (default: `<NAME>_grad`).
-        #[arg(long, requires = "function")]
-        name: Option<String>,
-        /// Write the exported gradient's C prototype to this file.
-        #[arg(long, requires = "function")]
-        header: Option<PathBuf>,
+        #[command(flatten)]
+        export: Export,
     },
     /// Run a pass pipeline in LLVM's syntax, with `grad` (zyg's gradient step) among the
     /// passes: `--passes='grad,default<O3>'`.
@@ -59,18 +49,9 @@ enum Command {
         /// Write textual IR whatever the output's name.
         #[arg(short = 'S')]
         text: bool,
-        /// For `grad`: also export the gradient of this function.
-        #[arg(long = "fn", value_name = "NAME")]
-        function: Option<String>,
-        /// For `grad`: kinds of the exported gradient's arguments.
-        #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
-        args: Option<Vec<ArgKind>>,
-        /// For `grad`: name of the exported gradient.
-        #[arg(long, requires = "function")]
-        name: Option<String>,
-        /// For `grad`: write the exported gradient's C prototype to this file.
-        #[arg(long, requires = "function")]
-        header: Option<PathBuf>,
+        /// The `--fn` export of the `grad` step.
+        #[command(flatten)]
+        export: Export,
     },
     /// Lower LLVM IR to native code (`.o`, `.s`, `.so`) or, with `--target nvptx64`, to PTX.
     Compile {
@@ -96,6 +77,23 @@ enum Command {
         #[arg(long)]
         libdevice: Option<PathBuf>,
     },
+}
+
+/// `--fn` and its options: export the gradient of one function under a C name.
+#[derive(clap::Args)]
+struct Export {
+    /// Also export the gradient of this function.
+    #[arg(long = "fn", value_name = "NAME")]
+    function: Option<String>,
+    /// Comma-separated kinds of the exported gradient's arguments: out, const, dup.
+    #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
+    args: Option<Vec<ArgKind>>,
+    /// Name of the exported gradient (default: `<NAME>_grad`).
+    #[arg(long, requires = "function")]
+    name: Option<String>,
+    /// Write the exported gradient's C prototype to this file.
+    #[arg(long, requires = "function")]
+    header: Option<PathBuf>,
 }
 
 fn parse_kind(word: &str) -> Result<ArgKind, String> {
@@ -132,21 +130,15 @@ fn main() -> ExitCode {
     }
 }
 
+fn options(input: PathBuf, output: PathBuf, opt_level: u8, text: bool, e: Export) -> GradOptions {
+    GradOptions { input, output, opt_level, text, function: e.function, args: e.args, export_name: e.name, header: e.header }
+}
+
 fn run(command: Command) -> Result<(), zyg_driver::DriverError> {
     match command {
-        Command::Grad { input, output, opt_level, text, function, args, name, header } => grad(&GradOptions {
-            input,
-            output,
-            opt_level,
-            text,
-            function,
-            args,
-            export_name: name,
-            header,
-        }),
-        Command::Opt { input, output, passes, text, function, args, name, header } => {
-            let opts = GradOptions { input, output, opt_level: 0, text, function, args, export_name: name, header };
-            zyg_driver::opt::run(&opts, &passes)
+        Command::Grad { input, output, opt_level, text, export } => grad(&options(input, output, opt_level, text, export)),
+        Command::Opt { input, output, passes, text, export } => {
+            zyg_driver::opt::run(&options(input, output, 0, text, export), &passes)
         }
         Command::Compile { input, output, target, gpu, cpu, opt_level, libdevice } => {
             zyg_driver::compile::run(&zyg_driver::compile::CompileOptions {
