@@ -55,8 +55,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
 /// the result; returns the exported gradient's C prototype, if any. `zyg grad` and the
 /// `grad` step of `zyg opt` pipelines.
 pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::targets::TargetMachine, path: &Path, opts: &GradOptions) -> Result<Option<String>> {
-    let (module, machine) = (module, machine);
-    let requests = callsite::find_requests(&module, path)?;
+    let requests = callsite::find_requests(module, path)?;
     tracing::info!(requests = requests.len(), "found gradient requests");
     if requests.is_empty() && opts.function.is_none() {
         tracing::warn!("{}: no gradient requests (__enzyme_autodiff and friends) and no --fn: nothing to differentiate", path.display());
@@ -66,7 +65,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
     roots.extend(opts.function.clone());
     let mut read = {
-        let prepared = prepare::prepare(&module, &machine, path)?;
+        let prepared = prepare::prepare(module, machine, path)?;
         zyg_ir::llvm::read_functions(&prepared, &roots)
     };
     zyg_transform::types::retype_integer_copies(&mut read.module);
@@ -87,7 +86,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note }
     };
 
-    let ns = namespace(&module);
+    let ns = namespace(module);
     // Requests passing callbacks differentiate a copy of their function specialised to them.
     let mut targets = Vec::new();
     for r in &requests {
@@ -103,7 +102,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     if gpu {
         diff = diff.for_gpu();
     }
-    diff.set_custom_rules(crate::custom::custom_rules(&module, path)?);
+    diff.set_custom_rules(crate::custom::custom_rules(module, path)?);
     let mut grads = Vec::new();
     for (r, target) in requests.iter().zip(&targets) {
         let spec = Spec { function: target.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };
@@ -122,7 +121,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         exported = Some((wrapper, text));
     }
     for (name, ty) in diff.shadow_globals() {
-        zyg_ir::llvm::define_zeroed_global(&module, name, ty, false);
+        zyg_ir::llvm::define_zeroed_global(module, name, ty, false);
     }
     if !gpu {
         let (cache, cache_ty) = zyg_transform::stack::cache_global(&ns);
@@ -137,14 +136,14 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
     let fallback = roots.first().and_then(|r| module.get_function(r));
     for f in &functions {
-        let fv = zyg_ir::llvm::write_function(&module, f).map_err(|e| llvm(e.to_string()))?;
+        let fv = zyg_ir::llvm::write_function(module, f).map_err(|e| llvm(e.to_string()))?;
         let origin = f.name.split_once(&format!(".{ns}.")).and_then(|(source, _)| module.get_function(source));
         copy_target_attributes(origin.or(fallback), fv);
         prepare::restore_dynamic_allocas(fv);
         if exported.as_ref().is_some_and(|(w, _)| w.name == f.name) && opts.function.as_deref().is_some_and(|n| is_kernel(module, n)) {
             fv.set_call_conventions(PTX_KERNEL);
         }
-        fv.run_passes(GENERATED_CLEANUP, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+        fv.run_passes(GENERATED_CLEANUP, machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     }
     if let Some(marker) = module.get_function(prepare::VLA_MARKER) {
         // SAFETY: a function of the live module.
