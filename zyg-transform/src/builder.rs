@@ -136,30 +136,21 @@ impl<'f> Cursor<'f> {
     /// added whole; a struct or array field by field, skipping fields without floats (the
     /// shadow of an integer or pointer field is not an adjoint and is left alone).
     pub fn add_into(&mut self, ptr: Value, ty: &Type, value: Value) {
-        if ty.float_elem().is_some() {
-            let value = self.convert_float(value, ty);
-            let old = self.load(ty.clone(), ptr);
-            let new = self.binary(BinOp::FAdd, old, value);
-            self.store(new, ptr);
-            return;
-        }
-        for (i, field) in aggregate_fields(ty) {
-            if field.carries_derivative() {
-                let part = self.extract(value, i);
-                let at = self.field_ptr(ty, ptr, &[i]);
-                self.add_into(at, &field, part);
-            }
-        }
+        self.add_floats(ptr, ty, value, false);
     }
 
     /// `*ptr += value` as `add_into`, each float added with `atomicrmw fadd` (memory other
     /// threads may add into at the same time).
     pub fn atomic_add_into(&mut self, ptr: Value, ty: &Type, value: Value) {
+        self.add_floats(ptr, ty, value, true);
+    }
+
+    fn add_floats(&mut self, ptr: Value, ty: &Type, value: Value, atomic: bool) {
         match ty {
-            Type::Float(_) => {
+            Type::Float(_) if atomic => {
                 self.emit(InstKind::AtomicFAdd { ptr, value }, ty.clone());
             }
-            Type::Vector(n, elem) => {
+            Type::Vector(n, elem) if atomic => {
                 for lane in 0..*n {
                     let i = self.i32(i64::from(lane));
                     let part = self.extract_element(value, i);
@@ -168,15 +159,21 @@ impl<'f> Cursor<'f> {
                         InstKind::Gep { source_ty: (**elem).clone(), base: ptr, indices: vec![idx], inbounds: true },
                         Type::PTR,
                     );
-                    self.atomic_add_into(at, elem, part);
+                    self.add_floats(at, elem, part, true);
                 }
+            }
+            _ if ty.float_elem().is_some() => {
+                let value = self.convert_float(value, ty);
+                let old = self.load(ty.clone(), ptr);
+                let new = self.binary(BinOp::FAdd, old, value);
+                self.store(new, ptr);
             }
             _ => {
                 for (i, field) in aggregate_fields(ty) {
                     if field.carries_derivative() {
                         let part = self.extract(value, i);
                         let at = self.field_ptr(ty, ptr, &[i]);
-                        self.atomic_add_into(at, &field, part);
+                        self.add_floats(at, &field, part, atomic);
                     }
                 }
             }

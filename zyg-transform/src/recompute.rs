@@ -82,18 +82,9 @@ impl Recompute {
         if self.values.contains(&v) {
             return true;
         }
-        let Some(inst) = func.def_inst(v) else { return false };
-        let home = block_of[&inst];
-        if !loops.may_repeat(home) {
-            return false;
-        }
-        let mut cost = 0;
-        if self.rebuildable(func, loops, block_of, v, home, &mut cost) {
-            self.values.insert(v);
-            true
-        } else {
-            false
-        }
+        let Some((_, home)) = defined_in_loop(func, loops, block_of, v) else { return false };
+        // Records `v` in `values` when it succeeds.
+        self.rebuildable(func, loops, block_of, v, home, &mut 0)
     }
 
     /// Whether the shadow of pointer `p` can be rebuilt: `p` is an induction variable or a
@@ -103,11 +94,7 @@ impl Recompute {
         if self.shadows.contains(&p) {
             return true;
         }
-        let Some(inst) = func.def_inst(p) else { return false };
-        let home = block_of[&inst];
-        if !loops.may_repeat(home) {
-            return false;
-        }
+        let Some((inst, home)) = defined_in_loop(func, loops, block_of, p) else { return false };
         let ok = match &func.insts[inst].kind {
             InstKind::Phi { .. } => self.inductions.contains_key(&p),
             InstKind::Gep { indices, .. } => {
@@ -215,6 +202,14 @@ impl Recompute {
             _ => false,
         }
     }
+}
+
+/// The instruction defining `v` and its block, when that block may run repeatedly (only
+/// there does storing a value cost a push per execution).
+fn defined_in_loop(func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Inst, Block>, v: Value) -> Option<(Inst, Block)> {
+    let inst = func.def_inst(v)?;
+    let home = block_of[&inst];
+    loops.may_repeat(home).then_some((inst, home))
 }
 
 /// The iteration an adjoint is in, for an induction variable's loop: `remaining - 1`.
