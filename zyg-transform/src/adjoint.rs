@@ -1,7 +1,11 @@
 //! The adjoint: one block per primal block, over the reversed CFG. Each adjoint block runs
 //! its primal block's backpropagators in reverse order, reading alphas from the tape, then
 //! follows the recorded predecessor. Gradient contributions accumulate into one slot per
-//! active value; LLVM's mem2reg turns the slots into the phis that sum them.
+//! active value; LLVM's mem2reg turns the slots into the phis that sum them. A float value
+//! used only in its own block (most values of straight-line code) needs no slot: its
+//! contributions and the read of its adjoint all happen in that block's adjoint, so they are
+//! summed in SSA values there. That keeps mem2reg's work (which grows faster than linearly
+//! with the slots of one block) to the values that cross blocks.
 
 use crate::builder::Cursor;
 use crate::error::TransformError;
@@ -9,7 +13,7 @@ use crate::rules::{Node, E};
 use crate::stack;
 use crate::tape::{Field, Storage};
 use crate::{ArgActivity, Plan, Pullback};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use zyg_ir::{
     BinOp, Block, CastOp, Constant, FloatTy, Function, Inst, InstKind, Linkage, Signature, Type, Value,
 };
@@ -26,8 +30,17 @@ pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, Transf
         blocks.insert(b, adj.create_block(label));
     }
     let exit = adj.create_block(Some("exit".into()));
-    let mut builder =
-        Adjoint { plan, adj, tape, blocks, slots: HashMap::new(), callee_slots: HashMap::new(), remaining: HashMap::new() };
+    let mut builder = Adjoint {
+        plan,
+        adj,
+        tape,
+        blocks,
+        local: block_local_floats(plan),
+        pending: HashMap::new(),
+        slots: HashMap::new(),
+        callee_slots: HashMap::new(),
+        remaining: HashMap::new(),
+    };
     builder.create_slots(entry);
     builder.enter(entry, exit);
     for &b in plan.cfg.reverse_postorder() {
@@ -42,7 +55,11 @@ struct Adjoint<'p, 'a> {
     adj: Function,
     tape: Value,
     blocks: HashMap<Block, Block>,
-    /// The adjoint accumulator of each active primal value.
+    /// Active float values used only in their own block, non-phi (see the module comment).
+    local: HashSet<Value>,
+    /// The sum of the contributions so far to a block-local value's adjoint.
+    pending: HashMap<Value, Value>,
+    /// The adjoint accumulator of each other active primal value.
     slots: HashMap<Value, Value>,
     /// Where a callee's tape is put back for its adjoint.
     callee_slots: HashMap<Inst, Value>,
@@ -60,7 +77,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             .iter()
             .copied()
             .chain(func.inst_order().filter_map(|(_, i)| func.result(i)))
-            .filter(|v| self.plan.activity.is_active(*v))
+            .filter(|v| self.plan.activity.is_active(*v) && !self.local.contains(v))
             .collect();
         let mut c = Cursor::at_end(&mut self.adj, entry);
         for v in actives {
@@ -540,6 +557,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     /// value on every iteration).
     fn take(&mut self, at: Block, v: Value) -> Value {
         let ty = self.plan.func.ty(v).clone();
+        if self.local.contains(&v) {
+            return match self.pending.remove(&v) {
+                Some(d) => d,
+                None => Cursor::at_end(&mut self.adj, at).constant(Constant::Zero(ty)),
+            };
+        }
         let slot = self.slots[&v];
         let mut c = Cursor::at_end(&mut self.adj, at);
         let d = c.load(ty.clone(), slot);
@@ -550,6 +573,17 @@ impl<'p, 'a> Adjoint<'p, 'a> {
 
     /// `adjoint(v) += contribution` when `v` is active.
     fn accumulate(&mut self, at: Block, v: Value, contribution: Value) {
+        if self.local.contains(&v) {
+            let ty = self.plan.func.ty(v).clone();
+            let mut c = Cursor::at_end(&mut self.adj, at);
+            let contribution = c.convert_float(contribution, &ty);
+            let sum = match self.pending.get(&v) {
+                Some(&old) => c.binary(BinOp::FAdd, old, contribution),
+                None => contribution,
+            };
+            self.pending.insert(v, sum);
+            return;
+        }
         let Some(&slot) = self.slots.get(&v) else { return };
         let ty = self.plan.func.ty(v).clone();
         Cursor::at_end(&mut self.adj, at).add_into(slot, &ty, contribution);
@@ -767,6 +801,32 @@ struct Env<'o> {
 /// Calls a math function of family `name` in type `ty` (a float or a vector of floats):
 /// an LLVM intrinsic where LLVM has one that every backend lowers, the C library's function
 /// otherwise (scalars only: None for a vector without an intrinsic).
+/// The active float (or float vector) results whose every use is a non-phi instruction of
+/// their own block: their adjoint is complete when the backward walk of that block reaches
+/// their definition, so it can live in SSA values (the walk emits straight-line code into
+/// one adjoint block).
+fn block_local_floats(plan: &Plan) -> HashSet<Value> {
+    let func = plan.func;
+    let mut home: HashMap<Value, Block> = HashMap::new();
+    for (b, i) in func.inst_order() {
+        if let Some(v) = func.result(i) {
+            if plan.activity.is_active(v) && func.ty(v).float_elem().is_some() {
+                home.insert(v, b);
+            }
+        }
+    }
+    let mut local: HashSet<Value> = home.keys().copied().collect();
+    for (b, i) in func.inst_order() {
+        let is_phi = matches!(func.insts[i].kind, InstKind::Phi { .. });
+        for v in func.insts[i].kind.operands() {
+            if home.get(&v).is_some_and(|h| is_phi || *h != b) {
+                local.remove(&v);
+            }
+        }
+    }
+    local
+}
+
 fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<Value> {
     const INTRINSICS: &[&str] = &[
         "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil",
