@@ -5,7 +5,7 @@ use crate::types::{FloatTy, Type};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMTypeKind;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, CStr, CString};
 
 /// The name of a value (function, global, instruction), or "" when it has none.
 ///
@@ -112,12 +112,47 @@ pub fn llvm_type(ctx: LLVMContextRef, ty: &Type) -> LLVMTypeRef {
             Type::Ptr(space) => LLVMPointerTypeInContext(ctx, *space),
             Type::Vector(n, e) => LLVMVectorType(llvm_type(ctx, e), *n),
             Type::Array(n, e) => LLVMArrayType2(llvm_type(ctx, e), *n),
+            Type::Struct(fields) if fields.len() > NAME_STRUCTS_OVER => named_struct(ctx, fields),
             Type::Struct(fields) => {
                 let mut elems: Vec<_> = fields.iter().map(|f| llvm_type(ctx, f)).collect();
                 LLVMStructTypeInContext(ctx, elems.as_mut_ptr(), elems.len() as u32, 0)
             }
         }
     }
+}
+
+/// Struct types with more fields than this are written as named (identified) LLVM types.
+/// LLVM prints a literal struct type in full at every use, and the tape record of a large
+/// straight-line function has a field per taped value and a use per field: printed literally,
+/// the module would grow with the square of the function (25,000 instructions: 940 MB).
+/// The small literal structs of user code (clang's coerced `{double, double}` returns, MLIR's
+/// memref descriptors) stay literal, so they keep matching the declarations they pass through.
+pub const NAME_STRUCTS_OVER: usize = 16;
+
+/// The identified struct `zyg.struct.HASH[.k]` with body `fields`: the same fields give the
+/// same type in every function written into a context (a hash collision takes the next `k`).
+unsafe fn named_struct(ctx: LLVMContextRef, fields: &[Type]) -> LLVMTypeRef {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    fields.hash(&mut hasher);
+    let hash = hasher.finish();
+    let mut elems: Vec<_> = fields.iter().map(|f| llvm_type(ctx, f)).collect();
+    for k in 0u32.. {
+        let name = if k == 0 { format!("zyg.struct.{hash:016x}") } else { format!("zyg.struct.{hash:016x}.{k}") };
+        let cname = CString::new(name).expect("no NUL in a generated name");
+        let existing = LLVMGetTypeByName2(ctx, cname.as_ptr());
+        if existing.is_null() {
+            let t = LLVMStructCreateNamed(ctx, cname.as_ptr());
+            LLVMStructSetBody(t, elems.as_mut_ptr(), elems.len() as u32, 0);
+            return t;
+        }
+        let same = LLVMCountStructElementTypes(existing) as usize == elems.len()
+            && elems.iter().enumerate().all(|(i, e)| LLVMStructGetTypeAtIndex(existing, i as u32) == *e);
+        if same {
+            return existing;
+        }
+    }
+    unreachable!("a free name is found")
 }
 
 /// (size, alignment) in bytes of a type under the natural C layout of 64-bit targets

@@ -10,7 +10,8 @@ use cranelift_entity::SecondaryMap;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMIntPredicate, LLVMLinkage, LLVMOpcode, LLVMRealPredicate};
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 
 #[derive(Debug, thiserror::Error)]
@@ -85,6 +86,11 @@ struct Writer<'f> {
     fv: LLVMValueRef,
     values: SecondaryMap<Value, Option<LLVMValueRef>>,
     blocks: SecondaryMap<Block, Option<LLVMBasicBlockRef>>,
+    /// Struct types converted so far, by the address of their shared field list: a tape
+    /// record type is one `Arc` used by thousands of instructions, and converting it anew at
+    /// each would cost its size every time. The entry keeps its type alive, so no other list
+    /// can take its address while the writer runs.
+    structs: RefCell<HashMap<*const Type, (Type, LLVMTypeRef)>>,
 }
 
 impl<'f> Writer<'f> {
@@ -98,7 +104,20 @@ impl<'f> Writer<'f> {
             fv: std::ptr::null_mut(),
             values: SecondaryMap::new(),
             blocks: SecondaryMap::new(),
+            structs: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The LLVM type of `ty`.
+    unsafe fn lty(&self, ty: &Type) -> LLVMTypeRef {
+        let Type::Struct(fields) = ty else { return llvm_type(self.ctx, ty) };
+        let key = fields.as_ptr();
+        if let Some((_, t)) = self.structs.borrow().get(&key) {
+            return *t;
+        }
+        let t = llvm_type(self.ctx, ty);
+        self.structs.borrow_mut().insert(key, (ty.clone(), t));
+        t
     }
 
     fn invalid(&self, message: impl Into<String>) -> WriteError {
@@ -139,9 +158,9 @@ impl<'f> Writer<'f> {
     }
 
     unsafe fn fn_type(&self, sig: &Signature) -> LLVMTypeRef {
-        let mut params: Vec<_> = sig.params.iter().map(|t| llvm_type(self.ctx, t)).collect();
+        let mut params: Vec<_> = sig.params.iter().map(|t| self.lty(t)).collect();
         LLVMFunctionType(
-            llvm_type(self.ctx, &sig.ret),
+            self.lty(&sig.ret),
             params.as_mut_ptr(),
             params.len() as u32,
             sig.variadic as i32,
@@ -197,7 +216,7 @@ impl<'f> Writer<'f> {
     }
 
     unsafe fn constant(&self, c: &Constant) -> Result<LLVMValueRef, WriteError> {
-        let ty = llvm_type(self.ctx, &c.ty());
+        let ty = self.lty(&c.ty());
         Ok(match c {
             Constant::Int { bits, value } if *bits <= 64 => LLVMConstInt(ty, *value as u64, 0),
             Constant::Int { .. } => return Err(self.invalid("integer constant wider than 64 bits")),
@@ -231,7 +250,7 @@ impl<'f> Writer<'f> {
     unsafe fn emit(&mut self, kind: &InstKind, ty: &Type) -> Result<LLVMValueRef, WriteError> {
         let b = self.builder;
         let name = c"";
-        let lty = llvm_type(self.ctx, ty);
+        let lty = self.lty(ty);
         Ok(match kind {
             InstKind::Binary { op, args } => {
                 let (l, r) = (self.value(args[0])?, self.value(args[1])?);
@@ -277,12 +296,12 @@ impl<'f> Writer<'f> {
                 } else {
                     LLVMPositionBuilderBefore(tmp, first);
                 }
-                let a = LLVMBuildAlloca(tmp, llvm_type(self.ctx, ty), name.as_ptr());
+                let a = LLVMBuildAlloca(tmp, self.lty(ty), name.as_ptr());
                 LLVMDisposeBuilder(tmp);
                 a
             }
             InstKind::Load { ty, ptr } => {
-                let load = LLVMBuildLoad2(b, llvm_type(self.ctx, ty), self.value(*ptr)?, name.as_ptr());
+                let load = LLVMBuildLoad2(b, self.lty(ty), self.value(*ptr)?, name.as_ptr());
                 set_vector_alignment(load, ty);
                 load
             }
@@ -302,7 +321,7 @@ impl<'f> Writer<'f> {
             InstKind::Gep { source_ty, base, indices, inbounds } => {
                 let base = self.value(*base)?;
                 let mut idx = indices.iter().map(|i| self.value(*i)).collect::<Result<Vec<_>, _>>()?;
-                let sty = llvm_type(self.ctx, source_ty);
+                let sty = self.lty(source_ty);
                 let n = idx.len() as u32;
                 if *inbounds {
                     LLVMBuildInBoundsGEP2(b, sty, base, idx.as_mut_ptr(), n, name.as_ptr())
