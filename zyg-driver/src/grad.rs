@@ -16,6 +16,27 @@ use zyg_transform::{Differentiator, Gradient, Spec, TransformError};
 /// accumulator slots into SSA phis (DESIGN.md, "Adjoint").
 const GENERATED_CLEANUP: &str = "sroa,mem2reg";
 
+/// A generated function with a block of more than this many instructions is marked
+/// `noimplicitfloat`, which LLVM's SLP vectorizer takes as "do not vectorise this function".
+/// SLP's search for vectorisable store chains grows with the square of a block's stores, and
+/// the primal of a large straight-line function stores thousands of values to consecutive
+/// tape fields: a 100,000-instruction function spent 23 of its 33 seconds there. (Turning
+/// SLP off for the pipeline is not possible per module through LLVM's C API: the pass reads
+/// a process-wide option.) Loops in such a function are not vectorised either; a block this
+/// size holds no loop.
+const SLP_BLOCK_LIMIT: usize = 10_000;
+
+/// Marks `fv` `noimplicitfloat` when one of its blocks is over `SLP_BLOCK_LIMIT`.
+fn limit_slp(fv: inkwell::values::FunctionValue<'_>) {
+    let largest = fv.get_basic_blocks().iter().map(|b| b.get_instructions().count()).max().unwrap_or(0);
+    if largest > SLP_BLOCK_LIMIT {
+        tracing::info!(function = %fv.get_name().to_string_lossy(), largest, "a block too large for the SLP vectorizer: noimplicitfloat");
+        let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("noimplicitfloat");
+        let attribute = fv.get_type().get_context().create_enum_attribute(kind, 0);
+        fv.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
+    }
+}
+
 pub struct GradOptions {
     pub input: PathBuf,
     pub output: PathBuf,
@@ -144,6 +165,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
             fv.set_call_conventions(PTX_KERNEL);
         }
         fv.run_passes(GENERATED_CLEANUP, machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+        limit_slp(fv);
     }
     if let Some(marker) = module.get_function(prepare::VLA_MARKER) {
         // SAFETY: a function of the live module.
