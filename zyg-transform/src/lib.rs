@@ -33,6 +33,10 @@ use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Module, Signature, Type, Value};
 
+/// Generated primals and adjoints of at most this many instructions are marked
+/// `alwaysinline` (see `Differentiator::generate`).
+const INLINE_LIMIT: usize = 1000;
+
 /// How a parameter takes part (Enzyme's markers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArgActivity {
@@ -609,8 +613,21 @@ impl<'m> Differentiator<'m> {
                 }
             }
         }
-        let primal = primal::build(&plan, &generated.primal);
-        let adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
+        let mut primal = primal::build(&plan, &generated.primal);
+        let mut adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
+        // Inlined into their caller (the gradient, or the caller's primal and adjoint, which
+        // end up in one function in turn), a primal and its adjoint pass the tape record in
+        // registers: SROA dissolves it. LLVM's inliner judges each call alone and leaves the
+        // pair out once it is past its threshold (the BA benchmark's camera projection:
+        // 10.4x the primal's time, 7.4x inlined); small ones are marked alwaysinline. Not
+        // recursive ones (their tape is boxed), nor tapes that hold shadow memory.
+        if !pinned && !self.boxed.contains(spec) {
+            for f in [&mut primal, &mut adjoint] {
+                if f.inst_order().count() <= INLINE_LIMIT {
+                    f.attributes.push("alwaysinline".into());
+                }
+            }
+        }
         self.output.push(primal);
         self.output.push(adjoint);
         Ok(generated)
