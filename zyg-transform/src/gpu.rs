@@ -6,8 +6,9 @@
 //! one thread, and its shadow is updated with plain loads and stores; every other shadow
 //! update is an `atomicrmw fadd`.
 
-use std::collections::{HashMap, HashSet};
-use zyg_ir::{BinOp, Callee, CastOp, Function, InstKind, Value};
+use crate::builder::Cursor;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, InstKind, IntPred, Module, Signature, Type, Value};
 
 fn sreg(func: &Function, v: Value, which: &str) -> bool {
     let Some(i) = func.def_inst(v) else { return false };
@@ -67,3 +68,77 @@ pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
         .map(|(gep, _)| gep)
         .collect()
 }
+
+/// The shared-memory globals with shadows (`Module::active_global`) that `function`, or a
+/// function it calls directly (transitively), refers to.
+pub fn shared_globals_reached(module: &Module, function: &str) -> BTreeSet<String> {
+    let (mut seen, mut todo, mut shared) = (HashSet::new(), vec![function.to_string()], BTreeSet::new());
+    while let Some(name) = todo.pop() {
+        let Some(func) = module.function(&name).filter(|_| seen.insert(name.clone())) else { continue };
+        for (_, inst) in func.inst_order() {
+            for v in func.insts[inst].kind.operands() {
+                let Some(Constant::Global(g, _)) = func.constant(v) else { continue };
+                if module.function(g).is_some() {
+                    todo.push(g.clone());
+                } else if module.active_global(g).is_some_and(|g| g.is_shared()) {
+                    shared.insert(g.clone());
+                }
+            }
+        }
+        // Direct callees are not operands.
+        for (_, inst) in func.inst_order() {
+            if let InstKind::Call { callee: Callee::Direct(callee), .. } = &func.insts[inst].kind {
+                todo.push(callee.to_string());
+            }
+        }
+    }
+    shared
+}
+
+/// Zeroes the shared-memory shadows `shadows` (name, type), then waits at a barrier so that
+/// no thread adds into them before all are zero. The block's threads share the work: thread
+/// `tid.x` zeroes 32-bit words `tid.x`, `tid.x + ntid.x`, ... (every type with floats in it
+/// is a whole number of words). In a 2D or 3D block, threads with the same `tid.x` zero the
+/// same words: redundant, and still correct. Every thread of the block must get here, as at
+/// a `__syncthreads()`: the gradient of a kernel starts here.
+pub fn zero_shared_shadows(c: &mut Cursor, shadows: &[(String, Type)]) {
+    if shadows.is_empty() {
+        return;
+    }
+    let sreg = |c: &mut Cursor, which: &str| {
+        let v = c.call(&format!("llvm.nvvm.read.ptx.sreg.{which}"), Signature::new(vec![], Type::I32), vec![]);
+        c.cast(CastOp::ZExt, v.expect("a special register"), Type::I64)
+    };
+    let (tid, ntid) = (sreg(c, "tid.x"), sreg(c, "ntid.x"));
+    for (name, ty) in shadows {
+        let base = c.constant(Constant::Global(name.clone(), zyg_ir::SHARED_MEMORY));
+        let bytes = c.size_of(ty);
+        let four = c.i64(4);
+        let words = c.binary(BinOp::UDiv, bytes, four);
+        let (before, check, body, next) =
+            (c.block, c.func.create_block(None), c.func.create_block(None), c.func.create_block(None));
+        c.br(check);
+        c.switch_to(check);
+        let k = c.emit(InstKind::Phi { incoming: vec![(before, tid)] }, Type::I64).expect("a phi");
+        let inside = c.icmp(IntPred::Ult, k, words);
+        c.cond_br(inside, body, next);
+        c.switch_to(body);
+        let word = c
+            .emit(InstKind::Gep { source_ty: Type::I32, base, indices: vec![k], inbounds: true }, Type::Ptr(zyg_ir::SHARED_MEMORY))
+            .expect("a pointer");
+        let zero = c.i32(0);
+        c.store(zero, word);
+        let k_next = c.binary(BinOp::Add, k, ntid);
+        c.br(check);
+        let phi = c.func.def_inst(k).expect("the phi");
+        if let InstKind::Phi { incoming } = &mut c.func.insts[phi].kind {
+            incoming.push((body, k_next));
+        }
+        c.switch_to(next);
+    }
+    let all = c.i32(0);
+    c.call(BARRIER, Signature::new(vec![Type::I32], Type::Void), vec![all]);
+}
+
+/// `__syncthreads()` as clang 22 writes it (barrier 0, all threads of the block).
+pub const BARRIER: &str = "llvm.nvvm.barrier.cta.sync.aligned.all";
