@@ -20,14 +20,14 @@
 // RUN: %t.exe | FileCheck %s
 // The shadow is shared memory without an initialiser; the gradient kernel first zeroes it
 // (a loop from tid.x in steps of ntid.x), then waits, then runs the primal and the adjoint.
-// IR: @__zyg_shadow_buf = internal addrspace(3) global [256 x float] undef
+// IR: @__zyg_shadow_buf = internal addrspace(3) global [256 x float] undef, align 16
 // IR: define ptx_kernel void @blocksum_grad(
 // IR: [[TID:%[0-9]+]] = {{.*}}call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 // IR: call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
 // IR: atomicrmw fadd ptr addrspace(3) @__zyg_shadow_buf
 // IR: atomicrmw fadd ptr addrspace(3)
 // IR: store i32 0, ptr addrspace(3)
-// PTX: .shared .align 4 .b8 __zyg_shadow_buf[1024];
+// PTX: .shared .align 16 .b8 __zyg_shadow_buf[1024];
 // PTX: atom.shared.add.f32
 // CHECK-NOT: FAIL
 // CHECK: ALL OK

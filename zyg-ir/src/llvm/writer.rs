@@ -68,8 +68,15 @@ fn define_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type, sp
         }
         // A declaration of another type keeps its own: zero of that type.
         let value_ty = LLVMGlobalGetValueType(g);
-        let init = if space == crate::SHARED_MEMORY { LLVMGetUndef(value_ty) } else { LLVMConstNull(value_ty) };
-        LLVMSetInitializer(g, init);
+        if space == crate::SHARED_MEMORY {
+            LLVMSetInitializer(g, LLVMGetUndef(value_ty));
+            // An explicit alignment: without one, LLVM's optimiser assumes the data layout's
+            // preferred one (16 bytes for a large array) while the NVPTX printer places the
+            // array at its type's (4 for floats), and a vector access would be misaligned.
+            LLVMSetAlignment(g, 16);
+        } else {
+            LLVMSetInitializer(g, LLVMConstNull(value_ty));
+        }
         LLVMSetThreadLocal(g, i32::from(thread_local));
     }
 }
