@@ -1,14 +1,31 @@
 //! GPU kernels. Many threads run a kernel's adjoint at once, and the adjoints of their
 //! loads add into shadow memory: where two threads may add into the same place the adds
-//! must be atomic. zyg decides it per pointer: an address `base[i]`, where `i` is the
-//! thread's global index (`ctaid.x * ntid.x + tid.x`, however the product and sum are
-//! ordered and extended) and every access through `base` uses that same index, belongs to
-//! one thread, and its shadow is updated with plain loads and stores; every other shadow
-//! update is an `atomicrmw fadd`.
+//! must be atomic. zyg decides it per pointer: an address `base[i]` belongs to one thread,
+//! and its shadow is updated with plain loads and stores, when
+//!
+//! - `base` is where an object starts (a parameter or a global, not an address computed
+//!   from another: `(x + 1)[i]` is `x[i + 1]`, which thread `i + 1` may touch as `x[i]`),
+//!   every access through `base` is such a `base[i]` with the same `i`, and `base` has no
+//!   other use (no copy of it escapes the analysis);
+//! - `i` is the thread's global index (`ctaid.x * ntid.x + tid.x`, however the product and
+//!   sum are ordered and extended), or, for an array in shared memory (address space 3, one
+//!   copy per block), the index within the block, `tid.x`, as well;
+//! - and the launch is one-dimensional: a kernel that reads a y or z index or size
+//!   (`tid.y`, `ctaid.z`...) gets no thread-private pointers, since `tid.x` no longer tells
+//!   its threads apart. (A 1D kernel launched on a 2D grid runs each thread's work several
+//!   times, racing in the primal already.)
+//!
+//! Every other shadow update is an `atomicrmw fadd`: on shared memory these are cheap, and
+//! a shared array read at a neighbour's index (`buf[t + s]`, `tile[t - 1]`) needs them.
+//! The adjoint of a store (take the shadow, zero it) stays a plain load and store: in a
+//! race-free kernel one thread writes a place between two barriers, and the replayed
+//! barriers order the other threads' adds into it before or after.
+//!
+//! Shared memory's shadows are shared arrays the gradient zeroes first (`zero_shared_shadows`).
 
 use crate::builder::Cursor;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, InstKind, IntPred, Module, Signature, Type, Value};
+use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, InstKind, IntPred, Module, Signature, Type, Value, SHARED_MEMORY};
 
 fn sreg(func: &Function, v: Value, which: &str) -> bool {
     let Some(i) = func.def_inst(v) else { return false };
@@ -43,14 +60,39 @@ pub fn is_thread_index(func: &Function, v: Value) -> bool {
     (sreg(func, a, "tid.x") && is_block_offset(b)) || (sreg(func, b, "tid.x") && is_block_offset(a))
 }
 
+/// `i` identifies the running thread among those that can reach `base` (module comment).
+fn owns(func: &Function, base: Value, i: Value) -> bool {
+    is_thread_index(func, i) || (*func.ty(base) == Type::Ptr(SHARED_MEMORY) && sreg(func, strip(func, i), "tid.x"))
+}
+
+/// Reads a thread or block index or size in the y or z dimension.
+fn reads_y_or_z(func: &Function) -> bool {
+    func.inst_order().any(|(_, i)| {
+        matches!(&func.insts[i].kind, InstKind::Call { callee: Callee::Direct(n), .. }
+            if n.strip_prefix("llvm.nvvm.read.ptx.sreg.").is_some_and(|r| r.ends_with(".y") || r.ends_with(".z")))
+    })
+}
+
 /// The pointers whose memory only the running thread touches (see the module comment).
 pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
-    // For each base: the index values of the GEPs on it, and whether it is used otherwise.
+    if reads_y_or_z(func) {
+        return HashSet::new();
+    }
+    // For each base: the index values of the GEPs on it, and whether it is used otherwise;
+    // and the pointers other addresses are computed from (`&base[i] + 1` is a neighbour's).
     let mut indices: HashMap<Value, HashSet<Value>> = HashMap::new();
     let mut other_use: HashSet<Value> = HashSet::new();
+    let mut derived_from: HashSet<Value> = HashSet::new();
     let mut geps: Vec<(Value, Value)> = Vec::new();
     for (_, i) in func.inst_order() {
-        match &func.insts[i].kind {
+        let kind = &func.insts[i].kind;
+        match kind {
+            InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } => {
+                derived_from.insert(*base);
+            }
+            _ => {}
+        }
+        match kind {
             InstKind::Gep { base, indices: idx, .. } if idx.len() == 1 => {
                 indices.entry(*base).or_default().insert(idx[0]);
                 if let Some(r) = func.result(i) {
@@ -61,9 +103,11 @@ pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
         }
     }
     geps.into_iter()
-        .filter(|(_, base)| {
-            !other_use.contains(base)
-                && indices.get(base).is_some_and(|set| set.len() == 1 && set.iter().all(|i| is_thread_index(func, *i)))
+        .filter(|(gep, base)| {
+            func.def_inst(*base).is_none()
+                && !derived_from.contains(gep)
+                && !other_use.contains(base)
+                && indices.get(base).is_some_and(|set| set.len() == 1 && set.iter().all(|i| owns(func, *base, *i)))
         })
         .map(|(gep, _)| gep)
         .collect()
@@ -111,7 +155,7 @@ pub fn zero_shared_shadows(c: &mut Cursor, shadows: &[(String, Type)]) {
     };
     let (tid, ntid) = (sreg(c, "tid.x"), sreg(c, "ntid.x"));
     for (name, ty) in shadows {
-        let base = c.constant(Constant::Global(name.clone(), zyg_ir::SHARED_MEMORY));
+        let base = c.constant(Constant::Global(name.clone(), SHARED_MEMORY));
         let bytes = c.size_of(ty);
         let four = c.i64(4);
         let words = c.binary(BinOp::UDiv, bytes, four);
@@ -124,7 +168,7 @@ pub fn zero_shared_shadows(c: &mut Cursor, shadows: &[(String, Type)]) {
         c.cond_br(inside, body, next);
         c.switch_to(body);
         let word = c
-            .emit(InstKind::Gep { source_ty: Type::I32, base, indices: vec![k], inbounds: true }, Type::Ptr(zyg_ir::SHARED_MEMORY))
+            .emit(InstKind::Gep { source_ty: Type::I32, base, indices: vec![k], inbounds: true }, Type::Ptr(SHARED_MEMORY))
             .expect("a pointer");
         let zero = c.i32(0);
         c.store(zero, word);
