@@ -1,9 +1,10 @@
 /* The CPU side of zyg's GPU tests: an emulated grid for kernel IR retargeted to the host
- * (test-suite/bin/ptx-to-host.py), in the x dimension. Two launches:
+ * (test-suite/bin/ptx-to-host.py), in x and y (z is one wide). Two launches:
  *
- * - EMU_LAUNCH(GRID, BLOCK, CALL) runs CALL once per thread, one thread after another:
+ * - EMU_LAUNCH(GRID, BLOCK, CALL) runs CALL once per thread, one thread after another, in x:
  *   enough for kernels without barriers (a barrier there aborts the program).
- * - emu_launch_threads(GRID, BLOCK, FN, ARG) runs FN(ARG) once per thread; the blocks run
+ * - emu_launch_threads(GRID, BLOCK, FN, ARG) runs FN(ARG) once per thread (and
+ *   emu_launch_threads_2d(GX, GY, BX, BY, FN, ARG) on a 2D grid); the blocks run
  *   one after another, and each block's threads run at once as POSIX threads, so that
  *   __syncthreads() (a pthread barrier of the block) orders them as on a GPU, and shared
  *   memory (ptx-to-host.py makes it an ordinary global) is shared by the block's threads.
@@ -19,16 +20,26 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static _Thread_local int emu_tid_x;
+static _Thread_local int emu_tid_x, emu_tid_y;
 static int emu_ctaid_x, emu_ntid_x, emu_nctaid_x;
-int emu_sreg_tid_x(void) __asm__("__emu_sreg_tid.x");
-int emu_sreg_ctaid_x(void) __asm__("__emu_sreg_ctaid.x");
-int emu_sreg_ntid_x(void) __asm__("__emu_sreg_ntid.x");
-int emu_sreg_nctaid_x(void) __asm__("__emu_sreg_nctaid.x");
-int emu_sreg_tid_x(void) { return emu_tid_x; }
-int emu_sreg_ctaid_x(void) { return emu_ctaid_x; }
-int emu_sreg_ntid_x(void) { return emu_ntid_x; }
-int emu_sreg_nctaid_x(void) { return emu_nctaid_x; }
+static int emu_ctaid_y, emu_ntid_y = 1, emu_nctaid_y = 1;
+/* The special registers, named as ptx-to-host.py renames llvm.nvvm.read.ptx.sreg.*; the
+ * z dimension is always one thread and one block wide. */
+#define EMU_SREG(NAME, REG, VALUE)                                                        \
+    int NAME(void) __asm__("__emu_sreg_" REG);                                            \
+    int NAME(void) { return VALUE; }
+EMU_SREG(emu_sreg_tid_x, "tid.x", emu_tid_x)
+EMU_SREG(emu_sreg_ctaid_x, "ctaid.x", emu_ctaid_x)
+EMU_SREG(emu_sreg_ntid_x, "ntid.x", emu_ntid_x)
+EMU_SREG(emu_sreg_nctaid_x, "nctaid.x", emu_nctaid_x)
+EMU_SREG(emu_sreg_tid_y, "tid.y", emu_tid_y)
+EMU_SREG(emu_sreg_ctaid_y, "ctaid.y", emu_ctaid_y)
+EMU_SREG(emu_sreg_ntid_y, "ntid.y", emu_ntid_y)
+EMU_SREG(emu_sreg_nctaid_y, "nctaid.y", emu_nctaid_y)
+EMU_SREG(emu_sreg_tid_z, "tid.z", 0)
+EMU_SREG(emu_sreg_ctaid_z, "ctaid.z", 0)
+EMU_SREG(emu_sreg_ntid_z, "ntid.z", 1)
+EMU_SREG(emu_sreg_nctaid_z, "nctaid.z", 1)
 
 /* The running block's barrier (emu_launch_threads only). */
 static pthread_barrier_t emu_block_barrier;
@@ -62,44 +73,54 @@ void emu_barrier0(void) { emu_barrier(0); }
 void emu_scramble_shared(void) __asm__("__emu_scramble_shared");
 
 struct emu_thread {
-    int tid;
+    int tid_x, tid_y;
     void (*fn)(void *);
     void *arg;
 };
 
 static void *emu_thread_main(void *p) {
     struct emu_thread *t = (struct emu_thread *)p;
-    emu_tid_x = t->tid;
+    emu_tid_x = t->tid_x;
+    emu_tid_y = t->tid_y;
     t->fn(t->arg);
     return NULL;
 }
 
-/* Runs FN(ARG) once per thread of a GRID x BLOCK launch: a block at a time, its threads
- * as POSIX threads that meet at the block's barrier. */
-__attribute__((unused)) static void emu_launch_threads(int grid, int block, void (*fn)(void *), void *arg) {
+/* Runs FN(ARG) once per thread of a (GX, GY) grid of (BX, BY) blocks: a block at a time,
+ * its BX * BY threads as POSIX threads that meet at the block's barrier. */
+__attribute__((unused)) static void emu_launch_threads_2d(int gx, int gy, int bx, int by, void (*fn)(void *), void *arg) {
+    int block = bx * by;
     pthread_t *threads = (pthread_t *)malloc(sizeof(pthread_t) * block);
     struct emu_thread *state = (struct emu_thread *)malloc(sizeof(struct emu_thread) * block);
-    emu_nctaid_x = grid;
-    emu_ntid_x = block;
+    emu_nctaid_x = gx, emu_nctaid_y = gy;
+    emu_ntid_x = bx, emu_ntid_y = by;
     emu_threaded = 1;
     alarm(60); /* the watchdog: threads stuck at a barrier end the test */
-    for (emu_ctaid_x = 0; emu_ctaid_x < grid; emu_ctaid_x++) {
-        emu_scramble_shared();
-        pthread_barrier_init(&emu_block_barrier, NULL, (unsigned)block);
-        for (int t = 0; t < block; t++) {
-            state[t] = (struct emu_thread){t, fn, arg};
-            if (pthread_create(&threads[t], NULL, emu_thread_main, &state[t]) != 0) {
-                fprintf(stderr, "FAIL: pthread_create\n");
-                exit(1);
+    for (emu_ctaid_y = 0; emu_ctaid_y < gy; emu_ctaid_y++)
+        for (emu_ctaid_x = 0; emu_ctaid_x < gx; emu_ctaid_x++) {
+            emu_scramble_shared();
+            pthread_barrier_init(&emu_block_barrier, NULL, (unsigned)block);
+            for (int t = 0; t < block; t++) {
+                state[t] = (struct emu_thread){t % bx, t / bx, fn, arg};
+                if (pthread_create(&threads[t], NULL, emu_thread_main, &state[t]) != 0) {
+                    fprintf(stderr, "FAIL: pthread_create\n");
+                    exit(1);
+                }
             }
+            for (int t = 0; t < block; t++)
+                pthread_join(threads[t], NULL);
+            pthread_barrier_destroy(&emu_block_barrier);
         }
-        for (int t = 0; t < block; t++)
-            pthread_join(threads[t], NULL);
-        pthread_barrier_destroy(&emu_block_barrier);
-    }
     alarm(0);
     emu_threaded = 0;
+    emu_nctaid_y = emu_ntid_y = 1;
+    emu_ctaid_y = 0;
     free(threads);
     free(state);
+}
+
+/* The same for a one-dimensional grid. */
+__attribute__((unused)) static void emu_launch_threads(int grid, int block, void (*fn)(void *), void *arg) {
+    emu_launch_threads_2d(grid, 1, block, 1, fn, arg);
 }
 #endif

@@ -7,13 +7,16 @@
 //!   from another: `(x + 1)[i]` is `x[i + 1]`, which thread `i + 1` may touch as `x[i]`),
 //!   every access through `base` is such a `base[i]` with the same `i`, and `base` has no
 //!   other use (no copy of it escapes the analysis);
-//! - `i` is the thread's global index (`ctaid.x * ntid.x + tid.x`, however the product and
-//!   sum are ordered and extended), or, for an array in shared memory (address space 3, one
-//!   copy per block), the index within the block, `tid.x`, as well;
-//! - and the launch is one-dimensional: a kernel that reads a y or z index or size
-//!   (`tid.y`, `ctaid.z`...) gets no thread-private pointers, since `tid.x` no longer tells
-//!   its threads apart. (A 1D kernel launched on a 2D grid runs each thread's work several
-//!   times, racing in the primal already.)
+//! - in a kernel that reads only x indices and sizes, `i` is the thread's global index
+//!   (`ctaid.x * ntid.x + tid.x`, however the product and sum are ordered and extended),
+//!   or, for an array in shared memory (address space 3, one copy per block), the index
+//!   within the block, `tid.x`, as well;
+//! - in a kernel that reads y ones too, `i` is `row * w + col`, `row` and `col` the y and x
+//!   global indices, and every access is guarded by `col < w` (a dominating branch on it,
+//!   alone or in an `&&`): then distinct threads have distinct `(row, col)` and so distinct
+//!   `i` (as long as `row * w + col` does not overflow). `tid.x` alone tells nothing apart there. A kernel that reads z gets no
+//!   thread-private pointers. (A kernel launched on more dimensions than it reads runs each
+//!   thread's work several times, racing in the primal already.)
 //!
 //! Every other shadow update is an `atomicrmw fadd`: on shared memory these are cheap, and
 //! a shared array read at a neighbour's index (`buf[t + s]`, `tile[t - 1]`) needs them.
@@ -25,7 +28,11 @@
 
 use crate::builder::Cursor;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, InstKind, IntPred, Module, Signature, Type, Value, SHARED_MEMORY};
+use zyg_ir::cfg::ControlFlowGraph;
+use zyg_ir::dominance::DominatorTree;
+use zyg_ir::{
+    BinOp, Block, Callee, CastOp, Constant, Function, InstKind, IntPred, Module, Signature, Type, Value, SHARED_MEMORY,
+};
 
 fn sreg(func: &Function, v: Value, which: &str) -> bool {
     let Some(i) = func.def_inst(v) else { return false };
@@ -44,73 +51,138 @@ fn strip(func: &Function, mut v: Value) -> Value {
     v
 }
 
+/// Two operands of `op`, looking through extensions, in both orders.
+fn operands_of(func: &Function, v: Value, op: BinOp) -> Option<[(Value, Value); 2]> {
+    let i = func.def_inst(strip(func, v))?;
+    let InstKind::Binary { op: found, args } = &func.insts[i].kind else { return None };
+    let (a, b) = (strip(func, args[0]), strip(func, args[1]));
+    (*found == op).then_some([(a, b), (b, a)])
+}
+
+/// `ctaid.D * ntid.D + tid.D` for dimension `dim` (`x`, `y`), in any order (extensions
+/// allowed around each part).
+fn is_grid_index(func: &Function, v: Value, dim: &str) -> bool {
+    let reg = |v: Value, name: &str| sreg(func, v, &format!("{name}.{dim}"));
+    let is_block_offset = |x: Value| {
+        operands_of(func, x, BinOp::Mul).is_some_and(|pairs| pairs.iter().any(|(a, b)| reg(*a, "ctaid") && reg(*b, "ntid")))
+    };
+    operands_of(func, v, BinOp::Add).is_some_and(|pairs| pairs.iter().any(|(t, o)| reg(*t, "tid") && is_block_offset(*o)))
+}
+
 /// `ctaid.x * ntid.x + tid.x` in any order (extensions allowed around each part).
 pub fn is_thread_index(func: &Function, v: Value) -> bool {
-    let v = strip(func, v);
-    let Some(i) = func.def_inst(v) else { return false };
-    let InstKind::Binary { op: BinOp::Add, args } = &func.insts[i].kind else { return false };
-    let is_block_offset = |x: Value| {
-        let x = strip(func, x);
-        let Some(j) = func.def_inst(x) else { return false };
-        let InstKind::Binary { op: BinOp::Mul, args } = &func.insts[j].kind else { return false };
-        let (a, b) = (strip(func, args[0]), strip(func, args[1]));
-        (sreg(func, a, "ctaid.x") && sreg(func, b, "ntid.x")) || (sreg(func, a, "ntid.x") && sreg(func, b, "ctaid.x"))
-    };
-    let (a, b) = (strip(func, args[0]), strip(func, args[1]));
-    (sreg(func, a, "tid.x") && is_block_offset(b)) || (sreg(func, b, "tid.x") && is_block_offset(a))
+    is_grid_index(func, v, "x")
 }
 
-/// `i` identifies the running thread among those that can reach `base` (module comment).
-fn owns(func: &Function, base: Value, i: Value) -> bool {
-    is_thread_index(func, i) || (*func.ty(base) == Type::Ptr(SHARED_MEMORY) && sreg(func, strip(func, i), "tid.x"))
-}
-
-/// Reads a thread or block index or size in the y or z dimension.
-fn reads_y_or_z(func: &Function) -> bool {
-    func.inst_order().any(|(_, i)| {
-        matches!(&func.insts[i].kind, InstKind::Call { callee: Callee::Direct(n), .. }
-            if n.strip_prefix("llvm.nvvm.read.ptx.sreg.").is_some_and(|r| r.ends_with(".y") || r.ends_with(".z")))
+/// `row * w + col` in any order, `row` the y grid index and `col` the x one: the thread's
+/// element of a row-major 2D array `w` wide. Gives `(col, w)`.
+fn grid_2d_index(func: &Function, v: Value) -> Option<(Value, Value)> {
+    operands_of(func, v, BinOp::Add)?.into_iter().find_map(|(product, col)| {
+        let row_w = operands_of(func, product, BinOp::Mul)?.into_iter().find(|(row, _)| is_grid_index(func, *row, "y"));
+        row_w.filter(|_| is_grid_index(func, col, "x")).map(|(_, w)| (col, w))
     })
+}
+
+/// `cond` being `taken` (true or false) implies `col < w`: `icmp slt/ult col, w` (or the
+/// mirrored `w > col`, or on the false edge `col >= w`), alone or in a conjunction (`and`,
+/// and the `select a, b, false` clang writes for `&&`; on the false edge `or`).
+fn implies_below(func: &Function, cond: Value, taken: bool, col: Value, w: Value) -> bool {
+    let Some(i) = func.def_inst(cond) else { return false };
+    let either = |a: Value, b: Value| implies_below(func, a, taken, col, w) || implies_below(func, b, taken, col, w);
+    match &func.insts[i].kind {
+        InstKind::ICmp { pred, args } => {
+            let (a, b) = (strip(func, args[0]), strip(func, args[1]));
+            use IntPred::*;
+            match (taken, pred) {
+                (true, Slt | Ult) | (false, Sge | Uge) => a == col && b == w,
+                (true, Sgt | Ugt) | (false, Sle | Ule) => a == w && b == col,
+                _ => false,
+            }
+        }
+        InstKind::Binary { op: BinOp::And, args } if taken => either(args[0], args[1]),
+        InstKind::Binary { op: BinOp::Or, args } if !taken => either(args[0], args[1]),
+        InstKind::Select { cond, then_value, else_value } => {
+            let constant = |v: Value, x: bool| func.constant(v) == Some(&Constant::bool(x));
+            (taken && constant(*else_value, false) || !taken && constant(*then_value, true))
+                && either(*cond, if taken { *then_value } else { *else_value })
+        }
+        _ => false,
+    }
+}
+
+/// Code in `block` runs only where `col < w`: some dominator of it (itself included) is
+/// entered only by an edge of a conditional branch whose condition implies it.
+fn guarded_below(func: &Function, cfg: &ControlFlowGraph, dom: &DominatorTree, block: Block, col: Value, w: Value) -> bool {
+    let mut at = Some(block);
+    while let Some(b) = at {
+        if let [pred] = cfg.preds(b) {
+            let branch = func.terminator(*pred).map(|t| &func.insts[t].kind);
+            if let Some(InstKind::CondBr { cond, then_dest, else_dest }) = branch {
+                if then_dest != else_dest && implies_below(func, *cond, *then_dest == b, col, w) {
+                    return true;
+                }
+            }
+        }
+        at = dom.idom(b);
+    }
+    false
+}
+
+/// The most dimensions of the grid the kernel reads (an index or a size in x, y or z).
+fn dimensions_read(func: &Function) -> u32 {
+    let dims = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
+        InstKind::Call { callee: Callee::Direct(n), .. } => match n.strip_prefix("llvm.nvvm.read.ptx.sreg.")?.rsplit('.').next() {
+            Some("x") => Some(1),
+            Some("y") => Some(2),
+            Some("z") => Some(3),
+            _ => None,
+        },
+        _ => None,
+    });
+    dims.max().unwrap_or(1)
 }
 
 /// The pointers whose memory only the running thread touches (see the module comment).
 pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
-    if reads_y_or_z(func) {
+    let dims = dimensions_read(func);
+    if dims > 2 {
         return HashSet::new();
     }
-    // For each base: the index values of the GEPs on it, and whether it is used otherwise;
-    // and the pointers other addresses are computed from (`&base[i] + 1` is a neighbour's).
-    let mut indices: HashMap<Value, HashSet<Value>> = HashMap::new();
+    let cfg = ControlFlowGraph::compute(func);
+    let dom = DominatorTree::compute(func, &cfg);
+    // Index `i` in `block` names the running thread's own element of `base`.
+    let owns = |base: Value, i: Value, block: Block| match dims {
+        1 => is_thread_index(func, i) || (*func.ty(base) == Type::Ptr(SHARED_MEMORY) && sreg(func, strip(func, i), "tid.x")),
+        _ => grid_2d_index(func, i).is_some_and(|(col, w)| guarded_below(func, &cfg, &dom, block, col, w)),
+    };
+    // The single-index GEPs on each base; the bases used otherwise; and the pointers other
+    // addresses are computed from (`&base[i] + 1` is a neighbour's).
+    let mut geps: HashMap<Value, Vec<(Value, Value, Block)>> = HashMap::new();
     let mut other_use: HashSet<Value> = HashSet::new();
     let mut derived_from: HashSet<Value> = HashSet::new();
-    let mut geps: Vec<(Value, Value)> = Vec::new();
-    for (_, i) in func.inst_order() {
+    for (block, i) in func.inst_order() {
         let kind = &func.insts[i].kind;
-        match kind {
-            InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } => {
-                derived_from.insert(*base);
-            }
-            _ => {}
+        if let InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } = kind {
+            derived_from.insert(*base);
         }
-        match kind {
-            InstKind::Gep { base, indices: idx, .. } if idx.len() == 1 => {
-                indices.entry(*base).or_default().insert(idx[0]);
-                if let Some(r) = func.result(i) {
-                    geps.push((r, *base));
-                }
+        match (kind, func.result(i)) {
+            (InstKind::Gep { base, indices, .. }, Some(r)) if indices.len() == 1 => {
+                geps.entry(*base).or_default().push((r, indices[0], block));
             }
-            kind => other_use.extend(kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr())),
+            _ => other_use.extend(kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr())),
         }
     }
-    geps.into_iter()
-        .filter(|(gep, base)| {
-            func.def_inst(*base).is_none()
-                && !derived_from.contains(gep)
-                && !other_use.contains(base)
-                && indices.get(base).is_some_and(|set| set.len() == 1 && set.iter().all(|i| owns(func, *base, *i)))
-        })
-        .map(|(gep, _)| gep)
-        .collect()
+    let mut private = HashSet::new();
+    for (base, on_base) in geps {
+        let index = on_base[0].1;
+        let owned = func.def_inst(base).is_none()
+            && !other_use.contains(&base)
+            && on_base.iter().all(|(gep, i, block)| *i == index && !derived_from.contains(gep) && owns(base, *i, *block));
+        if owned {
+            private.extend(on_base.iter().map(|(gep, _, _)| *gep));
+        }
+    }
+    private
 }
 
 /// The shared-memory globals with shadows (`Module::active_global`) that `function`, or a

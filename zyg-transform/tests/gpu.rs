@@ -11,6 +11,8 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
 
 define void @k(ptr %x, ptr %y, ptr %z) {
 entry:
@@ -43,6 +45,36 @@ entry:
   store float 1.0, ptr addrspace(3) %ps
   ret void
 }
+
+define void @k3(ptr %x, ptr %y, i32 %w, i32 %h) {
+entry:
+  %tx = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
+  %bx = call i32 () @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %nx = call i32 () @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %ty = call i32 () @llvm.nvvm.read.ptx.sreg.tid.y()
+  %by = call i32 () @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %ny = call i32 () @llvm.nvvm.read.ptx.sreg.ntid.y()
+  %ox = mul i32 %bx, i32 %nx
+  %col = add i32 %ox, i32 %tx
+  %oy = mul i32 %ny, i32 %by
+  %row = add i32 %ty, i32 %oy
+  %rw = mul i32 %w, i32 %row
+  %i = add i32 %rw, i32 %col
+  %i64 = zext i32 %i to i64
+  %py0 = getelementptr float, ptr %y, i64 %i64
+  store float 0.0, ptr %py0
+  %inrow = icmp slt i32 %row, i32 %h
+  %incol = icmp slt i32 %col, i32 %w
+  %inside = select i1 %inrow, i1 %incol, i1 false
+  br i1 %inside, label %body, label %exit
+body:
+  %px = getelementptr float, ptr %x, i64 %i64
+  %xi = load float, ptr %px
+  store float %xi, ptr %py0
+  br label %exit
+exit:
+  ret void
+}
 "#;
 
 fn module() -> Module {
@@ -71,8 +103,18 @@ fn private_places_are_the_thread_index_into_an_object_or_tid_into_shared_memory(
 }
 
 #[test]
-fn kernels_with_y_or_z_indices_have_no_private_places() {
+fn tid_x_tells_no_threads_apart_in_a_kernel_that_reads_y() {
     let m = module();
     let f = m.function("k2").expect("k2");
     assert!(thread_private_pointers(f).is_empty(), "tid.x does not tell the threads of a 2D block apart");
+}
+
+#[test]
+fn a_2d_index_is_private_where_col_is_below_the_row_width() {
+    let m = module();
+    let f = m.function("k3").expect("k3");
+    let private = thread_private_pointers(f);
+    let [py0, px] = geps(f).try_into().expect("two geps");
+    assert!(private.contains(&px), "x[row * w + col] under `row < h && col < w` belongs to the thread");
+    assert!(!private.contains(&py0), "y[row * w + col] before the guard: col >= w wraps into the next row");
 }
