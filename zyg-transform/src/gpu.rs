@@ -12,11 +12,12 @@
 //!   or, for an array in shared memory (address space 3, one copy per block), the index
 //!   within the block, `tid.x`, as well;
 //! - in a kernel that reads y ones too, `i` is `row * w + col`, `row` and `col` the y and x
-//!   global indices, and every access is guarded by `col < w` (a dominating branch on it,
-//!   alone or in an `&&`): then distinct threads have distinct `(row, col)` and so distinct
-//!   `i` (as long as `row * w + col` does not overflow). `tid.x` alone tells nothing apart there. A kernel that reads z gets no
-//!   thread-private pointers. (A kernel launched on more dimensions than it reads runs each
-//!   thread's work several times, racing in the primal already.)
+//!   global indices, `w` a parameter (the same for every thread, all along), and every
+//!   access is guarded by `col < w` (a dominating branch on it, alone or in an `&&`): then
+//!   distinct threads have distinct `(row, col)` and so distinct `i` (as long as
+//!   `row * w + col` does not overflow). `tid.x` alone tells nothing apart there. A kernel
+//!   that reads z gets no thread-private pointers. (A kernel launched on more dimensions
+//!   than it reads runs each thread's work several times, racing in the primal already.)
 //!
 //! Every other shadow update is an `atomicrmw fadd`: on shared memory these are cheap, and
 //! a shared array read at a neighbour's index (`buf[t + s]`, `tile[t - 1]`) needs them.
@@ -74,12 +75,13 @@ pub fn is_thread_index(func: &Function, v: Value) -> bool {
     is_grid_index(func, v, "x")
 }
 
-/// `row * w + col` in any order, `row` the y grid index and `col` the x one: the thread's
-/// element of a row-major 2D array `w` wide. Gives `(col, w)`.
+/// `row * w + col` in any order, `row` the y grid index, `col` the x one and `w` a
+/// parameter: the thread's element of a row-major 2D array `w` wide. Gives `(col, w)`.
 fn grid_2d_index(func: &Function, v: Value) -> Option<(Value, Value)> {
     operands_of(func, v, BinOp::Add)?.into_iter().find_map(|(product, col)| {
-        let row_w = operands_of(func, product, BinOp::Mul)?.into_iter().find(|(row, _)| is_grid_index(func, *row, "y"));
-        row_w.filter(|_| is_grid_index(func, col, "x")).map(|(_, w)| (col, w))
+        let is_row_width = |(row, w): &(Value, Value)| is_grid_index(func, *row, "y") && func.params.contains(w);
+        let (_, w) = operands_of(func, product, BinOp::Mul)?.into_iter().find(is_row_width)?;
+        is_grid_index(func, col, "x").then_some((col, w))
     })
 }
 
