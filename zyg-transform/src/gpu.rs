@@ -194,19 +194,18 @@ pub fn shared_globals_reached(module: &Module, function: &str) -> BTreeSet<Strin
     while let Some(name) = todo.pop() {
         let Some(func) = module.function(&name).filter(|_| seen.insert(name.clone())) else { continue };
         for (_, inst) in func.inst_order() {
-            for v in func.insts[inst].kind.operands() {
+            let kind = &func.insts[inst].kind;
+            // A direct callee is not an operand; a function passed as a callback is.
+            if let InstKind::Call { callee: Callee::Direct(callee), .. } = kind {
+                todo.push(callee.to_string());
+            }
+            for v in kind.operands() {
                 let Some(Constant::Global(g, _)) = func.constant(v) else { continue };
                 if module.function(g).is_some() {
                     todo.push(g.clone());
                 } else if module.active_global(g).is_some_and(|g| g.is_shared()) {
                     shared.insert(g.clone());
                 }
-            }
-        }
-        // Direct callees are not operands.
-        for (_, inst) in func.inst_order() {
-            if let InstKind::Call { callee: Callee::Direct(callee), .. } = &func.insts[inst].kind {
-                todo.push(callee.to_string());
             }
         }
     }
