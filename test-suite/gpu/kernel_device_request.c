@@ -7,7 +7,7 @@
 // RUN: %zyg compile %t.grad.ll -o %t.ptx --target nvptx64 --gpu sm_70
 // RUN: %ptxas -arch=sm_70 %t.ptx -o %t.cubin
 // RUN: python3 %S/../bin/ptx-to-host.py %t.grad.ll > %t.host.ll
-// RUN: %clang -O1 -DZYG_HOST_DRIVER -I %include %s %t.host.ll -lm -o %t.exe
+// RUN: %clang -O1 -pthread -DZYG_HOST_DRIVER -I %include %s %t.host.ll -lm -o %t.exe
 // RUN: %t.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK

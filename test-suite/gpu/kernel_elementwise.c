@@ -13,7 +13,7 @@
 // RUN: %ptxas -arch=sm_70 %t.70.ptx -o %t.70.cubin
 // RUN: %ptxas -arch=sm_90 %t.90.ptx -o %t.90.cubin
 // RUN: python3 %S/../bin/ptx-to-host.py %t.grad.ll > %t.host.ll
-// RUN: %clang -O1 -DZYG_HOST_DRIVER -I %include %s %t.host.ll -lm -o %t.exe
+// RUN: %clang -O1 -pthread -DZYG_HOST_DRIVER -I %include %s %t.host.ll -lm -o %t.exe
 // RUN: %t.exe | FileCheck %s
 // IR: define ptx_kernel void @saxpy_sin_grad(
 // IR: atomicrmw fadd

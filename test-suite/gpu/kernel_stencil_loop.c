@@ -10,7 +10,7 @@
 // RUN: %zyg compile %t.grad.ll -o %t.80.ptx --target nvptx64 --gpu sm_80
 // RUN: %ptxas -arch=sm_80 %t.80.ptx -o %t.80.cubin
 // RUN: python3 %S/../bin/ptx-to-host.py %t.grad.ll > %t.host.ll
-// RUN: %clang -O1 -DZYG_HOST_DRIVER -I %include %s %t.host.ll -lm -o %t.exe
+// RUN: %clang -O1 -pthread -DZYG_HOST_DRIVER -I %include %s %t.host.ll -lm -o %t.exe
 // RUN: %t.exe | FileCheck %s
 // IR: define ptx_kernel void @stencil_grad(
 // IR: define ptx_kernel void @horner_grad(

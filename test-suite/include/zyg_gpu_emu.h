@@ -1,20 +1,65 @@
 /* The CPU side of zyg's GPU tests: an emulated grid for kernel IR retargeted to the host
- * (test-suite/bin/ptx-to-host.py). Threads run one after another, so kernels that need
- * barriers cannot run here; atomics are plain atomics. */
+ * (test-suite/bin/ptx-to-host.py), in x and y (z is one wide). Two launches:
+ *
+ * - EMU_LAUNCH(GRID, BLOCK, CALL) runs CALL once per thread, one thread after another, in x:
+ *   enough for kernels without barriers (a barrier there aborts the program).
+ * - emu_launch_threads(GRID, BLOCK, FN, ARG) runs FN(ARG) once per thread (and
+ *   emu_launch_threads_2d(GX, GY, BX, BY, FN, ARG) on a 2D grid); the blocks run
+ *   one after another, and each block's threads run at once as POSIX threads, so that
+ *   __syncthreads() (a pthread barrier of the block) orders them as on a GPU, and shared
+ *   memory (ptx-to-host.py makes it an ordinary global) is shared by the block's threads.
+ *
+ * Before each block, shared memory is filled with NaN bytes, as a GPU gives no zeros there.
+ * The thread index is thread-local; the block index and sizes are set before a block's
+ * threads start. Atomics are the host's atomics. A kernel whose threads do not all reach
+ * the same barriers would hang: a watchdog ends such a launch. Build with -pthread. */
 #ifndef ZYG_GPU_EMU_H
 #define ZYG_GPU_EMU_H
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
-static int emu_tid_x, emu_ctaid_x, emu_ntid_x, emu_nctaid_x;
-int emu_sreg_tid_x(void) __asm__("__emu_sreg_tid.x");
-int emu_sreg_ctaid_x(void) __asm__("__emu_sreg_ctaid.x");
-int emu_sreg_ntid_x(void) __asm__("__emu_sreg_ntid.x");
-int emu_sreg_nctaid_x(void) __asm__("__emu_sreg_nctaid.x");
-int emu_sreg_tid_x(void) { return emu_tid_x; }
-int emu_sreg_ctaid_x(void) { return emu_ctaid_x; }
-int emu_sreg_ntid_x(void) { return emu_ntid_x; }
-int emu_sreg_nctaid_x(void) { return emu_nctaid_x; }
+static _Thread_local int emu_tid_x, emu_tid_y;
+static int emu_ctaid_x, emu_ntid_x, emu_nctaid_x;
+static int emu_ctaid_y, emu_ntid_y = 1, emu_nctaid_y = 1;
+/* The special registers, named as ptx-to-host.py renames llvm.nvvm.read.ptx.sreg.*; the
+ * z dimension is always one thread and one block wide. */
+#define EMU_SREG(NAME, REG, VALUE)                                                        \
+    int NAME(void) __asm__("__emu_sreg_" REG);                                            \
+    int NAME(void) { return VALUE; }
+EMU_SREG(emu_sreg_tid_x, "tid.x", emu_tid_x)
+EMU_SREG(emu_sreg_ctaid_x, "ctaid.x", emu_ctaid_x)
+EMU_SREG(emu_sreg_ntid_x, "ntid.x", emu_ntid_x)
+EMU_SREG(emu_sreg_nctaid_x, "nctaid.x", emu_nctaid_x)
+EMU_SREG(emu_sreg_tid_y, "tid.y", emu_tid_y)
+EMU_SREG(emu_sreg_ctaid_y, "ctaid.y", emu_ctaid_y)
+EMU_SREG(emu_sreg_ntid_y, "ntid.y", emu_ntid_y)
+EMU_SREG(emu_sreg_nctaid_y, "nctaid.y", emu_nctaid_y)
+EMU_SREG(emu_sreg_tid_z, "tid.z", 0)
+EMU_SREG(emu_sreg_ctaid_z, "ctaid.z", 0)
+EMU_SREG(emu_sreg_ntid_z, "ntid.z", 1)
+EMU_SREG(emu_sreg_nctaid_z, "nctaid.z", 1)
 
-/* Runs CALL once per thread of a GRID x BLOCK launch (x dimension). */
+/* The running block's barrier (emu_launch_threads only). */
+static pthread_barrier_t emu_block_barrier;
+static int emu_threaded;
+
+/* __syncthreads(): `llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)` and `llvm.nvvm.barrier0()`
+ * (ptx-to-host.py renames them). */
+void emu_barrier(int id) __asm__("__emu_barrier");
+void emu_barrier0(void) __asm__("__emu_barrier0");
+void emu_barrier(int id) {
+    (void)id;
+    if (!emu_threaded) {
+        fprintf(stderr, "FAIL: a barrier on the sequential grid (EMU_LAUNCH); use emu_launch_threads\n");
+        exit(1);
+    }
+    pthread_barrier_wait(&emu_block_barrier);
+}
+void emu_barrier0(void) { emu_barrier(0); }
+
+/* Runs CALL once per thread of a GRID x BLOCK launch, threads one after another. */
 #define EMU_LAUNCH(GRID, BLOCK, CALL)                                                    \
     do {                                                                                 \
         emu_nctaid_x = (GRID);                                                           \
@@ -23,4 +68,59 @@ int emu_sreg_nctaid_x(void) { return emu_nctaid_x; }
             for (emu_tid_x = 0; emu_tid_x < (BLOCK); emu_tid_x++)                        \
                 CALL;                                                                    \
     } while (0)
+
+/* Fills the module's shared memory with NaN bytes (defined by ptx-to-host.py). */
+void emu_scramble_shared(void) __asm__("__emu_scramble_shared");
+
+struct emu_thread {
+    int tid_x, tid_y;
+    void (*fn)(void *);
+    void *arg;
+};
+
+static void *emu_thread_main(void *p) {
+    struct emu_thread *t = (struct emu_thread *)p;
+    emu_tid_x = t->tid_x;
+    emu_tid_y = t->tid_y;
+    t->fn(t->arg);
+    return NULL;
+}
+
+/* Runs FN(ARG) once per thread of a (GX, GY) grid of (BX, BY) blocks: a block at a time,
+ * its BX * BY threads as POSIX threads that meet at the block's barrier. */
+__attribute__((unused)) static void emu_launch_threads_2d(int gx, int gy, int bx, int by, void (*fn)(void *), void *arg) {
+    int block = bx * by;
+    pthread_t *threads = (pthread_t *)malloc(sizeof(pthread_t) * block);
+    struct emu_thread *state = (struct emu_thread *)malloc(sizeof(struct emu_thread) * block);
+    emu_nctaid_x = gx, emu_nctaid_y = gy;
+    emu_ntid_x = bx, emu_ntid_y = by;
+    emu_threaded = 1;
+    alarm(60); /* the watchdog: threads stuck at a barrier end the test */
+    for (emu_ctaid_y = 0; emu_ctaid_y < gy; emu_ctaid_y++)
+        for (emu_ctaid_x = 0; emu_ctaid_x < gx; emu_ctaid_x++) {
+            emu_scramble_shared();
+            pthread_barrier_init(&emu_block_barrier, NULL, (unsigned)block);
+            for (int t = 0; t < block; t++) {
+                state[t] = (struct emu_thread){t % bx, t / bx, fn, arg};
+                if (pthread_create(&threads[t], NULL, emu_thread_main, &state[t]) != 0) {
+                    fprintf(stderr, "FAIL: pthread_create\n");
+                    exit(1);
+                }
+            }
+            for (int t = 0; t < block; t++)
+                pthread_join(threads[t], NULL);
+            pthread_barrier_destroy(&emu_block_barrier);
+        }
+    alarm(0);
+    emu_threaded = 0;
+    emu_nctaid_y = emu_ntid_y = 1;
+    emu_ctaid_y = 0;
+    free(threads);
+    free(state);
+}
+
+/* The same for a one-dimensional grid. */
+__attribute__((unused)) static void emu_launch_threads(int grid, int block, void (*fn)(void *), void *arg) {
+    emu_launch_threads_2d(grid, 1, block, 1, fn, arg);
+}
 #endif

@@ -141,8 +141,12 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         let wrapper = if kernel { kernel_wrapper(&export_name, &gradient) } else { export_wrapper(&export_name, &gradient) };
         exported = Some((wrapper, text));
     }
-    for (name, ty) in diff.shadow_globals() {
-        zyg_ir::llvm::define_zeroed_global(module, name, ty, false);
+    for (name, global) in diff.shadow_globals() {
+        if global.is_shared() {
+            zyg_ir::llvm::define_shared_global(module, name, &global.ty);
+        } else {
+            zyg_ir::llvm::define_zeroed_global(module, name, &global.ty, false);
+        }
     }
     if !gpu {
         let (cache, cache_ty) = zyg_transform::stack::cache_global(&ns);
@@ -160,6 +164,14 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         let fv = zyg_ir::llvm::write_function(module, f).map_err(|e| llvm(e.to_string()))?;
         let origin = f.name.split_once(&format!(".{ns}.")).and_then(|(source, _)| module.get_function(source));
         copy_target_attributes(origin.or(fallback), fv);
+        if gpu {
+            // As clang marks every CUDA function: a barrier inside (the primal's, the adjoint's
+            // replay, the shared shadows' zeroing) must not be moved into divergent code, by
+            // LLVM's passes here or after inlining.
+            use inkwell::attributes::{Attribute, AttributeLoc};
+            let convergent = module.get_context().create_enum_attribute(Attribute::get_named_enum_kind_id("convergent"), 0);
+            fv.add_attribute(AttributeLoc::Function, convergent);
+        }
         prepare::restore_dynamic_allocas(fv);
         if exported.as_ref().is_some_and(|(w, _)| w.name == f.name) && opts.function.as_deref().is_some_and(|n| is_kernel(module, n)) {
             fv.set_call_conventions(PTX_KERNEL);

@@ -11,8 +11,9 @@ pub enum Constant {
     Float { ty: FloatTy, bits: u128 },
     /// The null pointer in an address space.
     Null(u32),
-    /// The address of a global variable or function, by name.
-    Global(String),
+    /// The address of a global variable or function, by name, and the address space of
+    /// that address (a GPU's shared memory is 3; functions and CPU globals are in 0).
+    Global(String, u32),
     Undef(Type),
     Poison(Type),
     /// `zeroinitializer` of an aggregate type.
@@ -55,7 +56,7 @@ impl Constant {
             Constant::Int { bits, .. } => Type::Int(*bits),
             Constant::Float { ty, .. } => Type::Float(*ty),
             Constant::Null(space) => Type::Ptr(*space),
-            Constant::Global(_) => Type::PTR,
+            Constant::Global(_, space) => Type::Ptr(*space),
             Constant::Undef(ty) | Constant::Poison(ty) | Constant::Zero(ty) => ty.clone(),
             Constant::Vector(lanes) => {
                 let elem = lanes.first().map(Constant::ty).unwrap_or(Type::Void);

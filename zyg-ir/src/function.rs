@@ -229,6 +229,21 @@ pub struct GlobalVar {
     pub addrspace: u32,
 }
 
+/// The address space of a GPU's shared memory (CUDA `__shared__`), one copy per block.
+pub const SHARED_MEMORY: u32 = 3;
+
+impl GlobalVar {
+    pub fn is_shared(&self) -> bool {
+        self.addrspace == SHARED_MEMORY
+    }
+
+    /// `extern __shared__ float s[]`: a zero-length shared array, whose size the launch
+    /// gives (every such array starts at the same dynamic region).
+    pub fn is_dynamic_shared(&self) -> bool {
+        self.is_shared() && matches!(self.ty, Type::Array(0, _))
+    }
+}
+
 impl Module {
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
@@ -240,9 +255,12 @@ impl Module {
     }
 
     /// A global variable that may hold values with derivatives: written by the program
-    /// (not `constant`) and of a type with floats in it. Only the default address space:
-    /// a GPU's shared memory needs a shadow the kernel zeroes itself, not supported yet.
+    /// (not `constant`) and of a type with floats in it, in the default address space or
+    /// in a GPU's shared memory (whose shadow is shared memory the gradient kernel zeroes).
+    /// Dynamic shared memory is not: its shadow would need a dynamic region of its own.
     pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
-        self.globals.get(name).filter(|g| !g.constant && g.addrspace == 0 && g.ty.carries_derivative())
+        self.globals.get(name).filter(|g| {
+            !g.constant && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared()) && g.ty.carries_derivative()
+        })
     }
 }

@@ -294,3 +294,47 @@ fn horner_gradient_on_gpu() {
         );
     }
 }
+
+#[test]
+fn blocksum_gradient_on_gpu() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let module = module(&gpu);
+    let grad = module.kernel("blocksum_grad").unwrap();
+    let x = spread(-0.6, 0.9, 5);
+    let blocks = GRID as usize;
+    // One seed per block's sum; y starts as garbage the kernel overwrites.
+    let seed: Vec<f32> = (0..blocks).map(|b| 1.0 + 0.25 * (b % 4) as f32).collect();
+    let n = N as i32;
+    let x_d = DeviceBuffer::from_slice(&gpu, &x).unwrap();
+    let dx_d = DeviceBuffer::<f32>::zeros(&gpu, N).unwrap();
+    let y_d = DeviceBuffer::from_slice(&gpu, &vec![f32::NAN; blocks]).unwrap();
+    let dy_d = DeviceBuffer::from_slice(&gpu, &seed).unwrap();
+    unsafe {
+        gpu.launch(&grad, GRID, BLOCK, &[&x_d, &dx_d, &y_d, &dy_d, &n])
+            .unwrap()
+    };
+    let (dx, dy, y) = (
+        dx_d.to_vec().unwrap(),
+        dy_d.to_vec().unwrap(),
+        y_d.to_vec().unwrap(),
+    );
+    for b in 0..blocks {
+        let squares = x[b * BLOCK as usize..((b + 1) * BLOCK as usize).min(N)]
+            .iter()
+            .map(|&v| v as f64 * v as f64);
+        let sum: f64 = squares.sum();
+        check(&format!("y[{b}] (the block's sum)"), y[b], sum, sum, 1e-5, 1e-6);
+        check(&format!("dy[{b}] (consumed)"), dy[b], 0.0, 1.0, 0.0, 0.0);
+    }
+    for i in 0..N {
+        let want = 2.0 * x[i] as f64 * seed[i / BLOCK as usize] as f64;
+        check(
+            &format!("dx[{i}] (through the shared shadow)"),
+            dx[i],
+            want,
+            1.0,
+            1e-5,
+            1e-6,
+        );
+    }
+}

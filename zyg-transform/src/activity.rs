@@ -72,7 +72,7 @@ impl Activity {
     /// The global variables among the shadowed pointers.
     pub fn shadowed_globals<'f>(&'f self, func: &'f Function) -> impl Iterator<Item = (Value, &'f str)> + 'f {
         self.shadowed.iter().filter_map(move |v| match func.constant(*v) {
-            Some(Constant::Global(name)) => Some((*v, &**name)),
+            Some(Constant::Global(name, _)) => Some((*v, &**name)),
             _ => None,
         })
     }
@@ -107,7 +107,7 @@ impl Activity {
         // Globals the program writes that hold floats: their shadows are shadow globals.
         for &inst in &insts {
             for v in func.insts[inst].kind.operands() {
-                if let Some(Constant::Global(name)) = func.constant(v) {
+                if let Some(Constant::Global(name, _)) = func.constant(v) {
                     if module.active_global(name).is_some() {
                         shadowed.insert(v);
                     }
@@ -140,7 +140,7 @@ impl Activity {
                 }
             }
         }
-        check_memory(func, &insts, &varied, &shadowed)?;
+        check_memory(module, func, &insts, &varied, &shadowed)?;
         let useful = useful_values(module, func, &insts, &shadowed);
         Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed })
     }
@@ -183,13 +183,14 @@ pub fn returns_shadowed(module: &Module, name: &str, given_shadowed: bool) -> bo
             let kind = &callee.insts[i].kind;
             is_allocation(kind)
                 || kind.operands().iter().any(|v| {
-                    matches!(callee.constant(*v), Some(Constant::Global(g)) if module.active_global(g).is_some())
+                    matches!(callee.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
                 })
         })
 }
 
 /// Refuses what the memory model cannot represent yet, rather than dropping derivatives.
 fn check_memory(
+    module: &Module,
     func: &Function,
     insts: &[Inst],
     varied: &HashSet<Value>,
@@ -204,6 +205,17 @@ fn check_memory(
     for &inst in insts {
         match &func.insts[inst].kind {
             InstKind::Store { value, ptr } if varied.contains(value) && !shadowed.contains(ptr) => {
+                if let Some(name) = dynamic_shared(module, func, *ptr) {
+                    return Err(TransformError::at(
+                        func,
+                        inst,
+                        format!(
+                            "an active value is stored to dynamic shared memory (`extern __shared__` @{name}); \
+                             that is not supported yet: its shadow would need a dynamic region of its own. \
+                             Use a shared array of fixed size"
+                        ),
+                    ));
+                }
                 return Err(TransformError::at(
                     func,
                     inst,
@@ -278,6 +290,16 @@ fn check_memory(
         }
     }
     Ok(())
+}
+
+/// The dynamic shared-memory global (`GlobalVar::is_dynamic_shared`) `ptr` points into.
+fn dynamic_shared<'m>(module: &'m Module, func: &Function, ptr: Value) -> Option<&'m str> {
+    match func.constant(crate::memory::root(func, ptr)) {
+        Some(Constant::Global(name, _)) => {
+            module.globals.get_key_value(name).filter(|(_, g)| g.is_dynamic_shared()).map(|(n, _)| n.as_str())
+        }
+        _ => None,
+    }
 }
 
 /// Values that can influence an output: the float result, values stored into shadowed

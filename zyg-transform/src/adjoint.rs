@@ -282,6 +282,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 };
                 let mut c = Cursor::at_end(&mut self.adj, ab);
                 let bytes = if *c.func.ty(bytes) == Type::I64 { bytes } else { c.cast(CastOp::ZExt, bytes, Type::I64) };
+                // The helpers take generic pointers; a shared-memory shadow converts to one.
+                let dst_shadow = generic_pointer(&mut c, dst_shadow);
+                let src_shadow = src_shadow.map(|s| generic_pointer(&mut c, s));
                 match (&self.plan.pullbacks[&inst], src_shadow) {
                     (Pullback::MemCopy(elem), Some(src_shadow)) => {
                         let name = crate::memory::copy_adjoint_name(&self.plan.namespace, *elem);
@@ -701,8 +704,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             let tape_ty = self.plan.layout.tape_ty.clone();
             return Ok(Cursor::at_end(&mut self.adj, at).field_ptr(&tape_ty, self.tape, &[index]));
         }
-        if let Some(Constant::Global(name)) = self.plan.func.constant(ptr) {
-            return Ok(self.adj.constant_value(Constant::Global(crate::shadow_global_name(name))));
+        if let Some(shadow) = self.plan.func.constant(ptr).and_then(crate::shadow_global) {
+            return Ok(self.adj.constant_value(shadow));
         }
         if self.plan.recompute.shadows.contains(&ptr) {
             let func = self.plan.func;
@@ -868,4 +871,12 @@ fn masked_store(c: &mut Cursor, value: Value, ptr: Value, mask: Value) {
     let sig = Signature::new(vec![ty.clone(), Type::PTR, c.func.ty(mask).clone()], Type::Void);
     let name = format!("llvm.masked.store.{}.p0", ty.mangled().expect("a float vector"));
     c.call(&name, sig, vec![value, ptr, mask]);
+}
+
+/// `ptr` as a pointer in the default address space (an `addrspacecast` from another one).
+fn generic_pointer(c: &mut Cursor, ptr: Value) -> Value {
+    match c.func.ty(ptr) {
+        Type::Ptr(0) => ptr,
+        _ => c.cast(CastOp::AddrSpaceCast, ptr, Type::PTR),
+    }
 }

@@ -129,7 +129,8 @@ impl<'f> Cursor<'f> {
     pub fn field_ptr(&mut self, ty: &Type, base: Value, fields: &[u32]) -> Value {
         let mut indices = vec![self.i32(0)];
         indices.extend(fields.iter().map(|f| self.i32(i64::from(*f))));
-        self.value(InstKind::Gep { source_ty: ty.clone(), base, indices, inbounds: true }, Type::PTR)
+        let ptr_ty = self.func.ty(base).clone();
+        self.value(InstKind::Gep { source_ty: ty.clone(), base, indices, inbounds: true }, ptr_ty)
     }
 
     /// `*ptr += value` for a value of type `ty` holding floats: a float or float vector is
@@ -155,9 +156,10 @@ impl<'f> Cursor<'f> {
                     let i = self.i32(i64::from(lane));
                     let part = self.extract_element(value, i);
                     let idx = self.i64(i64::from(lane));
+                    let ptr_ty = self.func.ty(ptr).clone();
                     let at = self.value(
                         InstKind::Gep { source_ty: (**elem).clone(), base: ptr, indices: vec![idx], inbounds: true },
-                        Type::PTR,
+                        ptr_ty,
                     );
                     self.add_floats(at, elem, part, true);
                 }
@@ -202,7 +204,8 @@ impl<'f> Cursor<'f> {
 
     /// `base + offset` bytes.
     pub fn byte_offset(&mut self, base: Value, offset: Value) -> Value {
-        self.value(InstKind::Gep { source_ty: Type::I8, base, indices: vec![offset], inbounds: true }, Type::PTR)
+        let ptr_ty = self.func.ty(base).clone();
+        self.value(InstKind::Gep { source_ty: Type::I8, base, indices: vec![offset], inbounds: true }, ptr_ty)
     }
 
     /// The allocation size of `ty` as an i64, by the `gep ty, null, 1` idiom, so the

@@ -1,13 +1,39 @@
 //! GPU kernels. Many threads run a kernel's adjoint at once, and the adjoints of their
 //! loads add into shadow memory: where two threads may add into the same place the adds
-//! must be atomic. zyg decides it per pointer: an address `base[i]`, where `i` is the
-//! thread's global index (`ctaid.x * ntid.x + tid.x`, however the product and sum are
-//! ordered and extended) and every access through `base` uses that same index, belongs to
-//! one thread, and its shadow is updated with plain loads and stores; every other shadow
-//! update is an `atomicrmw fadd`.
+//! must be atomic. zyg decides it per pointer: an address `base[i]` belongs to one thread,
+//! and its shadow is updated with plain loads and stores, when
+//!
+//! - `base` is where an object starts (a parameter or a global, not an address computed
+//!   from another: `(x + 1)[i]` is `x[i + 1]`, which thread `i + 1` may touch as `x[i]`),
+//!   every access through `base` is such a `base[i]` with the same `i`, and `base` has no
+//!   other use (no copy of it escapes the analysis);
+//! - in a kernel that reads only x indices and sizes, `i` is the thread's global index
+//!   (`ctaid.x * ntid.x + tid.x`, however the product and sum are ordered and extended),
+//!   or, for an array in shared memory (address space 3, one copy per block), the index
+//!   within the block, `tid.x`, as well;
+//! - in a kernel that reads y ones too, `i` is `row * w + col`, `row` and `col` the y and x
+//!   global indices, `w` a parameter (the same for every thread, all along), and every
+//!   access is guarded by `col < w` (a dominating branch on it, alone or in an `&&`): then
+//!   distinct threads have distinct `(row, col)` and so distinct `i` (as long as
+//!   `row * w + col` does not overflow). `tid.x` alone tells nothing apart there. A kernel
+//!   that reads z gets no thread-private pointers. (A kernel launched on more dimensions
+//!   than it reads runs each thread's work several times, racing in the primal already.)
+//!
+//! Every other shadow update is an `atomicrmw fadd`: on shared memory these are cheap, and
+//! a shared array read at a neighbour's index (`buf[t + s]`, `tile[t - 1]`) needs them.
+//! The adjoint of a store (take the shadow, zero it) stays a plain load and store: in a
+//! race-free kernel one thread writes a place between two barriers, and the replayed
+//! barriers order the other threads' adds into it before or after.
+//!
+//! Shared memory's shadows are shared arrays the gradient zeroes first (`zero_shared_shadows`).
 
-use std::collections::{HashMap, HashSet};
-use zyg_ir::{BinOp, Callee, CastOp, Function, InstKind, Value};
+use crate::builder::Cursor;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use zyg_ir::cfg::ControlFlowGraph;
+use zyg_ir::dominance::DominatorTree;
+use zyg_ir::{
+    BinOp, Block, Callee, CastOp, Constant, Function, InstKind, IntPred, Module, Signature, Type, Value, SHARED_MEMORY,
+};
 
 fn sreg(func: &Function, v: Value, which: &str) -> bool {
     let Some(i) = func.def_inst(v) else { return false };
@@ -26,44 +52,210 @@ fn strip(func: &Function, mut v: Value) -> Value {
     v
 }
 
+/// Two operands of `op`, looking through extensions, in both orders.
+fn operands_of(func: &Function, v: Value, op: BinOp) -> Option<[(Value, Value); 2]> {
+    let i = func.def_inst(strip(func, v))?;
+    let InstKind::Binary { op: found, args } = &func.insts[i].kind else { return None };
+    let (a, b) = (strip(func, args[0]), strip(func, args[1]));
+    (*found == op).then_some([(a, b), (b, a)])
+}
+
+/// `ctaid.D * ntid.D + tid.D` for dimension `dim` (`x`, `y`), in any order (extensions
+/// allowed around each part).
+fn is_grid_index(func: &Function, v: Value, dim: &str) -> bool {
+    let reg = |v: Value, name: &str| sreg(func, v, &format!("{name}.{dim}"));
+    let is_block_offset = |x: Value| {
+        operands_of(func, x, BinOp::Mul).is_some_and(|pairs| pairs.iter().any(|(a, b)| reg(*a, "ctaid") && reg(*b, "ntid")))
+    };
+    operands_of(func, v, BinOp::Add).is_some_and(|pairs| pairs.iter().any(|(t, o)| reg(*t, "tid") && is_block_offset(*o)))
+}
+
 /// `ctaid.x * ntid.x + tid.x` in any order (extensions allowed around each part).
 pub fn is_thread_index(func: &Function, v: Value) -> bool {
-    let v = strip(func, v);
-    let Some(i) = func.def_inst(v) else { return false };
-    let InstKind::Binary { op: BinOp::Add, args } = &func.insts[i].kind else { return false };
-    let is_block_offset = |x: Value| {
-        let x = strip(func, x);
-        let Some(j) = func.def_inst(x) else { return false };
-        let InstKind::Binary { op: BinOp::Mul, args } = &func.insts[j].kind else { return false };
-        let (a, b) = (strip(func, args[0]), strip(func, args[1]));
-        (sreg(func, a, "ctaid.x") && sreg(func, b, "ntid.x")) || (sreg(func, a, "ntid.x") && sreg(func, b, "ctaid.x"))
-    };
-    let (a, b) = (strip(func, args[0]), strip(func, args[1]));
-    (sreg(func, a, "tid.x") && is_block_offset(b)) || (sreg(func, b, "tid.x") && is_block_offset(a))
+    is_grid_index(func, v, "x")
+}
+
+/// `row * w + col` in any order, `row` the y grid index, `col` the x one and `w` a
+/// parameter: the thread's element of a row-major 2D array `w` wide. Gives `(col, w)`.
+fn grid_2d_index(func: &Function, v: Value) -> Option<(Value, Value)> {
+    operands_of(func, v, BinOp::Add)?.into_iter().find_map(|(product, col)| {
+        let is_row_width = |(row, w): &(Value, Value)| is_grid_index(func, *row, "y") && func.params.contains(w);
+        let (_, w) = operands_of(func, product, BinOp::Mul)?.into_iter().find(is_row_width)?;
+        is_grid_index(func, col, "x").then_some((col, w))
+    })
+}
+
+/// `cond` being `taken` (true or false) implies `col < w`: `icmp slt/ult col, w` (or the
+/// mirrored `w > col`, or on the false edge `col >= w`), alone or in a conjunction (`and`,
+/// and the `select a, b, false` clang writes for `&&`; on the false edge `or`).
+fn implies_below(func: &Function, cond: Value, taken: bool, col: Value, w: Value) -> bool {
+    let Some(i) = func.def_inst(cond) else { return false };
+    let either = |a: Value, b: Value| implies_below(func, a, taken, col, w) || implies_below(func, b, taken, col, w);
+    match &func.insts[i].kind {
+        InstKind::ICmp { pred, args } => {
+            let (a, b) = (strip(func, args[0]), strip(func, args[1]));
+            use IntPred::*;
+            match (taken, pred) {
+                (true, Slt | Ult) | (false, Sge | Uge) => a == col && b == w,
+                (true, Sgt | Ugt) | (false, Sle | Ule) => a == w && b == col,
+                _ => false,
+            }
+        }
+        InstKind::Binary { op: BinOp::And, args } if taken => either(args[0], args[1]),
+        InstKind::Binary { op: BinOp::Or, args } if !taken => either(args[0], args[1]),
+        InstKind::Select { cond, then_value, else_value } => {
+            let constant = |v: Value, x: bool| func.constant(v) == Some(&Constant::bool(x));
+            (taken && constant(*else_value, false) || !taken && constant(*then_value, true))
+                && either(*cond, if taken { *then_value } else { *else_value })
+        }
+        _ => false,
+    }
+}
+
+/// Code in `block` runs only where `col < w`: some dominator of it (itself included) is
+/// entered only by an edge of a conditional branch whose condition implies it.
+fn guarded_below(func: &Function, cfg: &ControlFlowGraph, dom: &DominatorTree, block: Block, col: Value, w: Value) -> bool {
+    let mut at = Some(block);
+    while let Some(b) = at {
+        if let [pred] = cfg.preds(b) {
+            let branch = func.terminator(*pred).map(|t| &func.insts[t].kind);
+            if let Some(InstKind::CondBr { cond, then_dest, else_dest }) = branch {
+                if then_dest != else_dest && implies_below(func, *cond, *then_dest == b, col, w) {
+                    return true;
+                }
+            }
+        }
+        at = dom.idom(b);
+    }
+    false
+}
+
+/// The most dimensions of the grid the kernel reads (an index or a size in x, y or z).
+fn dimensions_read(func: &Function) -> u32 {
+    let dims = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
+        InstKind::Call { callee: Callee::Direct(n), .. } => match n.strip_prefix("llvm.nvvm.read.ptx.sreg.")?.rsplit('.').next() {
+            Some("x") => Some(1),
+            Some("y") => Some(2),
+            Some("z") => Some(3),
+            _ => None,
+        },
+        _ => None,
+    });
+    dims.max().unwrap_or(1)
 }
 
 /// The pointers whose memory only the running thread touches (see the module comment).
 pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
-    // For each base: the index values of the GEPs on it, and whether it is used otherwise.
-    let mut indices: HashMap<Value, HashSet<Value>> = HashMap::new();
+    let dims = dimensions_read(func);
+    if dims > 2 {
+        return HashSet::new();
+    }
+    let cfg = ControlFlowGraph::compute(func);
+    let dom = DominatorTree::compute(func, &cfg);
+    // Index `i` in `block` names the running thread's own element of `base`.
+    let owns = |base: Value, i: Value, block: Block| match dims {
+        1 => is_thread_index(func, i) || (*func.ty(base) == Type::Ptr(SHARED_MEMORY) && sreg(func, strip(func, i), "tid.x")),
+        _ => grid_2d_index(func, i).is_some_and(|(col, w)| guarded_below(func, &cfg, &dom, block, col, w)),
+    };
+    // The single-index GEPs on each base; the bases used otherwise; and the pointers other
+    // addresses are computed from (`&base[i] + 1` is a neighbour's).
+    let mut geps: HashMap<Value, Vec<(Value, Value, Block)>> = HashMap::new();
     let mut other_use: HashSet<Value> = HashSet::new();
-    let mut geps: Vec<(Value, Value)> = Vec::new();
-    for (_, i) in func.inst_order() {
-        match &func.insts[i].kind {
-            InstKind::Gep { base, indices: idx, .. } if idx.len() == 1 => {
-                indices.entry(*base).or_default().insert(idx[0]);
-                if let Some(r) = func.result(i) {
-                    geps.push((r, *base));
-                }
+    let mut derived_from: HashSet<Value> = HashSet::new();
+    for (block, i) in func.inst_order() {
+        let kind = &func.insts[i].kind;
+        if let InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } = kind {
+            derived_from.insert(*base);
+        }
+        match (kind, func.result(i)) {
+            (InstKind::Gep { base, indices, .. }, Some(r)) if indices.len() == 1 => {
+                geps.entry(*base).or_default().push((r, indices[0], block));
             }
-            kind => other_use.extend(kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr())),
+            _ => other_use.extend(kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr())),
         }
     }
-    geps.into_iter()
-        .filter(|(_, base)| {
-            !other_use.contains(base)
-                && indices.get(base).is_some_and(|set| set.len() == 1 && set.iter().all(|i| is_thread_index(func, *i)))
-        })
-        .map(|(gep, _)| gep)
-        .collect()
+    let mut private = HashSet::new();
+    for (base, on_base) in geps {
+        let index = on_base[0].1;
+        let owned = func.def_inst(base).is_none()
+            && !other_use.contains(&base)
+            && on_base.iter().all(|(gep, i, block)| *i == index && !derived_from.contains(gep) && owns(base, *i, *block));
+        if owned {
+            private.extend(on_base.iter().map(|(gep, _, _)| *gep));
+        }
+    }
+    private
 }
+
+/// The shared-memory globals with shadows (`Module::active_global`) that `function`, or a
+/// function it calls directly (transitively), refers to.
+pub fn shared_globals_reached(module: &Module, function: &str) -> BTreeSet<String> {
+    let (mut seen, mut todo, mut shared) = (HashSet::new(), vec![function.to_string()], BTreeSet::new());
+    while let Some(name) = todo.pop() {
+        let Some(func) = module.function(&name).filter(|_| seen.insert(name.clone())) else { continue };
+        for (_, inst) in func.inst_order() {
+            let kind = &func.insts[inst].kind;
+            // A direct callee is not an operand; a function passed as a callback is.
+            if let InstKind::Call { callee: Callee::Direct(callee), .. } = kind {
+                todo.push(callee.to_string());
+            }
+            for v in kind.operands() {
+                let Some(Constant::Global(g, _)) = func.constant(v) else { continue };
+                if module.function(g).is_some() {
+                    todo.push(g.clone());
+                } else if module.active_global(g).is_some_and(|g| g.is_shared()) {
+                    shared.insert(g.clone());
+                }
+            }
+        }
+    }
+    shared
+}
+
+/// Zeroes the shared-memory shadows `shadows` (name, type), then waits at a barrier so that
+/// no thread adds into them before all are zero. The block's threads share the work: thread
+/// `tid.x` zeroes 32-bit words `tid.x`, `tid.x + ntid.x`, ... (every type with floats in it
+/// is a whole number of words). In a 2D or 3D block, threads with the same `tid.x` zero the
+/// same words: redundant, and still correct. Every thread of the block must get here, as at
+/// a `__syncthreads()`: the gradient of a kernel starts here.
+pub fn zero_shared_shadows(c: &mut Cursor, shadows: &[(String, Type)]) {
+    if shadows.is_empty() {
+        return;
+    }
+    let sreg = |c: &mut Cursor, which: &str| {
+        let v = c.call(&format!("llvm.nvvm.read.ptx.sreg.{which}"), Signature::new(vec![], Type::I32), vec![]);
+        c.cast(CastOp::ZExt, v.expect("a special register"), Type::I64)
+    };
+    let (tid, ntid) = (sreg(c, "tid.x"), sreg(c, "ntid.x"));
+    for (name, ty) in shadows {
+        let base = c.constant(Constant::Global(name.clone(), SHARED_MEMORY));
+        let bytes = c.size_of(ty);
+        let four = c.i64(4);
+        let words = c.binary(BinOp::UDiv, bytes, four);
+        let (before, check, body, next) =
+            (c.block, c.func.create_block(None), c.func.create_block(None), c.func.create_block(None));
+        c.br(check);
+        c.switch_to(check);
+        let k = c.emit(InstKind::Phi { incoming: vec![(before, tid)] }, Type::I64).expect("a phi");
+        let inside = c.icmp(IntPred::Ult, k, words);
+        c.cond_br(inside, body, next);
+        c.switch_to(body);
+        let word = c
+            .emit(InstKind::Gep { source_ty: Type::I32, base, indices: vec![k], inbounds: true }, Type::Ptr(SHARED_MEMORY))
+            .expect("a pointer");
+        let zero = c.i32(0);
+        c.store(zero, word);
+        let k_next = c.binary(BinOp::Add, k, ntid);
+        c.br(check);
+        let phi = c.func.def_inst(k).expect("the phi");
+        if let InstKind::Phi { incoming } = &mut c.func.insts[phi].kind {
+            incoming.push((body, k_next));
+        }
+        c.switch_to(next);
+    }
+    let all = c.i32(0);
+    c.call(BARRIER, Signature::new(vec![Type::I32], Type::Void), vec![all]);
+}
+
+/// `__syncthreads()` as clang 22 writes it (barrier 0, all threads of the block).
+pub const BARRIER: &str = "llvm.nvvm.barrier.cta.sync.aligned.all";

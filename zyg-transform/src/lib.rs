@@ -72,7 +72,8 @@ impl Spec {
 /// one, then the tape.
 fn primal_signature(sig: &Signature, args: &[ArgActivity]) -> Signature {
     let mut primal = sig.clone();
-    primal.params.extend(args.iter().filter(|a| **a == ArgActivity::Dup).map(|_| Type::PTR));
+    // A shadow has its parameter's type (a pointer into shared memory has a shared shadow).
+    primal.params.extend(sig.params.iter().zip(args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(t, _)| t.clone()));
     if sig.ret.is_ptr() {
         primal.params.push(Type::PTR);
     }
@@ -197,13 +198,22 @@ pub fn shadow_global_name(name: &str) -> String {
     format!("__zyg_shadow_{name}")
 }
 
+/// The address of the shadow of global variable `global`, in the global's address space
+/// (a shared-memory array's shadow is shared memory too).
+pub fn shadow_global(global: &Constant) -> Option<Constant> {
+    match global {
+        Constant::Global(name, space) => Some(Constant::Global(shadow_global_name(name), *space)),
+        _ => None,
+    }
+}
+
 /// Generates gradients for a module, sharing primals and adjoints between requests.
 pub struct Differentiator<'m> {
     module: &'m Module,
     generated: HashMap<Spec, Generated>,
     gradients: HashMap<(Spec, Entry), Gradient>,
-    /// Global variables whose shadows the generated code uses, with their types.
-    shadow_globals: BTreeMap<String, Type>,
+    /// Global variables whose shadows the generated code uses: type and address space.
+    shadow_globals: BTreeMap<String, zyg_ir::GlobalVar>,
     in_progress: Vec<Spec>,
     output: Vec<Function>,
     namespace: String,
@@ -258,8 +268,9 @@ impl<'m> Differentiator<'m> {
     }
 
     /// The shadow globals the generated code refers to (`shadow_global_name`), with their
-    /// types: the caller defines each, zero-initialised, unless the module already does.
-    pub fn shadow_globals(&self) -> &BTreeMap<String, Type> {
+    /// types and address spaces: the caller defines each, zero-initialised (shared memory:
+    /// uninitialised, the gradient zeroes it), unless the module already does.
+    pub fn shadow_globals(&self) -> &BTreeMap<String, zyg_ir::GlobalVar> {
         &self.shadow_globals
     }
 
@@ -291,7 +302,7 @@ impl<'m> Differentiator<'m> {
         for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
             params.push(ty.clone());
             if *arg == ArgActivity::Dup {
-                params.push(Type::PTR);
+                params.push(ty.clone());
             }
         }
         let given = params.len();
@@ -318,6 +329,16 @@ impl<'m> Differentiator<'m> {
             }
             Entry::Reverse => *all.last().expect("the tape parameter"),
         };
+        if self.gpu && kind != Entry::Reverse {
+            // Shared memory starts with whatever the block left there: the shadows of the
+            // shared arrays this spec uses are zeroed before anything adds into them.
+            let shared: Vec<(String, Type)> = gpu::shared_globals_reached(self.module, &spec.function)
+                .into_iter()
+                .filter_map(|name| self.shadow_globals.get_key_value(&shadow_global_name(&name)))
+                .map(|(name, g)| (name.clone(), g.ty.clone()))
+                .collect();
+            gpu::zero_shared_shadows(&mut c, &shared);
+        }
         if kind != Entry::Reverse {
             let (mut args, mut shadows) = (Vec::new(), Vec::new());
             let mut given = all[..given].iter().copied();
@@ -457,7 +478,7 @@ impl<'m> Differentiator<'m> {
         let activity = Activity::analyze(self.module, func, &spec.args)?;
         for (_, name) in activity.shadowed_globals(func) {
             let global = self.module.active_global(name).expect("only active globals are shadowed");
-            self.shadow_globals.insert(shadow_global_name(name), global.ty.clone());
+            self.shadow_globals.insert(shadow_global_name(name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
         }
         let cfg = ControlFlowGraph::compute(func);
         let dom = DominatorTree::compute(func, &cfg);
@@ -784,7 +805,7 @@ fn plan_recomputation(
             if !seen_shadows.insert(p) {
                 continue;
             }
-            let special = shadow_memory.contains(&p) || matches!(func.constant(p), Some(Constant::Global(_)));
+            let special = shadow_memory.contains(&p) || matches!(func.constant(p), Some(Constant::Global(..)));
             if !special && r.try_shadow(func, loops, block_of, p) {
                 let base = r.shadow_base(func, p).expect("a rebuilt shadow has a base");
                 if activity.has_shadow(base) || func.constant(base).is_some() {

@@ -28,7 +28,7 @@ pub fn mem_op(kind: &InstKind) -> Option<(MemOp, Value, Value, Value)> {
 }
 
 /// The object a pointer points into: the value its address arithmetic starts from.
-fn root(func: &Function, mut p: Value) -> Value {
+pub(crate) fn root(func: &Function, mut p: Value) -> Value {
     while let Some(i) = func.def_inst(p) {
         match &func.insts[i].kind {
             InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } => p = *base,

@@ -20,7 +20,8 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     let mut shadows: HashMap<Value, Value> = HashMap::new();
     for (param, arg) in plan.func.params.iter().zip(&plan.args) {
         if *arg == ArgActivity::Dup {
-            shadows.insert(*param, p.add_param(Type::PTR));
+            let ty = plan.func.ty(*param).clone();
+            shadows.insert(*param, p.add_param(ty));
         }
     }
     let ret_shadow = plan.func.sig.ret.is_ptr().then(|| p.add_param(Type::PTR));
@@ -52,8 +53,9 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     for (inst, callee) in plan.callees.iter().filter(|(_, g)| !g.boxed) {
         callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
     }
-    for (global, name) in plan.activity.shadowed_globals(plan.func) {
-        shadows.insert(global, p.constant_value(Constant::Global(crate::shadow_global_name(name))));
+    for (global, _) in plan.activity.shadowed_globals(plan.func) {
+        let shadow = plan.func.constant(global).and_then(crate::shadow_global).expect("a global");
+        shadows.insert(global, p.constant_value(shadow));
     }
     // A callee that returns a pointer writes the pointer's shadow into a slot of ours.
     let mut ret_slots = HashMap::new();
@@ -219,7 +221,8 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             }
             let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
             let mut c = Cursor { func: p, block: b, at: Some(at) };
-            let shadow = c.emit(kind, Type::PTR).expect("pointer result");
+            // The shadow lives in the pointer's address space (shared memory's is shared).
+            let shadow = c.emit(kind, plan.func.ty(v).clone()).expect("pointer result");
             shadows.insert(v, shadow);
             made.push((inst, p.def_inst(shadow).expect("an instruction")));
         }
@@ -229,9 +232,9 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
         let shadow_of = |v: &mut Value, p: &mut Function| {
             if let Some(s) = shadows.get(v) {
                 *v = *s;
-            } else if p.ty(*v).is_ptr() {
+            } else if let Type::Ptr(space) = *p.ty(*v) {
                 // Only null, poison and undef reach here (activity refuses other unshadowed pointers).
-                *v = p.constant_value(Constant::Null(0));
+                *v = p.constant_value(Constant::Null(space));
             }
         };
         match &mut kind {

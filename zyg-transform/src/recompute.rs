@@ -233,7 +233,8 @@ pub fn induction_value(c: &mut crate::builder::Cursor, iv: &Induction, start: Va
             };
             let k = c.constant(k);
             let offset = c.binary(BinOp::Mul, iteration, k);
-            c.emit(InstKind::Gep { source_ty: elem.clone(), base: start, indices: vec![offset], inbounds: false }, Type::PTR)
+            let ptr_ty = c.func.ty(start).clone();
+            c.emit(InstKind::Gep { source_ty: elem.clone(), base: start, indices: vec![offset], inbounds: false }, ptr_ty)
                 .expect("gep")
         }
     }

@@ -19,7 +19,7 @@ pub fn with_callbacks(module: &mut Module, namespace: &str, function: &str, call
     copy.name = name.clone();
     for (index, callee) in callbacks {
         let Some(&param) = copy.params.get(*index) else { continue };
-        let target = copy.constant_value(Constant::Global(callee.clone()));
+        let target = copy.constant_value(Constant::Global(callee.clone(), 0));
         for inst in copy.inst_order().map(|(_, i)| i).collect::<Vec<_>>() {
             for operand in copy.insts[inst].kind.operands_mut() {
                 if *operand == param {
@@ -47,7 +47,7 @@ fn direct_calls(func: &mut Function) {
     let insts: Vec<_> = func.inst_order().map(|(_, i)| i).collect();
     for inst in insts {
         let InstKind::Call { callee: Callee::Indirect(v), .. } = &func.insts[inst].kind else { continue };
-        if let Some(Constant::Global(name)) = func.constant(*v).cloned() {
+        if let Some(Constant::Global(name, _)) = func.constant(*v).cloned() {
             if let InstKind::Call { callee, .. } = &mut func.insts[inst].kind {
                 *callee = Callee::Direct(name.into());
             }
@@ -70,7 +70,7 @@ fn nested_callbacks(module: &Module, func: &Function) -> Vec<NestedCallback> {
             .iter()
             .enumerate()
             .filter_map(|(i, a)| match func.constant(*a) {
-                Some(Constant::Global(g)) if module.function(g).is_some() || module.declarations.contains_key(g) => {
+                Some(Constant::Global(g, _)) if module.function(g).is_some() || module.declarations.contains_key(g) => {
                     Some((i, g.clone()))
                 }
                 _ => None,

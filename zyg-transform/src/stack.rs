@@ -153,7 +153,7 @@ fn take_chunk(namespace: &str) -> Function {
     let done = f.create_block(Some("done".into()));
     let (name, ty) = cache_global(namespace);
     let mut c = Cursor::at_end(&mut f, entry);
-    let cache = c.constant(Constant::Global(name));
+    let cache = c.constant(Constant::Global(name, 0));
     let (head_p, count_p) = (c.field_ptr(&ty, cache, &[0]), c.field_ptr(&ty, cache, &[1]));
     let head = c.load(Type::PTR, head_p);
     let null = c.constant(Constant::Null(0));
@@ -199,7 +199,7 @@ fn release_chunk(namespace: &str) -> Function {
     let drop = f.create_block(Some("drop".into()));
     let (name, ty) = cache_global(namespace);
     let mut c = Cursor::at_end(&mut f, entry);
-    let cache = c.constant(Constant::Global(name));
+    let cache = c.constant(Constant::Global(name, 0));
     let (head_p, count_p) = (c.field_ptr(&ty, cache, &[0]), c.field_ptr(&ty, cache, &[1]));
     let size_p = c.field_ptr(&chunk_header(), chunk, &[2]);
     let size = c.load(Type::I64, size_p);

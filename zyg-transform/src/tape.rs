@@ -145,7 +145,8 @@ impl TapeLayout {
         let shadow_memory: Vec<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
         let wanted = needs.values.iter().map(|v| (Field::Value(*v), func.ty(*v).clone())).chain(
             // An alloca's shadow is a fixed place in the tape: nothing to record.
-            needs.shadows.iter().filter(|p| !shadow_memory.contains(p)).map(|p| (Field::Shadow(*p), Type::PTR)),
+            // A shadow has its pointer's type (a shared-memory shadow keeps address space 3).
+            needs.shadows.iter().filter(|p| !shadow_memory.contains(p)).map(|p| (Field::Shadow(*p), func.ty(*p).clone())),
         );
         for (field, ty) in wanted {
             let (Field::Value(v) | Field::Shadow(v)) = field else { continue };

@@ -10,4 +10,4 @@ pub mod writer;
 
 pub use raw::value_name;
 pub use reader::{read_functions, signature_of, ReadError, ReadModule};
-pub use writer::{define_zeroed_global, write_function, WriteError};
+pub use writer::{define_shared_global, define_zeroed_global, write_function, WriteError};

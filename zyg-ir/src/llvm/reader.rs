@@ -352,7 +352,7 @@ unsafe fn read_constant(v: LLVMValueRef) -> Result<Constant, String> {
         return Ok(Constant::Zero(ty));
     }
     if !LLVMIsAGlobalValue(v).is_null() {
-        return Ok(Constant::Global(value_name(v)));
+        return Ok(Constant::Global(value_name(v), LLVMGetPointerAddressSpace(LLVMTypeOf(v))));
     }
     if !LLVMIsAConstantExpr(v).is_null() {
         return Err(format!("constant expression `{}` is not supported yet", print_value(v)));

@@ -44,6 +44,17 @@ pub fn write_function<'ctx>(
 /// the definition, visible to the program; otherwise the global is internal.
 /// With `thread_local`, each thread has its own.
 pub fn define_zeroed_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type, thread_local: bool) {
+    define_global(module, name, ty, 0, thread_local);
+}
+
+/// Defines global `name` of type `ty` in a GPU's shared memory (`SHARED_MEMORY`), internal
+/// and uninitialised: shared memory has no initial contents (it is per block, and CUDA
+/// refuses initialisers); the code that uses it zeroes it.
+pub fn define_shared_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type) {
+    define_global(module, name, ty, crate::SHARED_MEMORY, false);
+}
+
+fn define_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type, space: u32, thread_local: bool) {
     let cname = CString::new(name).expect("global names have no NUL");
     // SAFETY: the module and its context are alive; the global is created in them.
     unsafe {
@@ -51,13 +62,22 @@ pub fn define_zeroed_global(module: &inkwell::module::Module<'_>, name: &str, ty
         let lty = llvm_type(LLVMGetModuleContext(m), ty);
         let mut g = LLVMGetNamedGlobal(m, cname.as_ptr());
         if g.is_null() {
-            g = LLVMAddGlobal(m, lty, cname.as_ptr());
+            g = LLVMAddGlobalInAddressSpace(m, lty, cname.as_ptr(), space);
             LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
         } else if LLVMIsDeclaration(g) == 0 {
             return;
         }
         // A declaration of another type keeps its own: zero of that type.
-        LLVMSetInitializer(g, LLVMConstNull(LLVMGlobalGetValueType(g)));
+        let value_ty = LLVMGlobalGetValueType(g);
+        if space == crate::SHARED_MEMORY {
+            LLVMSetInitializer(g, LLVMGetUndef(value_ty));
+            // An explicit alignment: without one, LLVM's optimiser assumes the data layout's
+            // preferred one (16 bytes for a large array) while the NVPTX printer places the
+            // array at its type's (4 for floats), and a vector access would be misaligned.
+            LLVMSetAlignment(g, 16);
+        } else {
+            LLVMSetInitializer(g, LLVMConstNull(value_ty));
+        }
         LLVMSetThreadLocal(g, i32::from(thread_local));
     }
 }
@@ -228,7 +248,7 @@ impl<'f> Writer<'f> {
             }
             Constant::Float { .. } => LLVMConstReal(ty, c.as_f64().expect("float constant")),
             Constant::Null(_) => LLVMConstPointerNull(ty),
-            Constant::Global(name) => {
+            Constant::Global(name, _) => {
                 let cname = CString::new(name.as_str()).unwrap_or_default();
                 let f = LLVMGetNamedFunction(self.module, cname.as_ptr());
                 let g = if f.is_null() { LLVMGetNamedGlobal(self.module, cname.as_ptr()) } else { f };

@@ -510,7 +510,7 @@ impl<'c> FunctionParser<'c> {
             (Tok::Word(w), Type::Float(fty)) if w == "inf" || w == "nan" => {
                 Constant::float(*fty, if w == "inf" { f64::INFINITY } else { f64::NAN })
             }
-            (Tok::Global(name), Type::Ptr(0)) => Constant::Global(name),
+            (Tok::Global(name), Type::Ptr(space)) => Constant::Global(name, *space),
             (Tok::Punct('<'), Type::Vector(n, elem)) => {
                 // `<double 1.0, double 2.0>`: one typed literal per lane.
                 self.cur.bump();

@@ -230,7 +230,7 @@ pub(crate) fn constant(c: &Constant) -> String {
         Constant::Int { .. } => c.as_i128().unwrap_or_default().to_string(),
         Constant::Float { ty, bits } => float_literal(*ty, *bits),
         Constant::Null(_) => "null".into(),
-        Constant::Global(name) => sigil_name('@', name),
+        Constant::Global(name, _) => sigil_name('@', name),
         Constant::Undef(_) => "undef".into(),
         Constant::Poison(_) => "poison".into(),
         Constant::Zero(_) => "zeroinitializer".into(),

@@ -4,6 +4,8 @@
 //   saxpy_sin: elementwise (each thread owns x[i], y[i]), an `out` scalar `a`
 //   stencil:   neighbours share x (its shadow gets atomic adds)
 //   horner:    a per-thread loop over coefficients every thread reads (a tape, atomics)
+//   blocksum:  a tree reduction in shared memory with a barrier per step (a shared shadow
+//              the gradient kernel zeroes, atomic adds into it, the barriers replayed)
 float sinf(float);
 float expf(float);
 float tanhf(float);
@@ -30,4 +32,21 @@ __attribute__((nvptx_kernel)) void horner(const float *c, int degree, const floa
     for (int k = degree - 1; k >= 0; k--)
         acc = acc * t[i] + c[k];
     p[i] = acc;
+}
+
+/* Blocks of at most 256 threads. */
+__attribute__((address_space(3))) static float partial[256];
+
+__attribute__((nvptx_kernel)) void blocksum(const float *x, float *y, int n) {
+    int t = __nvvm_read_ptx_sreg_tid_x();
+    int i = TID();
+    partial[t] = i < n ? x[i] * x[i] : 0.0f;
+    __syncthreads();
+    for (int s = __nvvm_read_ptx_sreg_ntid_x() / 2; s > 0; s /= 2) {
+        if (t < s)
+            partial[t] += partial[t + s];
+        __syncthreads();
+    }
+    if (t == 0)
+        y[__nvvm_read_ptx_sreg_ctaid_x()] = partial[0];
 }
