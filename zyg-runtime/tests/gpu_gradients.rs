@@ -5,7 +5,7 @@
 
 mod common;
 
-use zyg_runtime::{DeviceBuffer, Gpu, Module};
+use zyg_runtime::{DeviceBuffer, Gpu, Kernel, Module};
 
 const N: usize = 4096;
 const BLOCK: u32 = 256;
@@ -72,6 +72,18 @@ fn spread(lo: f32, hi: f32, salt: usize) -> Vec<f32> {
 
 fn dot(w: &[f32], y: &[f32]) -> f64 {
     w.iter().zip(y).map(|(&w, &y)| w as f64 * y as f64).sum()
+}
+
+/// Launches a gradient kernel `(x, dx, y, dy, n)` over GRID x BLOCK with dx zeroed and
+/// returns (dx, dy, y) as the kernel left them.
+fn launch_x_y_gradient(gpu: &Gpu, grad: &Kernel, x: &[f32], y0: &[f32], dy0: &[f32]) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let n = N as i32;
+    let x_d = DeviceBuffer::from_slice(gpu, x).unwrap();
+    let dx_d = DeviceBuffer::<f32>::zeros(gpu, N).unwrap();
+    let y_d = DeviceBuffer::from_slice(gpu, y0).unwrap();
+    let dy_d = DeviceBuffer::from_slice(gpu, dy0).unwrap();
+    unsafe { gpu.launch(grad, GRID, BLOCK, &[&x_d, &dx_d, &y_d, &dy_d, &n]).unwrap() };
+    (dx_d.to_vec().unwrap(), dy_d.to_vec().unwrap(), y_d.to_vec().unwrap())
 }
 
 #[test]
@@ -182,20 +194,7 @@ fn stencil_gradient_on_gpu() {
     let grad = module.kernel("stencil_grad").unwrap();
     let (x, w) = (spread(-0.6, 0.9, 3), weights());
     let y0 = vec![0.5f32; N];
-    let n = N as i32;
-    let x_d = DeviceBuffer::from_slice(&gpu, &x).unwrap();
-    let dx_d = DeviceBuffer::<f32>::zeros(&gpu, N).unwrap();
-    let y_d = DeviceBuffer::from_slice(&gpu, &y0).unwrap();
-    let dy_d = DeviceBuffer::from_slice(&gpu, &w).unwrap();
-    unsafe {
-        gpu.launch(&grad, GRID, BLOCK, &[&x_d, &dx_d, &y_d, &dy_d, &n])
-            .unwrap()
-    };
-    let (dx, dy, y) = (
-        dx_d.to_vec().unwrap(),
-        dy_d.to_vec().unwrap(),
-        y_d.to_vec().unwrap(),
-    );
+    let (dx, dy, y) = launch_x_y_gradient(&gpu, &grad, &x, &y0, &w);
 
     let u =
         |i: usize| 0.25 * x[i - 1] as f64 + 0.5 * (x[i] as f64).powi(2) + 0.25 * x[i + 1] as f64;
@@ -304,20 +303,7 @@ fn blocksum_gradient_on_gpu() {
     let blocks = GRID as usize;
     // One seed per block's sum; y starts as garbage the kernel overwrites.
     let seed: Vec<f32> = (0..blocks).map(|b| 1.0 + 0.25 * (b % 4) as f32).collect();
-    let n = N as i32;
-    let x_d = DeviceBuffer::from_slice(&gpu, &x).unwrap();
-    let dx_d = DeviceBuffer::<f32>::zeros(&gpu, N).unwrap();
-    let y_d = DeviceBuffer::from_slice(&gpu, &vec![f32::NAN; blocks]).unwrap();
-    let dy_d = DeviceBuffer::from_slice(&gpu, &seed).unwrap();
-    unsafe {
-        gpu.launch(&grad, GRID, BLOCK, &[&x_d, &dx_d, &y_d, &dy_d, &n])
-            .unwrap()
-    };
-    let (dx, dy, y) = (
-        dx_d.to_vec().unwrap(),
-        dy_d.to_vec().unwrap(),
-        y_d.to_vec().unwrap(),
-    );
+    let (dx, dy, y) = launch_x_y_gradient(&gpu, &grad, &x, &vec![f32::NAN; blocks], &seed);
     for b in 0..blocks {
         let squares = x[b * BLOCK as usize..((b + 1) * BLOCK as usize).min(N)]
             .iter()
