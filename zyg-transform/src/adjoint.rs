@@ -165,9 +165,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
         let preds = self.plan.cfg.preds(b).to_vec();
         // Leaving a counted loop backwards: its header's executions, to count down.
-        let trips: Vec<Block> = self.plan.layout.records.get(&b).map_or(Vec::new(), |r| {
-            r.fields.iter().filter_map(|f| if let Field::Trips(h) = f { Some(*h) } else { None }).collect()
-        });
+        let trips: Vec<Block> =
+            self.plan.layout.fields_of(b).iter().filter_map(|f| if let Field::Trips(h) = f { Some(*h) } else { None }).collect();
         for h in trips {
             let count = self.fetch(ab, b, Field::Trips(h))?;
             Cursor::at_end(&mut self.adj, ab).store(count, self.remaining[&h]);
@@ -621,10 +620,10 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
     }
 
-    /// Reads `field` from the newest record of block `home`.
+    /// Reads `field` from the newest record holding block `home`'s fields.
     fn fetch(&mut self, at: Block, home: Block, field: Field) -> Result<Value, TransformError> {
         let layout = &self.plan.layout;
-        let (Some(record), Some(&index)) = (layout.records.get(&home), layout.home.get(&(home, field))) else {
+        let (Some((_, record)), Some(&index)) = (layout.record_of(home), layout.home.get(&(home, field))) else {
             return Err(TransformError::in_function(self.plan.func, format!("internal error: {field:?} is not on the tape")));
         };
         let ty = record.ty.field(index).cloned().expect("record field");

@@ -104,11 +104,17 @@ pub fn build(plan: &Plan, name: &str) -> Function {
 
     let pred_ids = record_predecessors(plan, &mut p);
     let trips = count_trips(plan, &mut p);
-    for &b in &plan.func.layout {
-        let Some(record) = plan.layout.records.get(&b) else { continue };
+    // Where each pushed record is, for the blocks sharing it (reverse postorder: a loop's
+    // header comes before the blocks that share its record).
+    let mut pushed: HashMap<Block, Value> = HashMap::new();
+    for &b in plan.cfg.reverse_postorder() {
+        let Some((owner, record)) = plan.layout.record_of(b) else { continue };
+        let own = plan.layout.fields_of(b);
+        if owner != b && own.is_empty() {
+            continue;
+        }
         let mut c = Cursor::before_terminator(&mut p, b);
-        let values: Vec<Value> = record
-            .fields
+        let values: Vec<Value> = own
             .iter()
             .map(|f| match f {
                 Field::Value(v) => *v,
@@ -124,17 +130,23 @@ pub fn build(plan: &Plan, name: &str) -> Function {
                 },
             })
             .collect();
-        let place = c.field_ptr(tape_ty, tape, &[record.tape_index]);
-        let record_ptr = match record.storage {
-            Storage::Once => place,
-            Storage::Stack => {
-                let size = c.size_of(&record.ty);
-                let push = stack::Op::Push;
-                c.call(&push.name(&plan.namespace), stack::signature(push), vec![place, size]).expect("push returns")
-            }
+        let record_ptr = if owner == b {
+            let place = c.field_ptr(tape_ty, tape, &[record.tape_index]);
+            let ptr = match record.storage {
+                Storage::Once => place,
+                Storage::Stack => {
+                    let size = c.size_of(&record.ty);
+                    let push = stack::Op::Push;
+                    c.call(&push.name(&plan.namespace), stack::signature(push), vec![place, size]).expect("push returns")
+                }
+            };
+            pushed.insert(b, ptr);
+            ptr
+        } else {
+            pushed[&owner]
         };
-        for (k, v) in values.into_iter().enumerate() {
-            let field = c.field_ptr(&record.ty, record_ptr, &[k as u32]);
+        for (f, v) in own.iter().zip(values) {
+            let field = c.field_ptr(&record.ty, record_ptr, &[plan.layout.home[&(b, *f)]]);
             c.store(v, field);
         }
     }
@@ -303,8 +315,7 @@ fn position(p: &Function, b: Block, inst: Inst) -> usize {
 fn record_predecessors(plan: &Plan, p: &mut Function) -> HashMap<Block, Value> {
     let mut ids = HashMap::new();
     for &b in &plan.func.layout {
-        let Some(record) = plan.layout.records.get(&b) else { continue };
-        if !record.fields.contains(&Field::PredId) {
+        if !plan.layout.fields_of(b).contains(&Field::PredId) {
             continue;
         }
         let mut incoming = Vec::new();

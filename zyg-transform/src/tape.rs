@@ -14,6 +14,7 @@
 use crate::stack;
 use std::collections::HashMap;
 use zyg_ir::cfg::ControlFlowGraph;
+use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::{Block, Function, Inst, InstKind, Type, Value, ValueDef};
 
@@ -111,8 +112,15 @@ pub struct Record {
 
 #[derive(Clone, Debug)]
 pub struct TapeLayout {
+    /// The records, by the block that pushes (or fills) them.
     pub records: HashMap<Block, Record>,
-    /// The block whose record holds a field, and the field's index there.
+    /// What each block records, in the order of `home`'s indices.
+    pub recorded: HashMap<Block, Vec<Field>>,
+    /// Blocks that write their fields into their loop header's record instead of a record
+    /// of their own (see `shares_header_record`).
+    pub shared: HashMap<Block, Block>,
+    /// The block recording a field, and the field's index in that block's record (its own,
+    /// or the header's it shares).
     pub home: HashMap<(Block, Field), u32>,
     pub tape_ty: Type,
     /// Tape field recording which return block ran, when there are several.
@@ -130,6 +138,7 @@ impl TapeLayout {
     pub fn build(
         func: &Function,
         cfg: &ControlFlowGraph,
+        dom: &DominatorTree,
         loops: &LoopAnalysis,
         needs: &TapeNeeds,
         returns: &[Block],
@@ -172,23 +181,43 @@ impl TapeLayout {
                 fields.entry(b).or_default().push((Field::PredId, Type::I32));
             }
         }
+        let shared: HashMap<Block, Block> = fields
+            .keys()
+            .filter_map(|&b| shares_header_record(cfg, dom, loops, b).map(|h| (b, h)))
+            .collect();
+        // The blocks writing into each record (its owner's and those sharing it), in layout order.
+        let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
+        for &b in &func.layout {
+            if fields.contains_key(&b) {
+                groups.entry(shared.get(&b).copied().unwrap_or(b)).or_default().push(b);
+            }
+        }
         let mut records = HashMap::new();
+        let mut recorded = HashMap::new();
         let mut home = HashMap::new();
         let mut tape_fields = Vec::new();
-        for &b in &func.layout {
-            let Some(list) = fields.remove(&b) else { continue };
-            let ty = Type::structure(list.iter().map(|(_, t)| t.clone()).collect());
-            let storage = if loops.may_repeat(b) { Storage::Stack } else { Storage::Once };
+        for &owner in &func.layout {
+            let Some(members) = groups.remove(&owner) else { continue };
+            let mut types = Vec::new();
+            let mut all = Vec::new();
+            for b in members {
+                let list = fields.remove(&b).unwrap_or_default();
+                for (f, t) in &list {
+                    home.insert((b, *f), types.len() as u32);
+                    types.push(t.clone());
+                    all.push(*f);
+                }
+                recorded.insert(b, list.into_iter().map(|(f, _)| f).collect::<Vec<_>>());
+            }
+            let ty = Type::structure(types);
+            let storage = if loops.may_repeat(owner) { Storage::Stack } else { Storage::Once };
             tape_fields.push(match storage {
                 Storage::Once => ty.clone(),
                 Storage::Stack if needs.inline_chunks => stack::inline_stack_type(),
                 Storage::Stack => stack::header_type(),
             });
-            for (i, (f, _)) in list.iter().enumerate() {
-                home.insert((b, *f), i as u32);
-            }
             let tape_index = tape_fields.len() as u32 - 1;
-            records.insert(b, Record { fields: list.into_iter().map(|(f, _)| f).collect(), ty, storage, tape_index });
+            records.insert(owner, Record { fields: all, ty, storage, tape_index });
         }
         let exit_index = (returns.len() > 1).then(|| {
             tape_fields.push(Type::I32);
@@ -202,6 +231,8 @@ impl TapeLayout {
         let counted = counted.into_iter().map(|(h, (c, _))| (h, c)).collect();
         TapeLayout {
             records,
+            recorded,
+            shared,
             home,
             tape_ty: Type::structure(tape_fields),
             exit_index,
@@ -222,6 +253,17 @@ impl TapeLayout {
         self.home.contains_key(&(b, field)).then_some(b)
     }
 
+    /// The block whose record holds `b`'s fields, and that record.
+    pub fn record_of(&self, b: Block) -> Option<(Block, &Record)> {
+        let owner = self.shared.get(&b).copied().unwrap_or(b);
+        self.records.get(&owner).map(|r| (owner, r))
+    }
+
+    /// What block `b` records (nothing for most blocks).
+    pub fn fields_of(&self, b: Block) -> &[Field] {
+        self.recorded.get(&b).map_or(&[], Vec::as_slice)
+    }
+
     /// Tape indices of all stack headers.
     pub fn stacks(&self) -> Vec<u32> {
         let mut s: Vec<u32> =
@@ -229,6 +271,29 @@ impl TapeLayout {
         s.sort_unstable();
         s
     }
+}
+
+/// The header of `b`'s innermost loop, when `b` runs exactly once per iteration of that
+/// loop and so can write its fields into the record the header pushes, saving a push per
+/// iteration (clang -O2 loop bodies are often several blocks: the header's checks, the
+/// body, the latch). Once per iteration: `b` is in no inner loop, and it dominates every
+/// latch and every block that leaves the loop (or ends the function) — no iteration gets
+/// back to the header or out without passing it. The header's push then precedes `b`'s
+/// stores in each iteration, and in the adjoint `b`'s reads come before the header pops
+/// the record. Only in reducible CFGs (an irreducible cycle inside the loop could repeat
+/// `b` within one iteration).
+fn shares_header_record(cfg: &ControlFlowGraph, dom: &DominatorTree, loops: &LoopAnalysis, b: Block) -> Option<Block> {
+    if !loops.is_reducible() {
+        return None;
+    }
+    let l = &loops.loops()[loops.innermost(b)?];
+    if l.header == b {
+        return None;
+    }
+    let leaves = |x: Block| cfg.succs(x).is_empty() || cfg.succs(x).iter().any(|s| !l.blocks.contains(s));
+    let every_iteration =
+        l.blocks.iter().filter(|x| l.latches.contains(x) || leaves(**x)).all(|x| dom.dominates(b, *x));
+    every_iteration.then_some(l.header)
 }
 
 /// The block of every instruction.
