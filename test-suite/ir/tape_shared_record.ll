@@ -1,8 +1,7 @@
-; Blocks that run exactly once per iteration of their loop write into the record the loop's
-; header pushes, instead of pushing records of their own: here `latch` (after an inner loop,
-; dominating the only latch and exit of the outer loop) shares `outer`'s record, so the outer
-; loop pushes one record per iteration, holding both blocks' values. `inner` is its own loop
-; and keeps its own stack. The gradient is checked against finite differences in
+; The blocks of a loop outside its inner loops write into the record the loop's header
+; pushes, instead of pushing records of their own: here `latch` (after an inner loop) shares
+; `outer`'s record, so the outer loop pushes one record per iteration, holding both blocks'
+; values. `inner` is its own loop and keeps its own stack. The gradient is checked against finite differences in
 ; test-suite/e2e/loop_shared_record.c.
 ; RUN: %zyg grad %s -O0 -S -o - | FileCheck %s
 ; RUN: %zyg grad %s -O0 -S -o %t.ll && opt -passes=verify -disable-output %t.ll

@@ -597,7 +597,7 @@ impl<'m> Differentiator<'m> {
         let block_of = tape::inst_blocks(func);
         let recompute = plan_recomputation(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
         needs.inline_chunks = self.gpu;
-        let layout = TapeLayout::build(func, &cfg, &dom, &loops, &needs, &returns);
+        let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let plan = Plan {
             module: self.module,
             namespace: self.namespace.clone(),

@@ -1,9 +1,10 @@
 //! Deciding storage for the alphas: which primal values each backpropagator reads, and
 //! where the primal keeps them. Each value lives in the record of the block that defines it;
 //! a block that runs at most once per call keeps its record in a fixed slot of the tape,
-//! a block in a loop pushes one record per execution on its own stack (Innes 2018, §4).
-//! The adjoint reads a value from the newest record of its block, which is the execution
-//! the use saw, and pops that record in the block's own adjoint.
+//! a loop's header pushes one record per iteration on its own stack (Innes 2018, §4), and
+//! the other blocks of the loop (outside its inner loops) write their fields into that
+//! record. The adjoint reads a value from the newest record, which is the iteration the use
+//! saw, and pops it in the header's adjoint.
 //!
 //! Store or recompute: constants are rebuilt in the adjoint for free; every other alpha is
 //! stored once, in its defining block's record, however many backpropagators read it (a
@@ -14,7 +15,6 @@
 use crate::stack;
 use std::collections::HashMap;
 use zyg_ir::cfg::ControlFlowGraph;
-use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::{Block, Function, Inst, InstKind, Type, Value, ValueDef};
 
@@ -138,7 +138,6 @@ impl TapeLayout {
     pub fn build(
         func: &Function,
         cfg: &ControlFlowGraph,
-        dom: &DominatorTree,
         loops: &LoopAnalysis,
         needs: &TapeNeeds,
         returns: &[Block],
@@ -183,7 +182,7 @@ impl TapeLayout {
         }
         let shared: HashMap<Block, Block> = fields
             .keys()
-            .filter_map(|&b| shares_header_record(cfg, dom, loops, b).map(|h| (b, h)))
+            .filter_map(|&b| shares_header_record(loops, b).map(|h| (b, h)))
             .collect();
         // The blocks writing into each record (its owner's and those sharing it), in layout order.
         let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
@@ -273,27 +272,22 @@ impl TapeLayout {
     }
 }
 
-/// The header of `b`'s innermost loop, when `b` runs exactly once per iteration of that
-/// loop and so can write its fields into the record the header pushes, saving a push per
-/// iteration (clang -O2 loop bodies are often several blocks: the header's checks, the
-/// body, the latch). Once per iteration: `b` is in no inner loop, and it dominates every
-/// latch and every block that leaves the loop (or ends the function) — no iteration gets
-/// back to the header or out without passing it. The header's push then precedes `b`'s
-/// stores in each iteration, and in the adjoint `b`'s reads come before the header pops
-/// the record. Only in reducible CFGs (an irreducible cycle inside the loop could repeat
-/// `b` within one iteration).
-fn shares_header_record(cfg: &ControlFlowGraph, dom: &DominatorTree, loops: &LoopAnalysis, b: Block) -> Option<Block> {
+/// The header of `b`'s innermost loop, when `b` can write its fields into the record the
+/// header pushes instead of pushing one of its own, saving a push per execution (clang -O2
+/// loop bodies are many blocks: guards, vector bodies' middle blocks, remainders, latches).
+/// That holds for every block of the loop outside its inner loops: each iteration starts at
+/// the header, which pushes the record first, and `b` runs at most once before the header
+/// runs again. Where `b` did not run in an iteration its fields stay unwritten, and nothing
+/// reads them: the adjoint visits `b` only for iterations that ran it, and a value of `b`
+/// is used only where `b` dominates, which an iteration skipping `b` cannot reach. Every
+/// read comes before the header's adjoint pops the record. Only in reducible CFGs (an
+/// irreducible cycle inside the loop could repeat `b` within one iteration).
+fn shares_header_record(loops: &LoopAnalysis, b: Block) -> Option<Block> {
     if !loops.is_reducible() {
         return None;
     }
-    let l = &loops.loops()[loops.innermost(b)?];
-    if l.header == b {
-        return None;
-    }
-    let leaves = |x: Block| cfg.succs(x).is_empty() || cfg.succs(x).iter().any(|s| !l.blocks.contains(s));
-    let every_iteration =
-        l.blocks.iter().filter(|x| l.latches.contains(x) || leaves(**x)).all(|x| dom.dominates(b, *x));
-    every_iteration.then_some(l.header)
+    let header = loops.loops()[loops.innermost(b)?].header;
+    (header != b).then_some(header)
 }
 
 /// The block of every instruction.

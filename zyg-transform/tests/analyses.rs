@@ -68,7 +68,7 @@ fn loop_blocks_push_records_and_others_use_slots() {
     let [acc, kx] = [4, 0].map(|k| value(f, k));
     let returns = tape::return_blocks(f, &cfg);
     let needs = TapeNeeds { values: vec![acc, kx], ..TapeNeeds::default() };
-    let layout = TapeLayout::build(f, &cfg, &dom, &loops, &needs, &returns);
+    let layout = TapeLayout::build(f, &cfg, &loops, &needs, &returns);
     let [entry, looping] = [0, 1].map(|k| f.layout[k]);
     assert_eq!(layout.records[&entry].storage, Storage::Once);
     assert_eq!(layout.records[&looping].storage, Storage::Stack);
