@@ -30,19 +30,17 @@ double chain(const double *x) {
     return v * w + v;
 }
 
+static double chain_of(const double *x, void *ctx) {
+    (void)ctx;
+    return chain(x);
+}
+
 int main(void) {
     double inputs[3][4] = {{0.3, -0.7, 0.2, 1.1}, {1.2, 0.4, -0.5, 0.6}, {-0.9, 0.8, 1.3, -0.4}};
     for (int n = 0; n < 3; n++) {
-        double *x = inputs[n], dx[4] = {0};
-        __enzyme_autodiff((void *)chain, x, dx);
-        for (int k = 0; k < 4; k++) {
-            double xp[4], xm[4];
-            for (int j = 0; j < 4; j++)
-                xp[j] = xm[j] = x[j];
-            xp[k] += 1e-6;
-            xm[k] -= 1e-6;
-            check_close("d chain / dx", dx[k], (chain(xp) - chain(xm)) / 2e-6, FD_RTOL, FD_ATOL);
-        }
+        double dx[4] = {0};
+        __enzyme_autodiff((void *)chain, inputs[n], dx);
+        check_array_fd("d chain / dx", chain_of, 0, inputs[n], 4, dx);
     }
     return zyg_report();
 }

@@ -91,6 +91,28 @@ __attribute__((unused)) static double zyg_fd_float2(float (*f)(float, float), do
         check_close("df/dy", (g).d1, FDF2_1(f, x, y), FLOAT_RTOL, FLOAT_ATOL);     \
     } while (0)
 
+/* Checks grad[0..n) (n <= 64) against central differences of f in each element of x:
+ * f(x', ctx) on a copy x' of x with one element moved. */
+typedef double (*zyg_array_fn)(const double *x, void *ctx);
+__attribute__((unused)) static void check_array_fd(const char *label, zyg_array_fn f, void *ctx, const double *x,
+                                                   int n, const double *grad) {
+    double moved[64];
+    if (n > 64) {
+        check_close("check_array_fd: n <= 64", n, 64, 0, 0);
+        return;
+    }
+    for (int k = 0; k < n; k++) {
+        for (int j = 0; j < n; j++)
+            moved[j] = x[j];
+        double h = ZYG_STEP(x[k]);
+        moved[k] = x[k] + h;
+        double up = f(moved, ctx);
+        moved[k] = x[k] - h;
+        double down = f(moved, ctx);
+        check_close(label, grad[k], (up - down) / (2 * h), FD_RTOL, FD_ATOL);
+    }
+}
+
 /* Prints the verdict, `ALL OK` or `FAILED n`, and returns main's exit status. */
 __attribute__((unused)) static int zyg_report(void) {
     if (zyg_failures)
