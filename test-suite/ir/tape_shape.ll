@@ -60,12 +60,12 @@ define double @requests(double %x) {
 
 ; CHECK-LABEL: define internal double @diamond.zyg.primal.a(
 ; CHECK: join:
-; CHECK-NEXT: [[PRED:%.*]] = phi i32 [ 0, %pos ], [ 1, %neg ]
-; CHECK: store i32 [[PRED]]
+; CHECK-NEXT: [[PRED:%.*]] = phi i8 [ 0, %pos ], [ 1, %neg ]
+; CHECK: store i8 [[PRED]]
 
 ; CHECK-LABEL: define internal { double } @diamond.zyg.adjoint.a(
-; CHECK: switch i32 {{%.*}}, label %[[EDGE0:.*]] [
-; CHECK-NEXT: i32 1, label %[[EDGE1:.*]]
+; CHECK: switch i8 {{%.*}}, label %[[EDGE0:.*]] [
+; CHECK-NEXT: i8 1, label %[[EDGE1:.*]]
 
 ; CHECK-LABEL: define internal double @power.zyg.primal.ac(
 ; CHECK: loop:

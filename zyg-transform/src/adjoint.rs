@@ -184,11 +184,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
             _ => {
                 let mut cases = Vec::new();
+                let bits = crate::tape::pred_id_bits(preds.len());
                 for (k, &p) in preds.iter().enumerate() {
                     let edge = self.adj.create_block(None);
                     self.route_phis(edge, &phi_adjoints, p);
                     Cursor::at_end(&mut self.adj, edge).br(self.blocks[&p]);
-                    cases.push((Constant::int(32, k as i128), edge));
+                    cases.push((Constant::int(bits, k as i128), edge));
                 }
                 let default = cases[0].1;
                 let kind = InstKind::Switch { value: pred_id.expect("pred id"), default, cases: cases.split_off(1) };
@@ -212,7 +213,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         c.store(left, slot);
         let zero = c.i64(0);
         let done = c.icmp(zyg_ir::IntPred::Eq, left, zero);
-        let (first, again) = (c.i32(first), c.i32(again));
+        let bits = crate::tape::pred_id_bits(preds.len());
+        let (first, again) = (c.constant(Constant::int(bits, first.into())), c.constant(Constant::int(bits, again.into())));
         c.select(done, first, again)
     }
 

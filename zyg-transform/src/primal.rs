@@ -319,14 +319,15 @@ fn record_predecessors(plan: &Plan, p: &mut Function) -> HashMap<Block, Value> {
             continue;
         }
         let mut incoming = Vec::new();
+        let bits = crate::tape::pred_id_bits(plan.cfg.preds(b).len());
         for (k, &pred) in plan.cfg.preds(b).iter().enumerate() {
-            let id = p.constant_value(Constant::int(32, k as i128));
+            let id = p.constant_value(Constant::int(bits, k as i128));
             // LLVM wants one phi entry per edge, so a switch with two cases to `b` gets two.
             for _ in 0..edge_count(plan.func, pred, b) {
                 incoming.push((pred, id));
             }
         }
-        let phi = Cursor::at_start(p, b).emit(InstKind::Phi { incoming }, Type::I32).expect("phi");
+        let phi = Cursor::at_start(p, b).emit(InstKind::Phi { incoming }, Type::Int(bits)).expect("phi");
         ids.insert(b, phi);
     }
     ids

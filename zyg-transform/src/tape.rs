@@ -177,7 +177,7 @@ impl TapeLayout {
         }
         for &b in cfg.reverse_postorder() {
             if cfg.preds(b).len() > 1 && !counted.contains_key(&b) {
-                fields.entry(b).or_default().push((Field::PredId, Type::I32));
+                fields.entry(b).or_default().push((Field::PredId, Type::Int(pred_id_bits(cfg.preds(b).len()))));
             }
         }
         let shared: HashMap<Block, Block> = fields
@@ -197,16 +197,22 @@ impl TapeLayout {
         let mut tape_fields = Vec::new();
         for &owner in &func.layout {
             let Some(members) = groups.remove(&owner) else { continue };
-            let mut types = Vec::new();
-            let mut all = Vec::new();
+            let mut entries = Vec::new();
             for b in members {
                 let list = fields.remove(&b).unwrap_or_default();
-                for (f, t) in &list {
-                    home.insert((b, *f), types.len() as u32);
-                    types.push(t.clone());
-                    all.push(*f);
-                }
-                recorded.insert(b, list.into_iter().map(|(f, _)| f).collect::<Vec<_>>());
+                recorded.insert(b, list.iter().map(|(f, _)| *f).collect::<Vec<_>>());
+                entries.extend(list.into_iter().map(|(f, t)| (b, f, t)));
+            }
+            // Widest alignment first, so that the record has no padding between fields (a
+            // record of trip counts and byte-sized predecessor ids would otherwise pad each
+            // id to the next 8 bytes). Stable: equal alignments keep their order.
+            entries.sort_by_key(|(_, _, t)| std::cmp::Reverse(alignment(t)));
+            let mut types = Vec::new();
+            let mut all = Vec::new();
+            for (b, f, t) in entries {
+                home.insert((b, f), types.len() as u32);
+                types.push(t);
+                all.push(f);
             }
             let ty = Type::structure(types);
             let storage = if loops.may_repeat(owner) { Storage::Stack } else { Storage::Once };
@@ -288,6 +294,31 @@ fn shares_header_record(loops: &LoopAnalysis, b: Block) -> Option<Block> {
     }
     let header = loops.loops()[loops.innermost(b)?].header;
     (header != b).then_some(header)
+}
+
+/// A type's alignment in bytes under the natural layout of 64-bit targets (an estimate
+/// for ordering record fields: a wrong guess costs padding, not correctness).
+fn alignment(ty: &Type) -> u64 {
+    match ty {
+        Type::Int(bits) => u64::from(bits.div_ceil(8)).next_power_of_two().min(8),
+        Type::Float(f) => u64::from(f.bits().div_ceil(8)).next_power_of_two().min(16),
+        Type::Ptr(_) => 8,
+        Type::Vector(n, e) => (u64::from(*n) * alignment(e)).next_power_of_two().min(64),
+        Type::Array(_, e) => alignment(e),
+        Type::Struct(fields) => fields.iter().map(alignment).max().unwrap_or(1),
+        Type::Void => 1,
+    }
+}
+
+/// The width in bits of the id of a block's predecessor (its index in `cfg.preds`): a byte
+/// where there are at most 256 (loop nests push one per iteration of each join; they are
+/// most of the tape's control-flow bytes).
+pub fn pred_id_bits(preds: usize) -> u32 {
+    if preds <= 256 {
+        8
+    } else {
+        32
+    }
 }
 
 /// The block of every instruction.
