@@ -171,6 +171,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             let count = self.fetch(ab, b, Field::Trips(h))?;
             Cursor::at_end(&mut self.adj, ab).store(count, self.remaining[&h]);
         }
+        for l in self.plan.loops.loops().iter().filter(|l| l.exits.contains(&b)) {
+            if let Some(trips) = self.plan.recompute.trips.get(&l.header) {
+                let count = self.trip_count(ab, trips)?;
+                Cursor::at_end(&mut self.adj, ab).store(count, self.remaining[&l.header]);
+            }
+        }
         let pred_id = match self.plan.layout.counted.get(&b) {
             Some(counted) => Some(self.count_down(ab, b, *counted)),
             None => (preds.len() > 1).then(|| self.fetch(ab, b, Field::PredId)).transpose()?,
@@ -197,6 +203,18 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// How many times a loop's header ran, from its start and bound (`TripCount`).
+    fn trip_count(&mut self, at: Block, trips: &crate::recompute::TripCount) -> Result<Value, TransformError> {
+        let start = self.alpha(at, trips.start)?;
+        let bound = self.alpha(at, trips.bound)?;
+        let ty = self.plan.func.ty(trips.bound).clone();
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        let span = c.binary(BinOp::Sub, bound, start);
+        let step = c.constant(trips.step.clone());
+        let count = c.binary(BinOp::UDiv, span, step);
+        Ok(if ty == Type::I64 { count } else { c.cast(CastOp::ZExt, count, Type::I64) })
     }
 
     /// A counted loop's header: one execution fewer to visit; the preheader's index among

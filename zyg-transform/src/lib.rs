@@ -782,9 +782,13 @@ fn plan_recomputation(
     let counted: HashMap<Block, tape::Counted> =
         tape::counted_loops(func, cfg, loops, returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
     let mut r = recompute::Recompute::analyze(func, cfg, &counted);
+    r.find_trip_counts(func, cfg, loops, returns);
+    needs.computed_trips = r.trips.keys().copied().collect();
     let shadow_memory: HashSet<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
     let (mut values, mut shadows): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
     let mut pending_values: Vec<Value> = std::mem::take(&mut needs.values);
+    // A computed trip count reads its loop's start and bound.
+    pending_values.extend(r.trips.values().flat_map(|t| [t.start, t.bound]));
     let mut pending_shadows: Vec<Value> = std::mem::take(&mut needs.shadows);
     let (mut seen_values, mut seen_shadows): (HashSet<Value>, HashSet<Value>) = Default::default();
     while !pending_values.is_empty() || !pending_shadows.is_empty() {

@@ -12,7 +12,7 @@ use crate::tape::Counted;
 use std::collections::{HashMap, HashSet};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::loops::LoopAnalysis;
-use zyg_ir::{BinOp, Block, CastOp, Constant, Function, Inst, InstKind, Type, Value, ValueDef};
+use zyg_ir::{BinOp, Block, CastOp, Constant, Function, Inst, InstKind, IntPred, Type, Value, ValueDef};
 
 /// How an induction variable steps: by a constant (integers), or by a constant number of
 /// elements (pointers, `getelementptr T, p, k`).
@@ -30,10 +30,24 @@ pub struct Induction {
     pub step: Step,
 }
 
+/// A counted loop whose trip count the adjoint computes from values set before the loop,
+/// instead of reading one recorded where the loop was left: its only way out is its latch
+/// testing `next == bound` (clang's canonical loops: `icmp eq i64 %iv.next, %n`), with `next`
+/// an integer induction variable's step and `bound` set before the loop. The header then
+/// ran `(bound - start) / step` times (in the variable's width, as the loop wraps).
+#[derive(Clone, Debug)]
+pub struct TripCount {
+    pub start: Value,
+    pub bound: Value,
+    pub step: Constant,
+}
+
 /// The values (and pointer shadows) the adjoint rebuilds rather than reads from the tape.
 #[derive(Clone, Debug, Default)]
 pub struct Recompute {
     pub inductions: HashMap<Value, Induction>,
+    /// Loops (by header) whose trip counts are computed (see `TripCount`).
+    pub trips: HashMap<Block, TripCount>,
     /// Values rebuilt from their operands.
     pub values: HashSet<Value>,
     /// Pointers whose shadows are rebuilt from their operands' shadows and values.
@@ -70,9 +84,58 @@ impl Recompute {
                 inductions.insert(v, Induction { header, start, step });
             }
         }
-        let mut r = Recompute { inductions, values: HashSet::new(), shadows: HashSet::new() };
+        let mut r = Recompute { inductions, trips: HashMap::new(), values: HashSet::new(), shadows: HashSet::new() };
         r.values.extend(r.inductions.keys().copied());
         r
+    }
+
+    /// Finds the counted loops whose trip counts can be computed (`TripCount`). `returns`:
+    /// the function's return blocks (a loop with one inside is left there too).
+    pub fn find_trip_counts(&mut self, func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, returns: &[Block]) {
+        for l in loops.loops() {
+            let leaving: Vec<Block> = l
+                .blocks
+                .iter()
+                .copied()
+                .filter(|b| returns.contains(b) || cfg.succs(*b).iter().any(|s| !l.blocks.contains(s)))
+                .collect();
+            let [latch] = l.latches[..] else { continue };
+            if leaving != [latch] || returns.contains(&latch) {
+                continue;
+            }
+            let Some(t) = func.terminator(latch) else { continue };
+            let InstKind::CondBr { cond, then_dest, else_dest } = func.insts[t].kind else { continue };
+            let exit_when_true = else_dest == l.header && !l.blocks.contains(&then_dest);
+            let exit_when_false = then_dest == l.header && !l.blocks.contains(&else_dest);
+            let Some(c) = func.def_inst(cond) else { continue };
+            let InstKind::ICmp { pred, args } = func.insts[c].kind else { continue };
+            let exits_on_equal = match pred {
+                IntPred::Eq => exit_when_true,
+                IntPred::Ne => exit_when_false,
+                _ => false,
+            };
+            if !exits_on_equal {
+                continue;
+            }
+            // `next` is the latch value of an induction variable of this loop with an integer
+            // step; `bound` is defined outside the loop.
+            let found = self.inductions.iter().find_map(|(v, iv)| {
+                let Step::Int(step) = &iv.step else { return None };
+                if iv.header != l.header || step.as_i128().is_none_or(|k| k <= 0) {
+                    return None;
+                }
+                let next = args.iter().position(|a| is_step_of(func, *a, *v))?;
+                let bound = args[1 - next];
+                let outside = match func.values[bound].def {
+                    ValueDef::Inst(i) => !l.blocks.iter().any(|b| func.blocks[*b].insts.contains(&i)),
+                    _ => true,
+                };
+                outside.then(|| TripCount { start: iv.start, bound, step: step.clone() })
+            });
+            if let Some(trips) = found {
+                self.trips.insert(l.header, trips);
+            }
+        }
     }
 
     /// Whether `v`, used in the adjoint of a block inside loops, can be rebuilt there at a
@@ -210,6 +273,12 @@ fn defined_in_loop(func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Ins
     let inst = func.def_inst(v)?;
     let home = block_of[&inst];
     loops.may_repeat(home).then_some((inst, home))
+}
+
+/// Whether `next` is `v + step` (the latch value of induction variable `v`).
+fn is_step_of(func: &Function, next: Value, v: Value) -> bool {
+    let Some(i) = func.def_inst(next) else { return false };
+    matches!(&func.insts[i].kind, InstKind::Binary { op: BinOp::Add, args } if args.contains(&v))
 }
 
 /// The iteration an adjoint is in, for an induction variable's loop: `remaining - 1`.

@@ -82,6 +82,9 @@ pub fn counted_loops(
 pub struct TapeNeeds {
     /// Primal values read by backpropagators.
     pub values: Vec<Value>,
+    /// Counted loops (by header) whose trip counts the adjoint computes: nothing recorded
+    /// where they are left (`recompute::TripCount`).
+    pub computed_trips: std::collections::HashSet<Block>,
     /// Pointers whose shadows loads' and stores' adjoints use.
     pub shadows: Vec<Value>,
     /// Tapes of differentiated callees, by call.
@@ -170,6 +173,9 @@ impl TapeLayout {
         let counted = counted_loops(func, cfg, loops, returns);
         for l in loops.loops() {
             let Some((_, leaves)) = counted.get(&l.header) else { continue };
+            if needs.computed_trips.contains(&l.header) {
+                continue;
+            }
             let header = &l.header;
             for &b in leaves {
                 fields.entry(b).or_default().push((Field::Trips(*header), Type::I64));
