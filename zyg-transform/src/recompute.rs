@@ -7,6 +7,8 @@
 //! primal. Pointer shadows follow: the shadow of `gep base, i` is `gep shadow(base), i`.
 //! What the rebuilt expression starts from (a loop-invariant value, the shadow of a base
 //! pointer) is stored as before, but once per loop activation rather than per iteration.
+//! The same holds for the trip counts of loops in clang's canonical form (`TripCount`): the
+//! adjoint computes them from the loop's start and bound instead of reading them.
 
 use crate::tape::Counted;
 use std::collections::{HashMap, HashSet};
