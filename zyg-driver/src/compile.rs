@@ -100,13 +100,8 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
     let pipeline = format!("default<O{}>", opts.opt_level.min(3));
     module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })?;
-    let io = |source| DriverError::Io { path: opts.output.clone(), source };
-    let dir = match opts.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
     // Written beside the output and renamed into place: no half-written output.
-    let tmp = tempfile::Builder::new().suffix(".o").tempfile_in(&dir).map_err(io)?;
+    let tmp = llvm_io::temp_beside(&opts.output, ".o")?;
     let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
     machine.write_to_file(&module, file_type, tmp.path()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     match emit {
@@ -114,7 +109,7 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
             llvm_io::persist(tmp, &opts.output, 0o644)?;
         }
         Emit::SharedLibrary => {
-            let lib = tempfile::Builder::new().suffix(".so").tempfile_in(&dir).map_err(io)?;
+            let lib = llvm_io::temp_beside(&opts.output, ".so")?;
             let linker = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
             let status = std::process::Command::new(&linker)
                 .arg("-shared")

@@ -1,7 +1,7 @@
 //! `--header`: the C prototype of an exported gradient (see `grad::export_wrapper` for the
 //! convention: one gradient is returned, several are written through a struct pointer).
 
-use crate::error::{DriverError, Result};
+use crate::error::Result;
 use std::path::Path;
 use zyg_ir::{FloatTy, Type};
 use zyg_transform::ArgActivity;
@@ -64,15 +64,7 @@ pub fn render(name: &str, function: &str, params: &[Type], args: &[ArgActivity])
 
 /// Writes the header atomically, as every output (`llvm_io::persist`).
 pub fn write(path: &Path, text: &str) -> Result<()> {
-    use std::io::Write;
-    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(text.as_bytes()).map_err(io)?;
-    crate::llvm_io::persist(tmp, path, 0o644)
+    crate::llvm_io::write_atomically(path, text.as_bytes(), 0o644)
 }
 
 #[cfg(test)]

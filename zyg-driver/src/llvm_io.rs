@@ -47,24 +47,47 @@ pub fn write_module(module: &Module, output: &Path, text: bool) -> Result<()> {
     } else {
         module.write_bitcode_to_memory().as_slice().to_vec()
     };
-    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
     if output == Path::new("-") {
+        let io = |source| DriverError::Io { path: output.to_path_buf(), source };
         return std::io::stdout().write_all(&bytes).map_err(io);
     }
+    write_atomically(output, &bytes, 0o644)
+}
+
+/// Writes `bytes` to `output` through a temporary file beside it (see `persist`).
+pub fn write_atomically(output: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
+    let mut tmp = temp_beside(output, "")?;
+    tmp.write_all(bytes).map_err(io)?;
+    persist(tmp, output, mode)
+}
+
+/// A temporary file in `output`'s directory (so that renaming it into place is atomic),
+/// named with `suffix` (tools that look at the extension: the linker).
+pub fn temp_beside(output: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
     let dir = match output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
-    tmp.write_all(&bytes).map_err(io)?;
-    persist(tmp, output, 0o644)
+    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
+    tempfile::Builder::new().suffix(suffix).tempfile_in(&dir).map_err(io)
 }
 
-/// Renames a finished temporary file into place with ordinary permissions (a temporary
-/// file is created private, 0600; an output is not).
+/// Puts a finished temporary file in place: renamed over `output` with ordinary
+/// permissions (a temporary file is created private, 0600; an output is not), so a failed
+/// run never leaves a half-written output. An output that exists and is not a regular file
+/// (`/dev/null`, a named pipe, a symbolic link such as `/dev/stdout`) is written through
+/// instead, as LLVM's tools do: renaming over it would replace the device, pipe or link.
 pub fn persist(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let io = |source| DriverError::Io { path: output.to_path_buf(), source };
+    let special = std::fs::symlink_metadata(output).is_ok_and(|m| !m.file_type().is_file());
+    if special {
+        let mut from = std::fs::File::open(tmp.path()).map_err(io)?;
+        let mut to = std::fs::OpenOptions::new().write(true).truncate(true).open(output).map_err(io)?;
+        std::io::copy(&mut from, &mut to).map_err(io)?;
+        return Ok(());
+    }
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
     tmp.persist(output).map_err(|e| io(e.error))?;
     Ok(())

@@ -55,6 +55,36 @@ fn writes_output_and_leaves_input_alone() {
     assert_eq!(files(dir.path()), ["in.ll", "out.ll"]);
 }
 
+/// An output that is not a regular file is written through, not replaced: renaming the
+/// temporary file over `/dev/null` once turned the machine's `/dev/null` into a file of
+/// bitcode. Checked on a named pipe (read while zyg writes) and a symbolic link.
+#[test]
+fn special_outputs_are_written_through() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.ll"), MODULE).unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    // The reader blocks until a writer opens the pipe; had zyg replaced the pipe, it would
+    // wait forever, hence the timeout.
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || tx.send(std::fs::read_to_string(fifo).unwrap()).unwrap());
+    }
+    let out = zyg(&["grad", "in.ll", "-o", "pipe", "-S", "-O0"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("zyg wrote into the pipe");
+    assert!(text.contains("square.zyg.grad.a"), "{text}");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+
+    std::fs::write(dir.path().join("target.ll"), "old").unwrap();
+    std::os::unix::fs::symlink("target.ll", dir.path().join("link.ll")).unwrap();
+    assert!(zyg(&["grad", "in.ll", "-o", "link.ll", "-O0"], dir.path()).status.success());
+    assert!(std::fs::symlink_metadata(dir.path().join("link.ll")).unwrap().file_type().is_symlink());
+    assert!(std::fs::read_to_string(dir.path().join("target.ll")).unwrap().contains("square.zyg.grad.a"));
+}
+
 #[test]
 fn bitcode_unless_text_is_asked_for() {
     let dir = tempfile::tempdir().unwrap();
