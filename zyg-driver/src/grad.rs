@@ -26,9 +26,49 @@ const GENERATED_CLEANUP: &str = "sroa,mem2reg";
 /// size holds no loop.
 const SLP_BLOCK_LIMIT: usize = 10_000;
 
+/// Above this many instructions in one block of the module, the pipeline runs without
+/// LLVM's VectorCombine pass, which renumbers a block's instructions after each change it
+/// makes: on the 190,000-instruction adjoint block of a 4,096-step straight-line chain that
+/// clang had vectorised, 44 of 48 seconds (4 s without it).
+const VECTOR_COMBINE_BLOCK_LIMIT: usize = 50_000;
+
+/// The number of instructions in the module's largest block.
+fn largest_block(module: &inkwell::module::Module<'_>) -> usize {
+    module.get_functions().map(largest_block_of).max().unwrap_or(0)
+}
+
+/// The number of instructions in the largest block of `fv`.
+fn largest_block_of(fv: inkwell::values::FunctionValue<'_>) -> usize {
+    fv.get_basic_blocks().iter().map(|b| b.get_instructions().count()).max().unwrap_or(0)
+}
+
+/// Turns VectorCombine off before optimising `module` if it has a block over
+/// `VECTOR_COMBINE_BLOCK_LIMIT` instructions (`zyg grad`, and each LLVM stretch of a
+/// `zyg opt` pipeline).
+pub(crate) fn limit_vector_combine(module: &inkwell::module::Module<'_>) {
+    let largest = largest_block(module);
+    if largest > VECTOR_COMBINE_BLOCK_LIMIT {
+        tracing::info!(largest, "a block too large for LLVM's VectorCombine: turned off");
+        disable_vector_combine();
+    }
+}
+
+/// Turns VectorCombine off. LLVM has no per-module or per-function switch for it, only the
+/// process-wide option `-disable-vector-combine`, which can be given once per process: it
+/// stays off for every later module this process optimises (the `zyg` command optimises one).
+fn disable_vector_combine() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let args = [c"zyg".as_ptr(), c"-disable-vector-combine".as_ptr()];
+        // SAFETY: two NUL-terminated strings that live for the whole call; LLVM parses them
+        // into its option registry (the option exists in every LLVM 22 build).
+        unsafe { inkwell::llvm_sys::support::LLVMParseCommandLineOptions(2, args.as_ptr(), c"".as_ptr()) };
+    });
+}
+
 /// Marks `fv` `noimplicitfloat` when one of its blocks is over `SLP_BLOCK_LIMIT`.
 fn limit_slp(fv: inkwell::values::FunctionValue<'_>) {
-    let largest = fv.get_basic_blocks().iter().map(|b| b.get_instructions().count()).max().unwrap_or(0);
+    let largest = largest_block_of(fv);
     if largest > SLP_BLOCK_LIMIT {
         tracing::info!(function = %fv.get_name().to_string_lossy(), largest, "a block too large for the SLP vectorizer: noimplicitfloat");
         let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("noimplicitfloat");
@@ -62,6 +102,7 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
         tracing::info!(%pipeline, "optimising the module");
         let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
+        limit_vector_combine(&module);
         module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
         module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     }

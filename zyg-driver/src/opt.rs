@@ -44,6 +44,7 @@ pub fn run(opts: &GradOptions, passes: &str) -> Result<()> {
         }
         let pipeline = pending.join(",");
         tracing::info!(%pipeline, "running LLVM passes");
+        grad::limit_vector_combine(&module);
         module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(format!("`{pipeline}`: {}", e.to_string_lossy())))?;
         pending.clear();
         module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })
