@@ -3,7 +3,7 @@
 # (primal, zyg's gradient and a hand-written gradient per case), the compile-time benchmark of
 # `zyg grad`, and writes bench/RESULTS.md from what they measured.
 #
-#   bash ci/bench.sh            # everything (about 25 minutes on 2 cores)
+#   bash ci/bench.sh            # everything (8 to 15 minutes on 2 cores)
 #   bash ci/bench.sh gmm        # only the cases whose name contains "gmm" (RESULTS.md then
 #                               # lists those only; the compile-time benchmark still runs)
 #   ZYG_BENCH_QUICK=1 bash ci/bench.sh   # tiny sizes, short measurements: checks that it runs
