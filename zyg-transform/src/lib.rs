@@ -641,8 +641,10 @@ impl<'m> Differentiator<'m> {
         // registers: SROA dissolves it. LLVM's inliner judges each call alone and leaves the
         // pair out once it is past its threshold (the BA benchmark's camera projection:
         // 10.4x the primal's time, 7.4x inlined); small ones are marked alwaysinline. Not
-        // recursive ones (their tape is boxed), nor tapes that hold shadow memory.
-        if !pinned && !self.boxed.contains(spec) {
+        // recursive ones (their tape is boxed), nor tapes that hold shadow memory, and only
+        // leaves (no differentiated callees of their own): forced inlining through a chain
+        // of callees could multiply the code by the calls at each level.
+        if !pinned && !self.boxed.contains(spec) && plan.callees.is_empty() {
             for f in [&mut primal, &mut adjoint] {
                 if f.inst_order().count() <= INLINE_LIMIT {
                     f.attributes.push("alwaysinline".into());
