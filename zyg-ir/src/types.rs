@@ -56,6 +56,38 @@ impl Type {
         Type::Struct(fields.into())
     }
 
+    /// (size, alignment) in bytes of a type under the natural C layout of 64-bit targets
+    /// (x86-64, AArch64, NVPTX64), or None where that is not simple.
+    pub fn natural_layout(&self) -> Option<(u64, u64)> {
+        Some(match self {
+            Type::Int(bits) => {
+                let bytes = u64::from(bits.div_ceil(8)).next_power_of_two();
+                (bytes, bytes.min(8))
+            }
+            Type::Float(FloatTy::F32) => (4, 4),
+            Type::Float(FloatTy::F64) | Type::Ptr(_) => (8, 8),
+            Type::Float(FloatTy::X86Fp80) => (16, 16),
+            Type::Vector(n, e) => {
+                let bytes = (u64::from(*n) * e.natural_layout()?.0).next_power_of_two();
+                (bytes, bytes)
+            }
+            Type::Array(n, e) => {
+                let (size, align) = e.natural_layout()?;
+                (*n * size, align)
+            }
+            Type::Struct(fields) => {
+                let (mut offset, mut align) = (0u64, 1u64);
+                for f in fields.iter() {
+                    let (s, a) = f.natural_layout()?;
+                    offset = offset.next_multiple_of(a) + s;
+                    align = align.max(a);
+                }
+                (offset.next_multiple_of(align), align)
+            }
+            _ => return None,
+        })
+    }
+
     pub fn is_float(&self) -> bool {
         matches!(self, Type::Float(_))
     }

@@ -212,7 +212,7 @@ impl TapeLayout {
             // Widest alignment first, so that the record has no padding between fields (a
             // record of trip counts and byte-sized predecessor ids would otherwise pad each
             // id to the next 8 bytes). Stable: equal alignments keep their order.
-            entries.sort_by_key(|(_, _, t)| std::cmp::Reverse(alignment(t)));
+            entries.sort_by_key(|(_, _, t)| std::cmp::Reverse(t.natural_layout().map_or(1, |(_, align)| align)));
             let mut types = Vec::new();
             let mut all = Vec::new();
             for (b, f, t) in entries {
@@ -300,20 +300,6 @@ fn shares_header_record(loops: &LoopAnalysis, b: Block) -> Option<Block> {
     }
     let header = loops.loops()[loops.innermost(b)?].header;
     (header != b).then_some(header)
-}
-
-/// A type's alignment in bytes under the natural layout of 64-bit targets (an estimate
-/// for ordering record fields: a wrong guess costs padding, not correctness).
-fn alignment(ty: &Type) -> u64 {
-    match ty {
-        Type::Int(bits) => u64::from(bits.div_ceil(8)).next_power_of_two().min(8),
-        Type::Float(f) => u64::from(f.bits().div_ceil(8)).next_power_of_two().min(16),
-        Type::Ptr(_) => 8,
-        Type::Vector(n, e) => (u64::from(*n) * alignment(e)).next_power_of_two().min(64),
-        Type::Array(_, e) => alignment(e),
-        Type::Struct(fields) => fields.iter().map(alignment).max().unwrap_or(1),
-        Type::Void => 1,
-    }
 }
 
 /// The width in bits of the id of a block's predecessor (its index in `cfg.preds`): a byte

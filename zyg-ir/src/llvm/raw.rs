@@ -155,44 +155,12 @@ unsafe fn named_struct(ctx: LLVMContextRef, fields: &[Type]) -> LLVMTypeRef {
     unreachable!("a free name is found")
 }
 
-/// (size, alignment) in bytes of a type under the natural C layout of 64-bit targets
-/// (x86-64, AArch64, NVPTX64), or None where that is not simple.
-fn natural_layout(ty: &Type) -> Option<(u64, u64)> {
-    Some(match ty {
-        Type::Int(bits) => {
-            let bytes = u64::from(bits.div_ceil(8)).next_power_of_two();
-            (bytes, bytes.min(8))
-        }
-        Type::Float(FloatTy::F32) => (4, 4),
-        Type::Float(FloatTy::F64) | Type::Ptr(_) => (8, 8),
-        Type::Float(FloatTy::X86Fp80) => (16, 16),
-        Type::Vector(n, e) => {
-            let bytes = (u64::from(*n) * natural_layout(e)?.0).next_power_of_two();
-            (bytes, bytes)
-        }
-        Type::Array(n, e) => {
-            let (size, align) = natural_layout(e)?;
-            (*n * size, align)
-        }
-        Type::Struct(fields) => {
-            let (mut offset, mut align) = (0u64, 1u64);
-            for f in fields.iter() {
-                let (s, a) = natural_layout(f)?;
-                offset = offset.next_multiple_of(a) + s;
-                align = align.max(a);
-            }
-            (offset.next_multiple_of(align), align)
-        }
-        _ => return None,
-    })
-}
-
 /// Whether a packed struct of `fields` has the same layout as the plain one: no field
 /// would be moved by alignment, and no tail padding added.
 fn packed_is_natural(fields: &[Type]) -> bool {
     let (mut packed, mut natural, mut align) = (0u64, 0u64, 1u64);
     for f in fields {
-        let Some((s, a)) = natural_layout(f) else { return false };
+        let Some((s, a)) = f.natural_layout() else { return false };
         if natural.next_multiple_of(a) != packed {
             return false;
         }
