@@ -784,7 +784,7 @@ fn plan_recomputation(
     let counted: HashMap<Block, tape::Counted> =
         tape::counted_loops(func, cfg, loops, returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
     let mut r = recompute::Recompute::analyze(func, cfg, &counted);
-    r.find_trip_counts(func, cfg, loops, returns);
+    r.find_trip_counts(func, cfg, loops, block_of, returns);
     needs.computed_trips = r.trips.keys().copied().collect();
     let shadow_memory: HashSet<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
     let (mut values, mut shadows): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());

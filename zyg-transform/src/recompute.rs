@@ -93,7 +93,14 @@ impl Recompute {
 
     /// Finds the counted loops whose trip counts can be computed (`TripCount`). `returns`:
     /// the function's return blocks (a loop with one inside is left there too).
-    pub fn find_trip_counts(&mut self, func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, returns: &[Block]) {
+    pub fn find_trip_counts(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        loops: &LoopAnalysis,
+        block_of: &HashMap<Inst, Block>,
+        returns: &[Block],
+    ) {
         for l in loops.loops() {
             let leaving: Vec<Block> = l
                 .blocks
@@ -129,7 +136,7 @@ impl Recompute {
                 let next = args.iter().position(|a| is_step_of(func, *a, *v))?;
                 let bound = args[1 - next];
                 let outside = match func.values[bound].def {
-                    ValueDef::Inst(i) => !l.blocks.iter().any(|b| func.blocks[*b].insts.contains(&i)),
+                    ValueDef::Inst(i) => !l.blocks.contains(&block_of[&i]),
                     _ => true,
                 };
                 outside.then(|| TripCount { start: iv.start, bound, step: step.clone() })
