@@ -10,6 +10,19 @@ sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# pip_user_install PACKAGE: installs a PyPI package for this user, python3-pip first if
+# missing. Debian 12 marks its Python as externally managed (PEP 668): where a plain --user
+# install is refused, --break-system-packages (it touches only ~/.local). Fails as pip does.
+pip_user_install() {
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "setup: installing python3-pip"
+    sudo_if_needed apt-get update
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
+  fi
+  python3 -m pip install --quiet --user "$1" 2>/dev/null ||
+    python3 -m pip install --quiet --user --break-system-packages "$1"
+}
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -27,22 +40,14 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
-# lit comes with llvm-22-tools; fall back to PyPI's when Debian's does not run. Debian 12
-# marks its Python as externally managed (PEP 668), so pip installs for this user, and
-# needs python3-pip.
+# lit comes with llvm-22-tools; fall back to PyPI's when Debian's does not run.
 if /usr/lib/llvm-22/bin/lit --version >/dev/null 2>&1; then
   echo "setup: lit $(/usr/lib/llvm-22/bin/lit --version 2>&1 | head -n1) (/usr/lib/llvm-22/bin/lit)"
 elif command -v lit >/dev/null 2>&1 && lit --version >/dev/null 2>&1; then
   echo "setup: lit $(lit --version 2>&1 | head -n1) ($(command -v lit))"
 else
   echo "setup: /usr/lib/llvm-22/bin/lit does not run; installing lit from PyPI"
-  if ! python3 -m pip --version >/dev/null 2>&1; then
-    echo "setup: installing python3-pip"
-    sudo_if_needed apt-get update
-    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
-  fi
-  python3 -m pip install --quiet --user lit 2>/dev/null ||
-    python3 -m pip install --quiet --user --break-system-packages lit
+  pip_user_install lit
   export PATH="$HOME/.local/bin:$PATH"
   echo "setup: lit $(lit --version 2>&1 | head -n1) ($(command -v lit))"
 fi
@@ -54,12 +59,7 @@ ptxas_wheel() {
 }
 if [ -z "$(ptxas_wheel)" ] && ! command -v ptxas >/dev/null 2>&1; then
   echo "setup: installing nvidia-cuda-nvcc-cu12 (ptxas, libdevice) from PyPI"
-  if ! python3 -m pip --version >/dev/null 2>&1; then
-    sudo_if_needed apt-get update
-    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
-  fi
-  python3 -m pip install --quiet --user nvidia-cuda-nvcc-cu12 2>/dev/null ||
-    python3 -m pip install --quiet --user --break-system-packages nvidia-cuda-nvcc-cu12 ||
+  pip_user_install nvidia-cuda-nvcc-cu12 ||
     echo "setup: could not install nvidia-cuda-nvcc-cu12; PTX checks will be skipped" >&2
 fi
 echo "setup: ptxas $(ptxas_wheel || true)"
@@ -75,12 +75,7 @@ cuda_h_wheel() {
 }
 if [ -z "$(cuda_h_wheel)" ] && [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ]; then
   echo "setup: installing nvidia-cuda-runtime-cu12 (cuda.h) from PyPI"
-  if ! python3 -m pip --version >/dev/null 2>&1; then
-    sudo_if_needed apt-get update
-    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
-  fi
-  python3 -m pip install --quiet --user nvidia-cuda-runtime-cu12 2>/dev/null ||
-    python3 -m pip install --quiet --user --break-system-packages nvidia-cuda-runtime-cu12 ||
+  pip_user_install nvidia-cuda-runtime-cu12 ||
     echo "setup: could not install nvidia-cuda-runtime-cu12; examples/cuda will not build" >&2
 fi
 echo "setup: cuda.h $(cuda_h_wheel || true)"
