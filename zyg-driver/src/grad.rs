@@ -71,10 +71,15 @@ fn limit_slp(fv: inkwell::values::FunctionValue<'_>) {
     let largest = largest_block_of(fv);
     if largest > SLP_BLOCK_LIMIT {
         tracing::info!(function = %fv.get_name().to_string_lossy(), largest, "a block too large for the SLP vectorizer: noimplicitfloat");
-        let kind = inkwell::attributes::Attribute::get_named_enum_kind_id("noimplicitfloat");
-        let attribute = fv.get_type().get_context().create_enum_attribute(kind, 0);
-        fv.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
+        add_function_attribute(fv, "noimplicitfloat");
     }
+}
+
+/// Adds the enum attribute `name` (one without a value) to function `fv`.
+fn add_function_attribute(fv: inkwell::values::FunctionValue<'_>, name: &str) {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    let attribute = fv.get_type().get_context().create_enum_attribute(Attribute::get_named_enum_kind_id(name), 0);
+    fv.add_attribute(AttributeLoc::Function, attribute);
 }
 
 pub struct GradOptions {
@@ -209,9 +214,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
             // As clang marks every CUDA function: a barrier inside (the primal's, the adjoint's
             // replay, the shared shadows' zeroing) must not be moved into divergent code, by
             // LLVM's passes here or after inlining.
-            use inkwell::attributes::{Attribute, AttributeLoc};
-            let convergent = module.get_context().create_enum_attribute(Attribute::get_named_enum_kind_id("convergent"), 0);
-            fv.add_attribute(AttributeLoc::Function, convergent);
+            add_function_attribute(fv, "convergent");
         }
         prepare::restore_dynamic_allocas(fv);
         if exported.as_ref().is_some_and(|(w, _)| w.name == f.name) && opts.function.as_deref().is_some_and(|n| is_kernel(module, n)) {
