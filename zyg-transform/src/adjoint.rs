@@ -209,12 +209,11 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     fn trip_count(&mut self, at: Block, trips: &crate::recompute::TripCount) -> Result<Value, TransformError> {
         let start = self.alpha(at, trips.start)?;
         let bound = self.alpha(at, trips.bound)?;
-        let ty = self.plan.func.ty(trips.bound).clone();
         let mut c = Cursor::at_end(&mut self.adj, at);
         let span = c.binary(BinOp::Sub, bound, start);
         let step = c.constant(trips.step.clone());
         let count = c.binary(BinOp::UDiv, span, step);
-        Ok(if ty == Type::I64 { count } else { c.cast(CastOp::ZExt, count, Type::I64) })
+        Ok(c.zext_to_i64(count))
     }
 
     /// A counted loop's header: one execution fewer to visit; the preheader's index among
@@ -300,7 +299,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     _ => None,
                 };
                 let mut c = Cursor::at_end(&mut self.adj, ab);
-                let bytes = if *c.func.ty(bytes) == Type::I64 { bytes } else { c.cast(CastOp::ZExt, bytes, Type::I64) };
+                let bytes = c.zext_to_i64(bytes);
                 // The helpers take generic pointers; a shared-memory shadow converts to one.
                 let dst_shadow = generic_pointer(&mut c, dst_shadow);
                 let src_shadow = src_shadow.map(|s| generic_pointer(&mut c, s));
@@ -820,9 +819,6 @@ struct Env<'o> {
     inst: Inst,
 }
 
-/// Calls a math function of family `name` in type `ty` (a float or a vector of floats):
-/// an LLVM intrinsic where LLVM has one that every backend lowers, the C library's function
-/// otherwise (scalars only: None for a vector without an intrinsic).
 /// The active float (or float vector) results whose every use is a non-phi instruction of
 /// their own block: their adjoint is complete when the backward walk of that block reaches
 /// their definition, so it can live in SSA values (the walk emits straight-line code into
@@ -849,6 +845,9 @@ fn block_local_floats(plan: &Plan) -> HashSet<Value> {
     local
 }
 
+/// Calls a math function of family `name` in type `ty` (a float or a vector of floats):
+/// an LLVM intrinsic where LLVM has one that every backend lowers, the C library's function
+/// otherwise (scalars only: None for a vector without an intrinsic).
 fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<Value> {
     const INTRINSICS: &[&str] = &[
         "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil",

@@ -80,6 +80,15 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::Cast { op, arg: a }, ty)
     }
 
+    /// An unsigned integer (a count, a byte size) as an `i64`: zero-extended, or unchanged.
+    pub fn zext_to_i64(&mut self, a: Value) -> Value {
+        if *self.func.ty(a) == Type::I64 {
+            a
+        } else {
+            self.cast(CastOp::ZExt, a, Type::I64)
+        }
+    }
+
     /// Converts a float (or vector of floats) to another float format (fpext/fptrunc), or
     /// returns it unchanged.
     pub fn convert_float(&mut self, a: Value, to: &Type) -> Value {

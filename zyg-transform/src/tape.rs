@@ -117,7 +117,7 @@ pub struct Record {
 pub struct TapeLayout {
     /// The records, by the block that pushes (or fills) them.
     pub records: HashMap<Block, Record>,
-    /// What each block records, in the order of `home`'s indices.
+    /// What each block records (where each field sits is in `home`).
     pub recorded: HashMap<Block, Vec<Field>>,
     /// Blocks that write their fields into their loop header's record instead of a record
     /// of their own (see `shares_header_record`).
