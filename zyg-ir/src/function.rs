@@ -5,7 +5,7 @@ use crate::entities::{Block, Inst, Value};
 use crate::inst::InstKind;
 use crate::types::{Signature, Type};
 use cranelift_entity::PrimaryMap;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -217,6 +217,10 @@ impl Function {
 pub struct Module {
     pub functions: Vec<Function>,
     pub declarations: BTreeMap<String, Signature>,
+    /// Declared functions that touch no memory the program can see (LLVM's `memory(none)`,
+    /// or only inaccessible and errno memory: `sin` under `-fno-math-errno` and with it, the
+    /// intrinsics): a call to one can only pass on what its result holds.
+    pub pure: BTreeSet<String>,
     pub globals: BTreeMap<String, GlobalVar>,
 }
 
@@ -247,6 +251,11 @@ impl GlobalVar {
 impl Module {
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// Whether `name` is a declared function that touches no memory the program can see.
+    pub fn is_pure(&self, name: &str) -> bool {
+        self.pure.contains(name)
     }
 
     /// The signature of a function the module defines or declares.

@@ -7,12 +7,14 @@
 use crate::error::TransformError;
 use crate::rules;
 use crate::ArgActivity;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use zyg_ir::{Callee, CastOp, Constant, Function, Inst, InstKind, Module, Type, UnOp, Value};
 
 pub struct Activity {
     active: HashSet<Value>,
     shadowed: HashSet<Value>,
+    /// Calls that cannot move a derivative whatever they are given (`moves_no_derivative`).
+    silent: HashSet<Inst>,
 }
 
 /// Calls that never move derivatives, whatever pointers they are given.
@@ -42,6 +44,13 @@ pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
     "strstr", "getenv", "atoi", "atol", "strtol", "strtoul", "malloc_usable_size", "abort", "exit", "_exit",
     "__assert_fail", "__assert_rtn", "time", "clock", "clock_gettime", "gettimeofday", "rand", "srand", "random",
     "srandom", "drand48", "srand48",
+    // Integer results of floats: piecewise constant, so no derivative (an integer holding a
+    // float's bits is checked where it becomes a float again). clang gives them no memory
+    // attributes at -O0, so they are named here.
+    "lround", "lroundf", "lroundl", "llround", "llroundf", "llroundl", "lrint", "lrintf", "lrintl", "llrint",
+    "llrintf", "llrintl", "ilogb", "ilogbf", "ilogbl", "__fpclassify", "__fpclassifyf", "__fpclassifyl", "__isnan",
+    "__isnanf", "__isnanl", "__isinf", "__isinff", "__isinfl", "__finite", "__finitef", "__finitel", "__signbit",
+    "__signbitf", "__signbitl",
 ];
 
 /// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`).
@@ -53,6 +62,20 @@ pub fn is_inert_call(name: &str) -> bool {
     INERT_CALLS.iter().any(|p| name.starts_with(p))
         || DEALLOCATIONS.contains(&name)
         || INACTIVE_LIBRARY_CALLS.contains(&name)
+}
+
+/// Whether a call to `name` (returning `ret`) cannot move a derivative, so that the adjoint
+/// leaves it alone whatever its arguments: the inert calls above, and declared functions that
+/// touch no memory the program can see and return no float or pointer (`llvm.is.fpclass`,
+/// `lround`, `ilogb`): all they pass on is an integer result, which carries no derivative
+/// (a float's bits in an integer are checked for where they become a float again).
+pub fn moves_no_derivative(module: &Module, name: &str, ret: &Type) -> bool {
+    is_inert_call(name) || (module.is_pure(name) && module.function(name).is_none() && !can_hold_derivative_or_address(ret))
+}
+
+/// A type with a float or a pointer somewhere in it.
+fn can_hold_derivative_or_address(ty: &Type) -> bool {
+    ty.carries_derivative() || ty.is_ptr() || ty.holds_pointers()
 }
 
 pub fn is_allocation(kind: &InstKind) -> bool {
@@ -87,10 +110,13 @@ impl Activity {
             InstKind::Store { value, ptr } => {
                 self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses()
             }
-            InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
-                args.iter().any(|a| self.has_shadow(*a))
+            // A call with any active argument is active, whatever its type or its result's:
+            // a callee without a body or rule is then an error, never skipped.
+            InstKind::Call { args, .. } if !self.silent.contains(&inst) => {
+                args.iter().any(|a| self.has_shadow(*a) || self.is_active(*a))
                     || func.result(inst).is_some_and(|v| self.is_active(v) || (func.ty(v).is_ptr() && self.has_shadow(v)))
             }
+            InstKind::Call { .. } => false,
             _ => func.result(inst).is_some_and(|v| self.is_active(v)),
         }
     }
@@ -98,6 +124,16 @@ impl Activity {
     /// Analyses `func` with the given argument activities; its float result is an output,
     /// and so is all differentiated memory.
     pub fn analyze(module: &Module, func: &Function, args: &[ArgActivity]) -> Result<Activity, TransformError> {
+        Activity::analyze_with(&ModuleFacts::compute(module), module, func, args)
+    }
+
+    /// `analyze`, with the module's facts computed once for all its functions.
+    pub fn analyze_with(
+        facts: &ModuleFacts,
+        module: &Module,
+        func: &Function,
+        args: &[ArgActivity],
+    ) -> Result<Activity, TransformError> {
         let insts: Vec<Inst> = func.inst_order().map(|(_, i)| i).collect();
         let param = |kind: ArgActivity| -> HashSet<Value> {
             func.params.iter().zip(args).filter(|(_, a)| **a == kind).map(|(p, _)| *p).collect()
@@ -122,7 +158,7 @@ impl Activity {
             for &inst in &insts {
                 let Some(result) = func.result(inst) else { continue };
                 let kind = &func.insts[inst].kind;
-                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(module, kind, &shadowed) {
+                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(module, facts, kind, &shadowed) {
                     shadowed.insert(result);
                     changed = true;
                 }
@@ -141,13 +177,23 @@ impl Activity {
             }
         }
         check_memory(module, func, &insts, &varied, &shadowed)?;
-        let useful = useful_values(module, func, &insts, &shadowed);
-        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed })
+        let silent: HashSet<Inst> = insts
+            .iter()
+            .copied()
+            .filter(|i| match &func.insts[*i].kind {
+                InstKind::Call { callee: Callee::Direct(name), sig, .. } => {
+                    !is_barrier(name) && moves_no_derivative(module, name, &sig.ret)
+                }
+                _ => false,
+            })
+            .collect();
+        let useful = useful_values(module, func, &insts, &shadowed, &silent);
+        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent })
     }
 }
 
 /// Whether an instruction's pointer result points into shadowed memory.
-fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
+fn derives_shadow(module: &Module, facts: &ModuleFacts, kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
     match kind {
         InstKind::Gep { base, .. } => shadowed.contains(base),
         InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(arg),
@@ -163,29 +209,64 @@ fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -
         // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
         kind if is_allocation(kind) => true,
         InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-            returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(a)))
+            facts.returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(a)))
         }
         _ => false,
     }
 }
 
-/// Whether a call to `name` may return a pointer to differentiated memory: the callee is
-/// defined here, returns a pointer, and is given differentiated memory or makes its own
-/// (allocates, or uses a global that carries derivatives). Its primal then writes the
-/// returned pointer's shadow (null when it returns other memory). The callee's own calls
-/// are not followed: a wrapper around an allocating wrapper needs a shadowed argument.
-pub fn returns_shadowed(module: &Module, name: &str, given_shadowed: bool) -> bool {
-    let Some(callee) = module.function(name).filter(|f| f.sig.ret.is_ptr() && !f.is_declaration()) else {
-        return false;
-    };
-    given_shadowed
-        || callee.inst_order().any(|(_, i)| {
-            let kind = &callee.insts[i].kind;
-            is_allocation(kind)
-                || kind.operands().iter().any(|v| {
-                    matches!(callee.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
-                })
-        })
+/// What activity analysis of one function needs to know about the rest of the module,
+/// computed once per module.
+#[derive(Debug, Default)]
+pub struct ModuleFacts {
+    /// Defined functions returning a pointer that may point to differentiated memory they
+    /// make themselves, without being given any: they allocate, use a global that carries
+    /// derivatives, or call such a function (a `cons` cell constructor, a wrapper around
+    /// one). Their primal writes the returned pointer's shadow.
+    returns_own_memory: HashSet<String>,
+}
+
+impl ModuleFacts {
+    pub fn compute(module: &Module) -> ModuleFacts {
+        let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut returns_own_memory = HashSet::new();
+        let mut work = Vec::new();
+        for f in module.functions.iter().filter(|f| !f.is_declaration()) {
+            let mut direct = false;
+            for (_, i) in f.inst_order() {
+                let kind = &f.insts[i].kind;
+                if let InstKind::Call { callee: Callee::Direct(g), .. } = kind {
+                    callers.entry(&**g).or_default().push(&f.name);
+                }
+                direct |= is_allocation(kind)
+                    || kind.operands().iter().any(|v| {
+                        matches!(f.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
+                    });
+            }
+            if direct && f.sig.ret.is_ptr() && returns_own_memory.insert(f.name.clone()) {
+                work.push(f.name.as_str());
+            }
+        }
+        // Callers that return a pointer inherit it, transitively.
+        while let Some(g) = work.pop() {
+            for &caller in callers.get(g).map(Vec::as_slice).unwrap_or_default() {
+                let returns_ptr = module.function(caller).is_some_and(|f| f.sig.ret.is_ptr());
+                if returns_ptr && returns_own_memory.insert(caller.to_string()) {
+                    work.push(caller);
+                }
+            }
+        }
+        ModuleFacts { returns_own_memory }
+    }
+
+    /// Whether a call to `name` may return a pointer to differentiated memory: the callee is
+    /// defined here, returns a pointer, and is given differentiated memory or makes its own.
+    /// Its primal then writes the returned pointer's shadow (null when it returns other
+    /// memory).
+    pub fn returns_shadowed(&self, module: &Module, name: &str, given_shadowed: bool) -> bool {
+        let defined = module.function(name).is_some_and(|f| f.sig.ret.is_ptr() && !f.is_declaration());
+        defined && (given_shadowed || self.returns_own_memory.contains(name))
+    }
 }
 
 /// Refuses what the memory model cannot represent yet, rather than dropping derivatives.
@@ -303,8 +384,16 @@ fn dynamic_shared<'m>(module: &'m Module, func: &Function, ptr: Value) -> Option
 }
 
 /// Values that can influence an output: the float result, values stored into shadowed
-/// memory, and float arguments of calls that are given shadowed memory; then backwards.
-fn useful_values(module: &Module, func: &Function, insts: &[Inst], shadowed: &HashSet<Value>) -> HashSet<Value> {
+/// memory, and float arguments of every call that may move a derivative (a callee may keep
+/// its argument in memory it returns, write it to a global, or be one zyg knows nothing
+/// of, which must then be reported rather than skipped); then backwards.
+fn useful_values(
+    module: &Module,
+    func: &Function,
+    insts: &[Inst],
+    shadowed: &HashSet<Value>,
+    silent: &HashSet<Inst>,
+) -> HashSet<Value> {
     let mut useful: HashSet<Value> = HashSet::new();
     for &inst in insts {
         match &func.insts[inst].kind {
@@ -317,7 +406,7 @@ fn useful_values(module: &Module, func: &Function, insts: &[Inst], shadowed: &Ha
                     useful.insert(*v);
                 }
             }
-            InstKind::Call { args, .. } if args.iter().any(|a| shadowed.contains(a)) => {
+            InstKind::Call { args, .. } if !silent.contains(&inst) => {
                 useful.extend(args.iter().filter(|a| func.ty(**a).carries_derivative()));
             }
             _ => {}

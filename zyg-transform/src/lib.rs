@@ -161,6 +161,22 @@ pub enum Pullback {
     Phi,
 }
 
+impl Pullback {
+    /// Pullbacks whose only input is the result's adjoint: with an inactive result they do
+    /// nothing.
+    fn only_moves_the_result(&self) -> bool {
+        matches!(
+            self,
+            Pullback::Rule(_)
+                | Pullback::Aggregate
+                | Pullback::Lanes
+                | Pullback::ReduceFAdd
+                | Pullback::ReduceMinMax
+                | Pullback::MaskedLoad
+        )
+    }
+}
+
 /// Everything the primal and adjoint builders need to know about one function.
 pub struct Plan<'a> {
     pub module: &'a Module,
@@ -228,6 +244,8 @@ pub struct Differentiator<'m> {
     custom: HashMap<String, custom::CustomRule>,
     /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
     gpu: bool,
+    /// What activity analysis needs to know about the whole module.
+    facts: activity::ModuleFacts,
 }
 
 impl<'m> Differentiator<'m> {
@@ -247,6 +265,7 @@ impl<'m> Differentiator<'m> {
             in_progress: Vec::new(),
             output: stack::helpers(namespace, false),
             gpu: false,
+            facts: activity::ModuleFacts::compute(module),
         }
     }
 
@@ -475,7 +494,7 @@ impl<'m> Differentiator<'m> {
 
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
-        let activity = Activity::analyze(self.module, func, &spec.args)?;
+        let activity = Activity::analyze_with(&self.facts, self.module, func, &spec.args)?;
         for (_, name) in activity.shadowed_globals(func) {
             let global = self.module.active_global(name).expect("only active globals are shadowed");
             self.shadow_globals.insert(shadow_global_name(name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
@@ -493,6 +512,11 @@ impl<'m> Differentiator<'m> {
                     continue;
                 }
                 let pullback = self.pullback(func, inst, &activity)?;
+                if pullback.only_moves_the_result() && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
+                    // Active arguments (a call is active when one is), but the result is not
+                    // useful: no adjoint comes back through it.
+                    continue;
+                }
                 match (&pullback, &func.insts[inst].kind) {
                     (Pullback::Rule(adjoints), _) => {
                         let v = func.result(inst).expect("a rule's instruction has a result");
@@ -754,20 +778,56 @@ impl<'m> Differentiator<'m> {
                     };
                     return Ok(Pullback::Callee(Box::new(self.ensure(&spec)?)));
                 }
-                Err(TransformError::at(
-                    func,
-                    inst,
-                    format!("no derivative is known for `{name}`: it has no body in this module and no rule"),
-                ))
+                Err(TransformError::at(func, inst, unknown_callee_message(func, inst, name, activity)))
             }
-            InstKind::Call { .. } => {
-                Err(TransformError::at(func, inst, "indirect calls on active values are not differentiated yet"))
-            }
+            InstKind::Call { .. } => Err(TransformError::at(
+                func,
+                inst,
+                format!(
+                    "indirect calls on active values are not differentiated yet ({}); call the function directly, \
+                     or pass it to the gradient request as a `const` argument so zyg can specialise to it",
+                    active_call_parts(func, inst, activity)
+                ),
+            )),
             _ => rules::instructions::adjoints(kind).map(Pullback::Rule).ok_or_else(|| {
                 TransformError::at(func, inst, format!("zyg cannot differentiate `{}` yet", kind.opcode_name()))
             }),
         }
     }
+}
+
+/// Why a call to a function zyg has no derivative for is active: which arguments carry
+/// derivatives or differentiated memory, and whether the result does.
+fn active_call_parts(func: &Function, inst: Inst, activity: &Activity) -> String {
+    let InstKind::Call { args, .. } = &func.insts[inst].kind else { return String::new() };
+    let mut parts: Vec<String> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            if activity.is_active(*a) {
+                Some(format!("argument {} is an active value", i + 1))
+            } else if activity.has_shadow(*a) {
+                Some(format!("argument {} points to differentiated memory", i + 1))
+            } else {
+                None
+            }
+        })
+        .collect();
+    if func.result(inst).is_some_and(|v| activity.is_active(v) || activity.has_shadow(v)) {
+        parts.push("its result is active".into());
+    }
+    parts.join(", ")
+}
+
+/// The error for a call to a function without a body or rule that may move a derivative.
+fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Activity) -> String {
+    format!(
+        "no derivative is known for `{name}`: it has no body in this module and no rule, and {}. \
+         If it cannot change the result, declare it inactive (`void *__enzyme_inactivefn[] = {{(void *){name}}};`); \
+         otherwise register a derivative for it (`__zyg_pullback_{name}`, see README) or compile its definition \
+         into this module",
+        active_call_parts(func, inst, activity)
+    )
 }
 
 /// Decides which tape values and shadows the adjoint rebuilds (see `recompute`), and puts

@@ -38,6 +38,9 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
         match (!is_declaration).then(|| FunctionReader::read(raw)) {
             Some(Ok((func, callees))) => {
                 for (callee, sig) in callees {
+                    if module.get_function(&callee).is_some_and(touches_no_visible_memory) {
+                        out.module.pure.insert(callee.clone());
+                    }
                     out.module.declarations.entry(callee.clone()).or_insert(sig);
                     if seen.insert(callee.clone()) {
                         queue.push_back(callee);
@@ -55,8 +58,22 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
     let defined: Vec<String> = out.module.functions.iter().map(|f| f.name.clone()).collect();
     for name in defined {
         out.module.declarations.remove(&name);
+        out.module.pure.remove(&name);
     }
     out
+}
+
+/// Whether a function's `memory` attribute says it neither reads nor writes memory the
+/// program can see: nothing through its pointer arguments and nothing else but inaccessible
+/// memory, errno, and target-specific state. The attribute packs two mod/ref bits per
+/// location (LLVM's `IRMemLocation`): argument memory is bits 0-1, other memory bits 6-7.
+fn touches_no_visible_memory(f: inkwell::values::FunctionValue<'_>) -> bool {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    const ARGUMENT_MEMORY: u64 = 0b11;
+    const OTHER_MEMORY: u64 = 0b11 << 6;
+    let kind = Attribute::get_named_enum_kind_id("memory");
+    f.get_enum_attribute(AttributeLoc::Function, kind)
+        .is_some_and(|a| a.get_enum_value() & (ARGUMENT_MEMORY | OTHER_MEMORY) == 0)
 }
 
 /// The module's global variables of types zyg can represent (the others cannot hold

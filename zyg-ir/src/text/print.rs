@@ -15,7 +15,8 @@ use std::fmt::Write;
 pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
     for (name, sig) in &module.declarations {
-        let _ = writeln!(out, "declare {} {}({})", sig.ret, sigil_name('@', name), param_types(sig));
+        let pure = if module.is_pure(name) { " memory(none)" } else { "" };
+        let _ = writeln!(out, "declare {} {}({}){pure}", sig.ret, sigil_name('@', name), param_types(sig));
     }
     for func in &module.functions {
         if !out.is_empty() {
