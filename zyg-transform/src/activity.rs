@@ -4,6 +4,7 @@
 //! argument, or a stack array of floats); every shadowed pointer gets a shadow pointer to
 //! the memory that accumulates that memory's adjoint.
 
+use crate::addresses::{self, Root};
 use crate::error::TransformError;
 use crate::rules;
 use crate::ArgActivity;
@@ -15,6 +16,8 @@ pub struct Activity {
     shadowed: HashSet<Value>,
     /// Calls that cannot move a derivative whatever they are given (`moves_no_derivative`).
     silent: HashSet<Inst>,
+    /// Integers that hold an address of differentiated memory (`addresses`).
+    roots: HashMap<Value, Root>,
 }
 
 /// Calls that never move derivatives, whatever pointers they are given.
@@ -92,6 +95,14 @@ impl Activity {
         self.shadowed.contains(&v)
     }
 
+    /// The shadowed pointer an integer address was computed from (`addresses`), if any.
+    pub fn address_root(&self, v: Value) -> Option<Value> {
+        match self.roots.get(&v) {
+            Some(Root::Of(p)) => Some(*p),
+            _ => None,
+        }
+    }
+
     /// The global variables among the shadowed pointers.
     pub fn shadowed_globals<'f>(&'f self, func: &'f Function) -> impl Iterator<Item = (Value, &'f str)> + 'f {
         self.shadowed.iter().filter_map(move |v| match func.constant(*v) {
@@ -110,6 +121,8 @@ impl Activity {
             InstKind::Store { value, ptr } => {
                 self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses()
             }
+            // Address arithmetic: its shadow is computed beside it, its adjoint does nothing.
+            InstKind::Call { callee: Callee::Direct(name), .. } if addresses::is_address_intrinsic(name) => false,
             // A call with any active argument is active, whatever its type or its result's:
             // a callee without a body or rule is then an error, never skipped.
             InstKind::Call { args, .. } if !self.silent.contains(&inst) => {
@@ -152,15 +165,26 @@ impl Activity {
         }
         // Forward, to a fixed point (loops): shadows follow pointer arithmetic; derivatives
         // flow from operands and from differentiated memory.
+        let mut roots: HashMap<Value, Root> = HashMap::new();
         let mut changed = true;
         while changed {
             changed = false;
             for &inst in &insts {
                 let Some(result) = func.result(inst) else { continue };
                 let kind = &func.insts[inst].kind;
-                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(module, facts, kind, &shadowed) {
+                if func.ty(result).is_ptr()
+                    && !shadowed.contains(&result)
+                    && derives_shadow(module, facts, kind, &shadowed, &roots)
+                {
                     shadowed.insert(result);
                     changed = true;
+                }
+                if func.ty(result).is_int() {
+                    if let Some(root) = addresses::step(func, kind, &shadowed, &roots) {
+                        if roots.insert(result, root) != Some(root) {
+                            changed = true;
+                        }
+                    }
                 }
                 if varied.contains(&result) || !func.ty(result).carries_derivative() {
                     continue;
@@ -176,7 +200,6 @@ impl Activity {
                 }
             }
         }
-        check_memory(module, func, &insts, &varied, &shadowed)?;
         let silent: HashSet<Inst> = insts
             .iter()
             .copied()
@@ -187,14 +210,27 @@ impl Activity {
                 _ => false,
             })
             .collect();
+        check_memory(module, func, &insts, &varied, &shadowed)?;
+        addresses::check(func, &roots, &shadowed, &silent)?;
         let useful = useful_values(module, func, &insts, &shadowed, &silent);
-        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent })
+        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent, roots })
     }
 }
 
 /// Whether an instruction's pointer result points into shadowed memory.
-fn derives_shadow(module: &Module, facts: &ModuleFacts, kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
+fn derives_shadow(
+    module: &Module,
+    facts: &ModuleFacts,
+    kind: &InstKind,
+    shadowed: &HashSet<Value>,
+    roots: &HashMap<Value, Root>,
+) -> bool {
     match kind {
+        // An address of differentiated memory that went through an integer.
+        InstKind::Cast { op: CastOp::IntToPtr, arg } => matches!(roots.get(arg), Some(Root::Of(_))),
+        InstKind::Call { callee: Callee::Direct(name), args, .. } if addresses::is_address_intrinsic(name) => {
+            args.first().is_some_and(|p| shadowed.contains(p))
+        }
         InstKind::Gep { base, .. } => shadowed.contains(base),
         InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(arg),
         InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| shadowed.contains(v)),

@@ -8,6 +8,7 @@
 //! together with the tape on its stack, seeding the result's adjoint with 1.
 
 pub mod activity;
+pub mod addresses;
 pub mod adjoint;
 pub mod builder;
 pub mod custom;

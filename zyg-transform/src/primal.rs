@@ -233,6 +233,12 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             }
             let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
             let mut c = Cursor { func: p, block: b, at: Some(at) };
+            if let Some(kind) = address_shadow(plan, &mut c, inst, v) {
+                let shadow = c.emit(kind, plan.func.ty(v).clone()).expect("pointer result");
+                shadows.insert(v, shadow);
+                made.push((inst, p.def_inst(shadow).expect("an instruction")));
+                continue;
+            }
             // The shadow lives in the pointer's address space (shared memory's is shared).
             let shadow = c.emit(kind, plan.func.ty(v).clone()).expect("pointer result");
             shadows.insert(v, shadow);
@@ -268,6 +274,27 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
         }
         p.insts[shadow_inst].kind = kind;
     }
+}
+
+/// The shadow of a pointer computed from an address through an integer (`addresses`):
+/// `gep i8, <root>, %v - ptrtoint <root>` emitted at the cursor, whose base the caller then
+/// points at the root's shadow; or, for the identity intrinsics, a cast of the argument.
+fn address_shadow(plan: &Plan, c: &mut Cursor, inst: Inst, v: Value) -> Option<InstKind> {
+    let (root, address) = match &plan.func.insts[inst].kind {
+        InstKind::Cast { op: zyg_ir::CastOp::IntToPtr, arg } => (plan.activity.address_root(*arg)?, *arg),
+        InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::addresses::is_address_intrinsic(name) => {
+            let p = *args.first()?;
+            if crate::addresses::is_address_identity(name) {
+                return Some(InstKind::Cast { op: zyg_ir::CastOp::BitCast, arg: p });
+            }
+            (p, c.cast(zyg_ir::CastOp::PtrToInt, v, Type::I64))
+        }
+        _ => return None,
+    };
+    let int_ty = c.func.ty(address).clone();
+    let base = c.cast(zyg_ir::CastOp::PtrToInt, root, int_ty);
+    let offset = c.binary(zyg_ir::BinOp::Sub, address, base);
+    Some(InstKind::Gep { source_ty: Type::I8, base: root, indices: vec![offset], inbounds: false })
 }
 
 /// A pointer to differentiated memory stored into differentiated memory: its shadow goes
