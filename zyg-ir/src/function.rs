@@ -44,7 +44,24 @@ pub struct InstData {
     /// The result value; `None` for instructions that produce nothing.
     pub result: Option<Value>,
     pub loc: Option<SourceLoc>,
+    /// What the front end says the bytes a load, store or memory copy moves hold (clang's
+    /// type-based alias metadata), when it says so.
+    pub hint: Option<TypeHint>,
 }
+
+/// The kind of value some bytes of memory hold: what decides whether they carry a
+/// derivative (floats), a shadow (pointers) or neither (integers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarKind {
+    Float(crate::types::FloatTy),
+    Pointer,
+    Integer,
+}
+
+/// The typed pieces of the bytes an instruction moves: (offset, size, kind), in bytes from
+/// the address it reads or writes. A load or store has one piece; a memory copy one per
+/// scalar field of the struct it copies (clang's `!tbaa.struct`).
+pub type TypeHint = Arc<[(u64, u64, ScalarKind)]>;
 
 #[derive(Clone, Debug, Default)]
 pub struct BlockData {
@@ -151,7 +168,7 @@ impl Function {
 
     /// Creates an instruction (and its result value when `ty` is not void), unattached.
     pub fn make_inst(&mut self, kind: InstKind, ty: Type) -> Inst {
-        let inst = self.insts.push(InstData { kind, result: None, loc: None });
+        let inst = self.insts.push(InstData { kind, result: None, loc: None, hint: None });
         if !ty.is_void() {
             let v = self.values.push(ValueData { ty, def: ValueDef::Inst(inst) });
             self.insts[inst].result = Some(v);

@@ -210,7 +210,7 @@ impl Activity {
                 _ => false,
             })
             .collect();
-        check_memory(module, func, &insts, &varied, &shadowed)?;
+        check_memory(module, facts, func, &insts, &varied, &shadowed)?;
         addresses::check(func, &roots, &shadowed, &silent)?;
         let useful = useful_values(module, func, &insts, &shadowed, &silent);
         Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent, roots })
@@ -253,13 +253,14 @@ fn derives_shadow(
 
 /// What activity analysis of one function needs to know about the rest of the module,
 /// computed once per module.
-#[derive(Debug, Default)]
 pub struct ModuleFacts {
     /// Defined functions returning a pointer that may point to differentiated memory they
     /// make themselves, without being given any: they allocate, use a global that carries
     /// derivatives, or call such a function (a `cons` cell constructor, a wrapper around
     /// one). Their primal writes the returned pointer's shadow.
     returns_own_memory: HashSet<String>,
+    /// Which bytes of memory hold floats, pointers and integers.
+    pub memory: crate::memtypes::MemTypes,
 }
 
 impl ModuleFacts {
@@ -292,7 +293,7 @@ impl ModuleFacts {
                 }
             }
         }
-        ModuleFacts { returns_own_memory }
+        ModuleFacts { returns_own_memory, memory: crate::memtypes::MemTypes::compute(module) }
     }
 
     /// Whether a call to `name` may return a pointer to differentiated memory: the callee is
@@ -308,6 +309,7 @@ impl ModuleFacts {
 /// Refuses what the memory model cannot represent yet, rather than dropping derivatives.
 fn check_memory(
     module: &Module,
+    facts: &ModuleFacts,
     func: &Function,
     insts: &[Inst],
     varied: &HashSet<Value>,
@@ -360,14 +362,20 @@ fn check_memory(
             }
             InstKind::Load { ptr, .. } if shadowed.contains(ptr) && copies.contains_key(&inst) => {
                 let (_, bits, targets) = &copies[&inst];
-                if targets.iter().any(|p| shadowed.contains(p)) && matches!(bits, 32 | 64) {
+                let bytes = u64::from(bits.div_ceil(8));
+                let known = facts.memory.at(func, *ptr, bytes);
+                if targets.iter().any(|p| shadowed.contains(p))
+                    && matches!(bits, 32 | 64)
+                    && known != crate::memtypes::Known::All(zyg_ir::ScalarKind::Integer)
+                {
                     return Err(TransformError::at(
                         func,
                         inst,
                         format!(
                             "this copies {bits} bits of differentiated memory as an integer, and zyg cannot tell \
-                             whether they hold a float: the function's own float accesses do not decide it (none, \
-                             or more than one format); copy them with a float type or with memcpy"
+                             whether they hold a float, a pointer or an integer ({}); copy them with their own type \
+                             or with memcpy, or compile with -O1 or higher so that clang describes the types",
+                            crate::memtypes::describe_known(&known)
                         ),
                     ));
                 }

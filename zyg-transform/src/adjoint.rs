@@ -304,8 +304,13 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let dst_shadow = generic_pointer(&mut c, dst_shadow);
                 let src_shadow = src_shadow.map(|s| generic_pointer(&mut c, s));
                 match (&self.plan.pullbacks[&inst], src_shadow) {
-                    (Pullback::MemCopy(elem), Some(src_shadow)) => {
+                    (Pullback::MemCopy(crate::memory::CopyPlan::Floats(elem)), Some(src_shadow)) => {
                         let name = crate::memory::copy_adjoint_name(&self.plan.namespace, *elem);
+                        c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
+                    }
+                    // Mixed fields: only the float fields' adjoints move (and are zeroed).
+                    (Pullback::MemCopy(crate::memory::CopyPlan::Fields(_)), Some(src_shadow)) => {
+                        let name = crate::memory::field_adjoint_name(&self.plan.namespace, self.plan.copy_layouts[&inst]);
                         c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
                     }
                     // Overwritten by a memset or by a copy of constant memory: no adjoint

@@ -15,6 +15,7 @@ pub mod custom;
 pub mod error;
 pub mod gpu;
 pub mod memory;
+pub mod memtypes;
 pub mod primal;
 pub mod rules;
 pub mod stack;
@@ -153,9 +154,10 @@ pub enum Pullback {
     Barrier,
     /// `memset`: the shadow of the bytes set is zeroed.
     MemSet,
-    /// `memcpy`/`memmove` of elements of this float type: the destination's adjoint goes
-    /// back to the source (when the source is differentiated memory) and is zeroed.
-    MemCopy(zyg_ir::FloatTy),
+    /// `memcpy`/`memmove`: the destination's adjoint goes back to the source through the
+    /// float bytes (when the source is differentiated memory) and is zeroed; the primal
+    /// copies the shadows of pointer bytes (`memory::CopyPlan`).
+    MemCopy(memory::CopyPlan),
     /// `realloc` of memory holding this float type: the new shadow's adjoint goes back to
     /// the old shadow, and the new shadow is freed (`memory::is_realloc`).
     Realloc(zyg_ir::FloatTy),
@@ -196,6 +198,9 @@ pub struct Plan<'a> {
     pub layout: TapeLayout,
     pub block_of: HashMap<Inst, Block>,
     pub pullbacks: HashMap<Inst, Pullback>,
+    /// The helpers of copies of mixed fields (`memory::CopyPlan::Fields`), by instruction:
+    /// the index in their names (`memory::field_adjoint_name`).
+    pub copy_layouts: HashMap<Inst, usize>,
     pub callees: BTreeMap<Inst, Generated>,
     pub returns: Vec<Block>,
 }
@@ -236,6 +241,8 @@ pub struct Differentiator<'m> {
     namespace: String,
     /// Float types whose memcpy adjoint helper is already in `output`.
     copy_helpers: HashSet<zyg_ir::FloatTy>,
+    /// Layouts of copies of mixed fields whose helpers are in `output`, with their index.
+    field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
     /// The realloc helpers already in `output`: `None` for the shadow realloc, `Some` for
     /// an adjoint per float type.
     realloc_helpers: HashSet<Option<zyg_ir::FloatTy>>,
@@ -256,6 +263,7 @@ impl<'m> Differentiator<'m> {
         Differentiator {
             namespace: namespace.to_string(),
             copy_helpers: HashSet::new(),
+            field_layouts: HashMap::new(),
             realloc_helpers: HashSet::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
@@ -636,6 +644,7 @@ impl<'m> Differentiator<'m> {
             recompute,
             thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
             pullbacks,
+            copy_layouts: HashMap::new(),
             callees,
             returns,
         };
@@ -644,8 +653,12 @@ impl<'m> Differentiator<'m> {
         // box it on the heap instead of copying it into their own tape.
         let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
         let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
-        for pullback in plan.pullbacks.values() {
-            if let Pullback::MemCopy(elem) | Pullback::Realloc(elem) = pullback {
+        let mut copy_layouts = HashMap::new();
+        for (inst, pullback) in &plan.pullbacks {
+            if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
+                copy_layouts.insert(*inst, self.field_helpers(layout));
+            }
+            if let Pullback::MemCopy(memory::CopyPlan::Floats(elem)) | Pullback::Realloc(elem) = pullback {
                 if self.copy_helpers.insert(*elem) {
                     self.output.push(memory::copy_adjoint(&self.namespace, *elem));
                 }
@@ -659,6 +672,7 @@ impl<'m> Differentiator<'m> {
                 }
             }
         }
+        let plan = Plan { copy_layouts, ..plan };
         let mut primal = primal::build(&plan, &generated.primal);
         let mut adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
         // Inlined into their caller (the gradient, or the caller's primal and adjoint, which
@@ -679,6 +693,18 @@ impl<'m> Differentiator<'m> {
         self.output.push(primal);
         self.output.push(adjoint);
         Ok(generated)
+    }
+
+    /// The index of a mixed-field copy layout's helpers, adding them on first use.
+    fn field_helpers(&mut self, layout: &std::sync::Arc<memtypes::CopyLayout>) -> usize {
+        if let Some(k) = self.field_layouts.get(layout) {
+            return *k;
+        }
+        let k = self.field_layouts.len();
+        self.field_layouts.insert(layout.clone(), k);
+        self.output.push(memory::field_adjoint(memory::field_adjoint_name(&self.namespace, k), layout));
+        self.output.push(memory::field_shadows(memory::field_shadows_name(&self.namespace, k), layout));
+        k
     }
 
     /// Rules before decomposition: a known rule for a call wins; otherwise differentiate
@@ -723,13 +749,19 @@ impl<'m> Differentiator<'m> {
                         "differentiated memory is copied into memory zyg cannot trace; that is not supported yet",
                     ));
                 }
+                let shadowed = |v| activity.has_shadow(v);
                 match op {
                     memory::MemOp::Set => Ok(Pullback::MemSet),
                     memory::MemOp::Copy if activity.has_shadow(src) => {
-                        Ok(Pullback::MemCopy(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
+                        Ok(Pullback::MemCopy(memory::copy_plan(&self.facts.memory, func, inst, &shadowed)?))
                     }
-                    // A copy of constant memory only overwrites: its adjoint is a memset.
-                    memory::MemOp::Copy => Ok(Pullback::MemSet),
+                    // A copy of constant memory only overwrites: its adjoint is a memset; the
+                    // pointers it copies point to memory that is not differentiated, so their
+                    // shadows (in the primal) are null.
+                    memory::MemOp::Copy => match memory::copy_plan(&self.facts.memory, func, inst, &shadowed) {
+                        Ok(plan) if plan.copies_shadows() => Ok(Pullback::MemCopy(plan)),
+                        _ => Ok(Pullback::MemSet),
+                    },
                 }
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. }

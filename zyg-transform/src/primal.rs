@@ -81,6 +81,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         boxed_tapes.insert(*inst, memory);
     }
     store_pointer_shadows(plan, &mut p, &shadows);
+    copy_pointer_shadows(plan, &mut p, &shadows);
     let custom_tapes = custom_forward(plan, &mut p, &shadows);
     for (inst, callee) in &plan.callees {
         let slot = match boxed_tapes.get(inst) {
@@ -307,6 +308,41 @@ fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value,
             let at = position(p, b, inst) + 1;
             Cursor { func: p, block: b, at: Some(at) }.store(value_shadow, ptr_shadow);
         }
+    }
+}
+
+/// A copy of memory with pointer fields copies their shadows too (`memory::CopyPlan`): a
+/// later load of a pointer from the copy finds its shadow there. A source that is not
+/// differentiated gives null shadows.
+fn copy_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    let mut copies: Vec<(Inst, usize)> = plan
+        .pullbacks
+        .iter()
+        .filter(|(_, pb)| matches!(pb, Pullback::MemCopy(copy) if copy.copies_shadows()))
+        .map(|(inst, _)| (*inst, plan.copy_layouts[inst]))
+        .collect();
+    copies.sort_unstable();
+    for (inst, k) in copies {
+        let Some((_, dst, src, bytes)) = crate::memory::mem_op(&plan.func.insts[inst].kind) else { continue };
+        let b = plan.block_of[&inst];
+        let at = position(p, b, inst) + 1;
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        let bytes = c.zext_to_i64(bytes);
+        let dst_shadow = generic(&mut c, shadows[&dst]);
+        let src_shadow = match shadows.get(&src) {
+            Some(s) => generic(&mut c, *s),
+            None => c.constant(Constant::Null(0)),
+        };
+        let name = crate::memory::field_shadows_name(&plan.namespace, k);
+        c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
+    }
+}
+
+/// `ptr` in the default address space.
+fn generic(c: &mut Cursor, ptr: Value) -> Value {
+    match c.func.ty(ptr) {
+        Type::Ptr(0) => ptr,
+        _ => c.cast(zyg_ir::CastOp::AddrSpaceCast, ptr, Type::PTR),
     }
 }
 

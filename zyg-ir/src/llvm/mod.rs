@@ -6,6 +6,7 @@
 
 mod raw;
 pub mod reader;
+mod tbaa;
 pub mod writer;
 
 pub use raw::value_name;

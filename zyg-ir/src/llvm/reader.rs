@@ -152,6 +152,7 @@ impl FunctionReader {
                 while !inst.is_null() {
                     let kind = reader.read_inst(inst).map_err(|m| reader.error(inst, m))?;
                     let id = reader.func.blocks[block].insts[index];
+                    reader.func.insts[id].hint = type_hint(&reader.func, inst, &kind);
                     reader.func.insts[id].kind = kind;
                     index += 1;
                     inst = LLVMGetNextInstruction(inst);
@@ -300,6 +301,24 @@ impl FunctionReader {
         };
         let args = (0..LLVMGetNumArgOperands(inst)).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
         Ok(InstKind::Call { callee, sig, args })
+    }
+}
+
+/// The front end's type hint of a load, store or memory copy (`tbaa`).
+///
+/// # Safety
+/// `inst` must be the live instruction `kind` was read from.
+unsafe fn type_hint(func: &Function, inst: LLVMValueRef, kind: &InstKind) -> Option<crate::function::TypeHint> {
+    match kind {
+        InstKind::Load { ty, .. } => super::tbaa::access_hint(inst, ty.natural_layout()?.0),
+        InstKind::Store { value, .. } => super::tbaa::access_hint(inst, func.ty(*value).natural_layout()?.0),
+        InstKind::Call { callee: Callee::Direct(name), .. }
+            if ["llvm.memcpy.", "llvm.memmove.", "llvm.memcpy.inline."].iter().any(|p| name.starts_with(p))
+                || matches!(&**name, "memcpy" | "memmove") =>
+        {
+            super::tbaa::copy_hint(inst)
+        }
+        _ => None,
     }
 }
 
