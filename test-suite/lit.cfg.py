@@ -44,6 +44,7 @@ config.substitutions.append(("%march-v3", "-march=x86-64-v3" if v3 else ""))
 if v3:
     config.available_features.add("x86-64-v3")
 config.environment["CLANG"] = clang
+config.environment["CLANGXX"] = clangxx
 
 # ptxas (NVIDIA's PTX assembler, from the nvidia-cuda-nvcc-cu12 wheel ci/setup.sh installs,
 # or a CUDA toolkit) checks the PTX `zyg compile --target nvptx64` writes.

@@ -172,7 +172,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     diff.set_custom_rules(crate::custom::custom_rules(module, path)?);
     let mut grads = Vec::new();
     for (r, target) in requests.iter().zip(&targets) {
-        let spec = Spec { function: target.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };
+        let spec = Spec::new(target.clone(), r.kinds.iter().map(|k| k.activity()).collect());
         grads.push(diff.entry(&spec, r.entry).map_err(transform_error)?);
     }
     let mut exported = None;
@@ -180,7 +180,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         let func = read.module.function(name).ok_or_else(|| missing_function(path, name, &read))?;
         let kernel = is_kernel(module, name);
         let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
-        let spec = Spec { function: name.clone(), args: kinds.iter().map(|k| k.activity()).collect() };
+        let spec = Spec::new(name.clone(), kinds.iter().map(|k| k.activity()).collect());
         let gradient = diff.gradient(&spec).map_err(transform_error)?;
         let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
         let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);

@@ -40,6 +40,7 @@ pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, Transf
         slots: HashMap::new(),
         callee_slots: HashMap::new(),
         remaining: HashMap::new(),
+        scratch: None,
     };
     builder.create_slots(entry);
     builder.enter(entry, exit);
@@ -66,6 +67,8 @@ struct Adjoint<'p, 'a> {
     /// For each counted loop (by header), how many of its header's executions in the
     /// current activation the adjoint has yet to visit.
     remaining: HashMap<Block, Value>,
+    /// Where adjoints meant for a null shadow go (`shadows`), when some shadow may be null.
+    scratch: Option<Value>,
 }
 
 impl<'p, 'a> Adjoint<'p, 'a> {
@@ -94,6 +97,27 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         headers.sort_unstable();
         for h in headers {
             self.remaining.insert(h, c.alloca(Type::I64));
+        }
+        if !self.plan.nullable.is_empty() {
+            let accessed = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
+                InstKind::Load { ty, .. } => Some(ty),
+                InstKind::Store { value, .. } => Some(func.ty(*value)),
+                _ => None,
+            });
+            self.scratch = Some(c.alloca(crate::shadows::scratch_type(accessed)));
+        }
+    }
+
+    /// Where an adjoint goes through the shadow of `ptr`: the shadow, or the scratch slot
+    /// where a nullable shadow is null; and whether it was null, for nullable ones.
+    fn guarded(&mut self, at: Block, ptr: Value, shadow: Value) -> (Value, Option<Value>) {
+        match self.scratch.filter(|_| self.plan.nullable.contains(&ptr)) {
+            Some(scratch) => {
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let missing = crate::shadows::is_null(&mut c, shadow);
+                (crate::shadows::or_scratch(&mut c, shadow, scratch), Some(missing))
+            }
+            None => (shadow, None),
         }
     }
 
@@ -258,6 +282,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 };
                 let ty = func.ty(v).clone();
                 let shadow = self.shadow(ab, b, *ptr)?;
+                let (shadow, _) = self.guarded(ab, *ptr, shadow);
                 let shared = self.plan.thread_private.as_ref().is_some_and(|private| !private.contains(ptr));
                 let mut c = Cursor::at_end(&mut self.adj, ab);
                 if shared {
@@ -276,6 +301,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 // The store overwrote the memory: its adjoint so far goes to the stored value,
                 // and what was there before gets none of it.
                 let shadow = self.shadow(ab, b, *ptr)?;
+                let (shadow, missing) = self.guarded(ab, *ptr, shadow);
                 let mut c = Cursor::at_end(&mut self.adj, ab);
                 if !ty.carries_derivative() {
                     // An integer overwrote whatever floats were there.
@@ -283,7 +309,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     c.store(zero, shadow);
                     return Ok(());
                 }
-                let d = c.take_from(shadow, &ty);
+                let mut d = c.take_from(shadow, &ty);
+                if let Some(missing) = missing {
+                    // Memory that is not differentiated holds no adjoint.
+                    let zero = c.constant(Constant::Zero(ty));
+                    d = c.select(missing, zero, d);
+                }
                 self.accumulate(ab, *value, d);
             }
             Pullback::Custom(rule) => {
@@ -299,7 +330,32 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     _ => None,
                 };
                 let mut c = Cursor::at_end(&mut self.adj, ab);
-                let bytes = c.zext_to_i64(bytes);
+                let mut bytes = c.zext_to_i64(bytes);
+                // A null shadow (memory that is not differentiated): at the destination,
+                // nothing to move or clear; at the source, the copy only overwrote, so the
+                // destination's adjoint is cleared and goes nowhere.
+                let none = c.i64(0);
+                let dst_null = self.plan.nullable.contains(&dst).then(|| crate::shadows::is_null(&mut c, dst_shadow));
+                let src_null = src_shadow.filter(|_| self.plan.nullable.contains(&src)).map(|s| crate::shadows::is_null(&mut c, s));
+                if let Some(src_null) = src_null {
+                    let clear = match dst_null {
+                        Some(dst_null) => {
+                            let yes = c.constant(Constant::bool(true));
+                            let dst_there = c.binary(BinOp::Xor, dst_null, yes);
+                            c.binary(BinOp::And, src_null, dst_there)
+                        }
+                        None => src_null,
+                    };
+                    let cleared = c.select(clear, bytes, none);
+                    let zero = c.constant(Constant::int(8, 0));
+                    let volatile = c.constant(Constant::bool(false));
+                    let sig = Signature::new(vec![Type::PTR, Type::I8, Type::I64, Type::I1], Type::Void);
+                    let target = generic_pointer(&mut c, dst_shadow);
+                    c.call("llvm.memset.p0.i64", sig, vec![target, zero, cleared, volatile]);
+                }
+                if let Some(missing) = dst_null.into_iter().chain(src_null).reduce(|a, b| c.binary(BinOp::Or, a, b)) {
+                    bytes = c.select(missing, none, bytes);
+                }
                 // The helpers take generic pointers; a shared-memory shadow converts to one.
                 let dst_shadow = generic_pointer(&mut c, dst_shadow);
                 let src_shadow = src_shadow.map(|s| generic_pointer(&mut c, s));
@@ -734,20 +790,26 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             let func = self.plan.func;
             let base = self.plan.recompute.shadow_base(func, ptr).expect("a rebuilt shadow has a base");
             let base_shadow = self.shadow(at, _block, base)?;
-            if let Some(iv) = self.plan.recompute.inductions.get(&ptr).cloned() {
+            let rebuilt = if let Some(iv) = self.plan.recompute.inductions.get(&ptr).cloned() {
                 let iteration = self.iteration(at, iv.header);
                 let mut c = Cursor::at_end(&mut self.adj, at);
-                return Ok(crate::recompute::induction_value(&mut c, &iv, base_shadow, iteration));
-            }
-            let inst = func.def_inst(ptr).expect("rebuilt shadows are instructions");
-            return Ok(match func.insts[inst].kind.clone() {
-                InstKind::Gep { source_ty, indices, inbounds, .. } => {
-                    let indices = indices.iter().map(|i| self.alpha(at, *i)).collect::<Result<Vec<_>, _>>()?;
-                    let kind = InstKind::Gep { source_ty, base: base_shadow, indices, inbounds };
-                    Cursor::at_end(&mut self.adj, at).emit(kind, func.ty(ptr).clone()).expect("a pointer")
+                crate::recompute::induction_value(&mut c, &iv, base_shadow, iteration)
+            } else {
+                let inst = func.def_inst(ptr).expect("rebuilt shadows are instructions");
+                match func.insts[inst].kind.clone() {
+                    InstKind::Gep { source_ty, indices, inbounds, .. } => {
+                        let indices = indices.iter().map(|i| self.alpha(at, *i)).collect::<Result<Vec<_>, _>>()?;
+                        let kind = InstKind::Gep { source_ty, base: base_shadow, indices, inbounds };
+                        Cursor::at_end(&mut self.adj, at).emit(kind, func.ty(ptr).clone()).expect("a pointer")
+                    }
+                    _ => base_shadow,
                 }
-                _ => base_shadow,
-            });
+            };
+            // Computed from a shadow that may be null, it stays null where that one is.
+            if rebuilt != base_shadow && self.plan.nullable.contains(&base) {
+                return Ok(crate::shadows::keep_null(&mut Cursor::at_end(&mut self.adj, at), base_shadow, rebuilt));
+            }
+            return Ok(rebuilt);
         }
         self.fetch_field(at, Field::Shadow(ptr))
     }

@@ -18,6 +18,7 @@ pub mod memory;
 pub mod memtypes;
 pub mod primal;
 pub mod rules;
+pub mod shadows;
 pub mod stack;
 pub mod recompute;
 pub mod specialize;
@@ -55,18 +56,32 @@ pub enum ArgActivity {
 pub struct Spec {
     pub function: String,
     pub args: Vec<ArgActivity>,
+    /// The shadows given for `dup` parameters may be null (memory that is not
+    /// differentiated, `shadows`): a callee called with such a shadow. Requests give
+    /// shadows the caller owns, which must not be null.
+    pub shadows_may_be_null: bool,
 }
 
 impl Spec {
+    /// A request's spec: `dup` shadows are the caller's own, never null.
+    pub fn new(function: impl Into<String>, args: Vec<ArgActivity>) -> Spec {
+        Spec { function: function.into(), args, shadows_may_be_null: false }
+    }
+
     fn suffix(&self) -> String {
-        self.args
+        let mut suffix: String = self
+            .args
             .iter()
             .map(|a| match a {
                 ArgActivity::Const => 'c',
                 ArgActivity::Active => 'a',
                 ArgActivity::Dup => 'd',
             })
-            .collect()
+            .collect();
+        if self.shadows_may_be_null {
+            suffix.push('n');
+        }
+        suffix
     }
 }
 
@@ -196,6 +211,8 @@ pub struct Plan<'a> {
     /// through any other pointer are atomic. None on a CPU.
     pub thread_private: Option<HashSet<Value>>,
     pub layout: TapeLayout,
+    /// The pointers whose shadows may be null at run time (`shadows`).
+    pub nullable: HashSet<Value>,
     pub block_of: HashMap<Inst, Block>,
     pub pullbacks: HashMap<Inst, Pullback>,
     /// The helpers of copies of mixed fields (`memory::CopyPlan::Fields`), by instruction:
@@ -508,6 +525,7 @@ impl<'m> Differentiator<'m> {
             let global = self.module.active_global(name).expect("only active globals are shadowed");
             self.shadow_globals.insert(shadow_global_name(name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
         }
+        let nullable = shadows::nullable(func, &activity, &spec.args, spec.shadows_may_be_null);
         let cfg = ControlFlowGraph::compute(func);
         let dom = DominatorTree::compute(func, &cfg);
         let loops = LoopAnalysis::compute(func, &cfg, &dom);
@@ -520,7 +538,7 @@ impl<'m> Differentiator<'m> {
                 if !activity.is_active_inst(func, inst) {
                     continue;
                 }
-                let pullback = self.pullback(func, inst, &activity)?;
+                let pullback = self.pullback(func, inst, &activity, &nullable)?;
                 if pullback.only_moves_the_result() && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
                     // Active arguments (a call is active when one is), but the result is not
                     // useful: no adjoint comes back through it.
@@ -641,6 +659,7 @@ impl<'m> Differentiator<'m> {
             loops,
             block_of,
             layout,
+            nullable,
             recompute,
             thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
             pullbacks,
@@ -709,7 +728,13 @@ impl<'m> Differentiator<'m> {
 
     /// Rules before decomposition: a known rule for a call wins; otherwise differentiate
     /// through the callee; otherwise a clear error naming the construct.
-    fn pullback(&mut self, func: &Function, inst: Inst, activity: &Activity) -> Result<Pullback, TransformError> {
+    fn pullback(
+        &mut self,
+        func: &Function,
+        inst: Inst,
+        activity: &Activity,
+        nullable: &HashSet<Value>,
+    ) -> Result<Pullback, TransformError> {
         let kind = &func.insts[inst].kind;
         match kind {
             InstKind::Phi { .. } => Ok(Pullback::Phi),
@@ -794,7 +819,9 @@ impl<'m> Differentiator<'m> {
                     }
                 }
                 if self.module.function(name).is_some() {
+                    let shadows_may_be_null = args.iter().any(|a| activity.has_shadow(*a) && nullable.contains(a));
                     let spec = Spec {
+                        shadows_may_be_null,
                         function: name.to_string(),
                         args: args
                             .iter()

@@ -246,7 +246,7 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             made.push((inst, p.def_inst(shadow).expect("an instruction")));
         }
     }
-    for (_, shadow_inst) in made {
+    for &(_, shadow_inst) in &made {
         let mut kind = p.insts[shadow_inst].kind.clone();
         let shadow_of = |v: &mut Value, p: &mut Function| {
             if let Some(s) = shadows.get(v) {
@@ -275,6 +275,74 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
         }
         p.insts[shadow_inst].kind = kind;
     }
+    guard_null_shadows(plan, p, shadows, &made);
+}
+
+/// Keeps the shadows computed from nullable shadows null where their base is, and reads a
+/// shadow pointer through a nullable shadow only where it is not null (`shadows`).
+fn guard_null_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>, made: &[(Inst, Inst)]) {
+    if plan.nullable.is_empty() {
+        return;
+    }
+    let entry = p.entry().expect("a body");
+    let null_slot = {
+        let mut c = Cursor::at_start(p, entry);
+        let slot = c.alloca(Type::PTR);
+        let null = c.constant(Constant::Null(0));
+        c.store(null, slot);
+        slot
+    };
+    // Shadow value -> the select that keeps it null, and each select's wrapped value.
+    let mut kept: HashMap<Value, Value> = HashMap::new();
+    let mut wrapped: HashMap<Inst, Value> = HashMap::new();
+    for &(orig, shadow_inst) in made {
+        let base = match &plan.func.insts[orig].kind {
+            InstKind::Gep { base, .. } | InstKind::Load { ptr: base, .. } => *base,
+            InstKind::Cast { op: zyg_ir::CastOp::IntToPtr, arg } => match plan.activity.address_root(*arg) {
+                Some(root) => root,
+                None => continue,
+            },
+            InstKind::Cast { arg, .. } => *arg,
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::addresses::is_address_intrinsic(name) => args[0],
+            _ => continue,
+        };
+        let Some(&base_shadow) = shadows.get(&base).filter(|_| plan.nullable.contains(&base)) else { continue };
+        let b = plan.block_of[&orig];
+        let at = position(p, b, shadow_inst);
+        if matches!(plan.func.insts[orig].kind, InstKind::Load { .. }) {
+            let mut c = Cursor { func: p, block: b, at: Some(at) };
+            let from = crate::shadows::or_scratch(&mut c, base_shadow, null_slot);
+            if let InstKind::Load { ptr, .. } = &mut p.insts[shadow_inst].kind {
+                *ptr = from;
+            }
+            continue;
+        }
+        let shadow = p.result(shadow_inst).expect("a shadow pointer");
+        let mut c = Cursor { func: p, block: b, at: Some(at + 1) };
+        let select = crate::shadows::keep_null(&mut c, base_shadow, shadow);
+        kept.insert(shadow, select);
+        wrapped.insert(p.def_inst(select).expect("a select"), shadow);
+    }
+    if kept.is_empty() {
+        return;
+    }
+    // Every use of a kept shadow now reads its select (but the select itself).
+    let insts: Vec<Inst> = p.inst_order().map(|(_, i)| i).collect();
+    for i in insts {
+        let own = wrapped.get(&i).copied();
+        for operand in p.insts[i].kind.operands_mut() {
+            if Some(*operand) != own {
+                if let Some(k) = kept.get(operand) {
+                    *operand = *k;
+                }
+            }
+        }
+    }
+    for shadow in shadows.values_mut() {
+        if let Some(k) = kept.get(shadow) {
+            *shadow = *k;
+        }
+    }
 }
 
 /// The shadow of a pointer computed from an address through an integer (`addresses`):
@@ -298,15 +366,28 @@ fn address_shadow(plan: &Plan, c: &mut Cursor, inst: Inst, v: Value) -> Option<I
     Some(InstKind::Gep { source_ty: Type::I8, base: root, indices: vec![offset], inbounds: false })
 }
 
-/// A pointer to differentiated memory stored into differentiated memory: its shadow goes
-/// to the same place in the shadow memory, where a later load of the pointer finds it.
+/// A pointer stored into differentiated memory: its shadow goes to the same place in the
+/// shadow memory, where a later load of the pointer finds it. A pointer to memory that is
+/// not differentiated (a constant table) gets a null shadow there (`shadows`).
 fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    let mut sink = None;
     for &b in &plan.func.layout {
         for &inst in &plan.func.blocks[b].insts {
             let InstKind::Store { value, ptr } = plan.func.insts[inst].kind else { continue };
-            let (Some(&value_shadow), Some(&ptr_shadow)) = (shadows.get(&value), shadows.get(&ptr)) else { continue };
+            let Some(&ptr_shadow) = shadows.get(&ptr) else { continue };
+            let value_shadow = match (shadows.get(&value), plan.func.ty(value)) {
+                (Some(s), _) => *s,
+                (None, Type::Ptr(space)) => p.constant_value(Constant::Null(*space)),
+                _ => continue,
+            };
+            let sink = *sink.get_or_insert_with(|| {
+                let entry = p.entry().expect("a body");
+                Cursor::at_start(p, entry).alloca(Type::PTR)
+            });
             let at = position(p, b, inst) + 1;
-            Cursor { func: p, block: b, at: Some(at) }.store(value_shadow, ptr_shadow);
+            let mut c = Cursor { func: p, block: b, at: Some(at) };
+            let to = if plan.nullable.contains(&ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
+            c.store(value_shadow, to);
         }
     }
 }
@@ -327,7 +408,12 @@ fn copy_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, 
         let b = plan.block_of[&inst];
         let at = position(p, b, inst) + 1;
         let mut c = Cursor { func: p, block: b, at: Some(at) };
-        let bytes = c.zext_to_i64(bytes);
+        let mut bytes = c.zext_to_i64(bytes);
+        if plan.nullable.contains(&dst) {
+            let missing = crate::shadows::is_null(&mut c, shadows[&dst]);
+            let none = c.i64(0);
+            bytes = c.select(missing, none, bytes);
+        }
         let dst_shadow = generic(&mut c, shadows[&dst]);
         let src_shadow = match shadows.get(&src) {
             Some(s) => generic(&mut c, *s),

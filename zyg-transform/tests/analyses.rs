@@ -86,11 +86,11 @@ fn loop_blocks_push_records_and_others_use_slots() {
 fn differentiator_names_and_signatures() {
     let m = module();
     let mut d = Differentiator::new(&m, "zyg");
-    let g = d.gradient(&Spec { function: "f".into(), args: vec![Active, Active, Const] }).unwrap();
+    let g = d.gradient(&Spec::new("f", vec![Active, Active, Const])).unwrap();
     assert_eq!(g.name, "f.zyg.grad.aac");
     assert_eq!(g.sig.ret, Type::structure(vec![Type::F64, Type::F64]));
     // Asking again reuses it.
-    let again = d.gradient(&Spec { function: "f".into(), args: vec![Active, Active, Const] }).unwrap();
+    let again = d.gradient(&Spec::new("f", vec![Active, Active, Const])).unwrap();
     assert_eq!(again.name, g.name);
     let out = d.finish();
     let names: Vec<&str> = out.iter().map(|f| f.name.as_str()).collect();
@@ -121,15 +121,15 @@ fn errors_name_the_construct() {
     )
     .unwrap();
     let mut d = Differentiator::new(&m, "zyg");
-    let e = d.gradient(&Spec { function: "g".into(), args: vec![Active, Const] }).unwrap_err();
+    let e = d.gradient(&Spec::new("g", vec![Active, Const])).unwrap_err();
     assert_eq!(e.callee.as_deref(), Some("mystery"));
     assert!(e.to_string().contains("no derivative is known for `mystery`"), "{e}");
-    let e = d.gradient(&Spec { function: "h".into(), args: vec![Active, Const] }).unwrap_err();
+    let e = d.gradient(&Spec::new("h", vec![Active, Const])).unwrap_err();
     assert!(e.to_string().contains("stored to memory"), "{e}");
     // Recursion is differentiated, with heap tapes and a tape-size function.
-    let g = d.gradient(&Spec { function: "r".into(), args: vec![Active] }).unwrap();
+    let g = d.gradient(&Spec::new("r", vec![Active])).unwrap();
     assert_eq!(g.name, "r.zyg.grad.a");
-    let e = d.gradient(&Spec { function: "nope".into(), args: vec![] }).unwrap_err();
+    let e = d.gradient(&Spec::new("nope", vec![])).unwrap_err();
     assert!(e.to_string().contains("needs the body"), "{e}");
     assert!(d.finish().iter().any(|f| f.name == "r.zyg.tapesize.a"));
 }
