@@ -354,13 +354,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let (start, vec) = (args[0], args[1]);
                 self.accumulate(ab, start, d);
                 if let Type::Vector(n, _) = func.ty(vec).clone() {
-                    let mut c = Cursor::at_end(&mut self.adj, ab);
-                    let mut splat = c.constant(Constant::Poison(func.ty(vec).clone()));
-                    for lane in 0..n {
-                        let i = c.i32(i64::from(lane));
-                        splat = c.insert_element(splat, d, i);
-                    }
-                    self.accumulate(ab, vec, splat);
+                    let spread = splat(&mut Cursor::at_end(&mut self.adj, ab), d, n);
+                    self.accumulate(ab, vec, spread);
                 }
             }
             Pullback::Barrier => {
@@ -780,8 +775,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
             Node::Call(name, args) => {
                 let args = args.iter().map(|a| sub(self, a)).collect::<Result<Vec<_>, _>>()?;
-                math_call(&mut Cursor::at_end(&mut self.adj, at), name, args, &float)
-                    .ok_or_else(|| TransformError::at(self.plan.func, env.inst, format!("`{name}` of {float} has no LLVM intrinsic, so its derivative cannot be vectorised yet")))?
+                math_call(&mut Cursor::at_end(&mut self.adj, at), name, args, &float).ok_or_else(|| {
+                    TransformError::at(self.plan.func, env.inst, format!("internal error: no call of `{name}` for {float}"))
+                })?
             }
             Node::Select(cond, a, b) => {
                 let (cond, a, b) = (sub(self, cond)?, sub(self, a)?, sub(self, b)?);
@@ -793,9 +789,22 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let (a, b) = (sub(self, a)?, sub(self, b)?);
                 Cursor::at_end(&mut self.adj, at).fcmp(*pred, a, b)
             }
+            Node::And(a, b) | Node::Or(a, b) => {
+                let op = if matches!(&*e.0, Node::And(..)) { BinOp::And } else { BinOp::Or };
+                let (a, b) = (sub(self, a)?, sub(self, b)?);
+                Cursor::at_end(&mut self.adj, at).binary(op, a, b)
+            }
             Node::IntToFloat(a) => {
                 let a = sub(self, a)?;
-                Cursor::at_end(&mut self.adj, at).cast(CastOp::SIToFP, a, float)
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                match (&float, c.func.ty(a).clone()) {
+                    // A vector rule's scalar integer operand (`llvm.powi.v4f64.i32`'s exponent).
+                    (Type::Vector(n, elem), Type::Int(_)) => {
+                        let scalar = c.cast(CastOp::SIToFP, a, (**elem).clone());
+                        splat(&mut c, scalar, *n)
+                    }
+                    _ => c.cast(CastOp::SIToFP, a, float),
+                }
             }
             Node::IntAdd(a, k) => {
                 let a = sub(self, a)?;
@@ -847,7 +856,8 @@ fn block_local_floats(plan: &Plan) -> HashSet<Value> {
 
 /// Calls a math function of family `name` in type `ty` (a float or a vector of floats):
 /// an LLVM intrinsic where LLVM has one that every backend lowers, the C library's function
-/// otherwise (scalars only: None for a vector without an intrinsic).
+/// otherwise; for a vector without an intrinsic (`cosh` for a vectorised `sinh`), the C
+/// library's function lane by lane. None for a type that is not a float or float vector.
 fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<Value> {
     const INTRINSICS: &[&str] = &[
         "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil",
@@ -860,8 +870,16 @@ fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<
         format!("llvm.powi.{suffix}.{}", params[1])
     } else if INTRINSICS.contains(&name) {
         format!("llvm.{name}.{suffix}")
-    } else if matches!(ty, Type::Vector(..)) {
-        return None;
+    } else if let Type::Vector(n, scalar) = ty {
+        let args: Vec<Value> = args.into_iter().map(|a| c.convert_float(a, ty)).collect();
+        let mut out = c.constant(Constant::Poison(ty.clone()));
+        for lane in 0..*n {
+            let i = c.i32(i64::from(lane));
+            let lanes: Vec<Value> = args.iter().map(|a| c.extract_element(*a, i)).collect();
+            let y = math_call(c, name, lanes, scalar)?;
+            out = c.insert_element(out, y, i);
+        }
+        return Some(out);
     } else {
         let libm_suffix = match elem {
             FloatTy::F32 => "f",
@@ -873,6 +891,17 @@ fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<
     let args = args.into_iter().map(|a| c.convert_float(a, ty)).collect();
     let params = params.into_iter().map(|t| if t.float_elem().is_some() { ty.clone() } else { t }).collect();
     c.call(&callee, Signature::new(params, ty.clone()), args)
+}
+
+/// A vector of `n` copies of `scalar`.
+fn splat(c: &mut Cursor, scalar: Value, n: u32) -> Value {
+    let ty = Type::Vector(n, c.func.ty(scalar).clone().into());
+    let mut v = c.constant(Constant::Poison(ty));
+    for lane in 0..n {
+        let i = c.i32(i64::from(lane));
+        v = c.insert_element(v, scalar, i);
+    }
+    v
 }
 
 /// `llvm.masked.load(ptr, mask, passthru)` of the passthru's vector type.
