@@ -38,6 +38,7 @@ pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, Transf
         local: block_local_floats(plan),
         pending: HashMap::new(),
         slots: HashMap::new(),
+        sinks: HashMap::new(),
         callee_slots: HashMap::new(),
         remaining: HashMap::new(),
     };
@@ -61,6 +62,9 @@ struct Adjoint<'p, 'a> {
     pending: HashMap<Value, Value>,
     /// The adjoint accumulator of each other active primal value.
     slots: HashMap<Value, Value>,
+    /// A scratch slot per element type, where the adjoints of masked-off gather and scatter
+    /// lanes go (`gather`).
+    sinks: HashMap<Type, Value>,
     /// Where a callee's tape is put back for its adjoint.
     callee_slots: HashMap<Inst, Value>,
     /// For each counted loop (by header), how many of its header's executions in the
@@ -395,6 +399,39 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 masked_store(&mut c, zero, shadow, mask);
                 self.accumulate(ab, value, d);
             }
+            Pullback::Gather => {
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (ptrs, mask, passthru) = (args[0], args[1], args[2]);
+                // A gather of integers from differentiated memory: nothing flows.
+                let Some(d) = d else { return Ok(()) };
+                let mask = self.alpha(ab, mask)?;
+                let shadows = if self.plan.activity.has_shadow(ptrs) { Some(self.shadow(ab, b, ptrs)?) } else { None };
+                let elem = lane_type(func.ty(passthru));
+                let sink = self.sink(&elem);
+                let atomic = self.plan.thread_private.is_some();
+                let rest = crate::gather::gather_adjoint(&mut Cursor::at_end(&mut self.adj, ab), shadows, mask, d, sink, atomic);
+                self.accumulate(ab, passthru, rest);
+            }
+            Pullback::Scatter => {
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (value, ptrs, mask) = (args[0], args[1], args[2]);
+                let ty = func.ty(value).clone();
+                let mask = self.alpha(ab, mask)?;
+                let shadows = self.shadow(ab, b, ptrs)?;
+                let sink = self.sink(&lane_type(&ty));
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                if let Some(dvalue) = crate::gather::scatter_adjoint(&mut c, &ty, shadows, mask, sink) {
+                    self.accumulate(ab, value, dvalue);
+                }
+            }
+            Pullback::ReduceFMul => {
+                let d = d.expect("a reduction is visited for an active result");
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (start, vec) = (self.alpha(ab, args[0])?, self.alpha(ab, args[1])?);
+                let (dstart, dvec) = crate::gather::reduce_fmul_adjoint(&mut Cursor::at_end(&mut self.adj, ab), start, vec, d);
+                self.accumulate(ab, args[0], dstart);
+                self.accumulate(ab, args[1], dvec);
+            }
             Pullback::ReduceMinMax => {
                 let d = d.expect("a reduction is visited for an active result");
                 let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
@@ -585,6 +622,20 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         let zero = c.constant(Constant::Zero(ty));
         c.store(zero, slot);
         d
+    }
+
+    /// The scratch slot for lanes of type `ty` (zeroed at the start of the adjoint).
+    fn sink(&mut self, ty: &Type) -> Value {
+        if let Some(&slot) = self.sinks.get(ty) {
+            return slot;
+        }
+        let entry = self.adj.entry().expect("the adjoint has an entry block");
+        let mut c = Cursor::at_start(&mut self.adj, entry);
+        let slot = c.alloca(ty.clone());
+        let zero = c.constant(Constant::Zero(ty.clone()));
+        c.store(zero, slot);
+        self.sinks.insert(ty.clone(), slot);
+        slot
     }
 
     /// `adjoint(v) += contribution` when `v` is active.
@@ -891,6 +942,14 @@ fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<
     let args = args.into_iter().map(|a| c.convert_float(a, ty)).collect();
     let params = params.into_iter().map(|t| if t.float_elem().is_some() { ty.clone() } else { t }).collect();
     c.call(&callee, Signature::new(params, ty.clone()), args)
+}
+
+/// The type of one lane of a vector type.
+fn lane_type(ty: &Type) -> Type {
+    match ty {
+        Type::Vector(_, elem) => (**elem).clone(),
+        other => other.clone(),
+    }
 }
 
 /// A vector of `n` copies of `scalar`.
