@@ -4,6 +4,7 @@
 // RUN: %grad-run -O3 %s %t.vec -march=native -fno-math-errno | FileCheck %s
 // RUN: grep -q "@llvm.maxnum.v" %t.vec.O3.ll
 // RUN: grep -q "@llvm.fabs.v" %t.vec.O3.ll
+// RUN: grep -q "@llvm.atan2.v" %t.vec.O3.ll
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // Kinks, ties, jumps and NaN operands, scalar and (at -O3 -march=native -fno-math-errno)
@@ -58,6 +59,7 @@ MAP2(fmax, fmax)
 MAP2(fmin, fmin)
 MAP2(copysign, copysign)
 MAP2(fmod, fmod)
+MAP2(atan2, atan2)
 
 enum { N = 8 };
 
@@ -183,6 +185,14 @@ static void check_maps(void) {
     for (int i = 0; i < N; i++)
         ones[i] = 1.0;
     CHECK_MAP2(fmod, u, v, ones, mod_v);
+
+    /* atan2(a, b): d/da = b / (a² + b²), d/db = -a / (a² + b²); 0 at (0, 0) and where an
+     * operand is infinite. */
+    double ay[N] = {0.0, 3.0, 1.0, INFINITY, -0.0, 1e-170, -2.0, 5.0};
+    double bx[N] = {0.0, 4.0, INFINITY, -1.0, -0.0, 1e-170, 0.0, -12.0};
+    double at_a[N] = {0, 0.16, 0, 0, 0, 0.5e170, 0, -12.0 / 169};
+    double at_b[N] = {0, -0.12, 0, 0, 0, -0.5e170, 0.5, -5.0 / 169};
+    CHECK_MAP2(atan2, ay, bx, at_a, at_b);
 }
 
 int main(void) {

@@ -4,6 +4,7 @@
 // RUN: %grad-run -O3 %s %t.vec -march=native -fno-math-errno | FileCheck %s
 // RUN: grep -q "@llvm.sqrt.v" %t.vec.O3.ll
 // RUN: grep -q "@llvm.exp.v" %t.vec.O3.ll
+// RUN: grep -q "@llvm.sinh.v" %t.vec.O3.ll
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // Roots, logarithms, inverse sines and overflowing exponentials at their edge points,
@@ -61,6 +62,7 @@ MAP(log, log(t))
 MAP(asin, asin(t))
 MAP(exp_clamped, fmin(exp(t), 1e300))
 MAP(sinh_clamped, fmin(sinh(t), 5.0))
+MAP(cosh_clamped, fmin(cosh(t), 5.0))
 MAP(tanh, tanh(t))
 
 void norm2_map(double *y, const double *a, const double *b, int n) {
@@ -173,14 +175,16 @@ static void check_maps(void) {
     CHECK_MAP(asin, as, want_asin);
 
     double big[N] = {1000.0, 1.0, 710.0, -1000.0, 0.5, 800.0, -INFINITY, 2.0};
-    double want_exp[N], want_sinh[N], want_tanh[N];
+    double want_exp[N], want_sinh[N], want_cosh[N], want_tanh[N];
     for (int i = 0; i < N; i++) {
         want_exp[i] = exp(big[i]) < 1e300 ? exp(big[i]) : 0.0;
         want_sinh[i] = sinh(big[i]) < 5.0 ? cosh(big[i]) : 0.0;
+        want_cosh[i] = cosh(big[i]) < 5.0 ? sinh(big[i]) : 0.0;
         want_tanh[i] = (1 - tanh(big[i])) * (1 + tanh(big[i]));
     }
     CHECK_MAP(exp_clamped, big, want_exp);
     CHECK_MAP(sinh_clamped, big, want_sinh);
+    CHECK_MAP(cosh_clamped, big, want_cosh);
     CHECK_MAP(tanh, big, want_tanh);
 
     double a[N] = {0.0, 3.0, -0.0, 0.0, 1.0, -2.0, 0.0, 5.0};
