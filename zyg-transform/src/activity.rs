@@ -212,6 +212,16 @@ fn check_memory(
     let copies = crate::types::integer_copies(func);
     let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
     for &inst in insts {
+        if let Some(what) = unshadowed_address_vector(func, inst, shadowed) {
+            return Err(TransformError::at(
+                func,
+                inst,
+                format!(
+                    "{what}; that is not supported yet (clang makes gathers and scatters with -march=x86-64-v4 \
+                     or AVX-512: compiling without them avoids it)"
+                ),
+            ));
+        }
         match &func.insts[inst].kind {
             InstKind::Store { value, ptr } if varied.contains(value) && !shadowed.contains(ptr) => {
                 if let Some(name) = dynamic_shared(module, func, *ptr) {
@@ -268,17 +278,6 @@ fn check_memory(
                         ),
                     ));
                 }
-            }
-            _ if unshadowed_address_vector(func, inst, shadowed).is_some() => {
-                let what = unshadowed_address_vector(func, inst, shadowed).unwrap_or_default();
-                return Err(TransformError::at(
-                    func,
-                    inst,
-                    format!(
-                        "{what}; that is not supported yet (clang makes gathers and scatters with \
-                         -march=x86-64-v4 or AVX-512: compiling without them avoids it)"
-                    ),
-                ));
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if &**name == "realloc" && args.first().is_some_and(|p| !has_shadow_or_null(p)) =>
