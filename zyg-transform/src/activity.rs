@@ -172,7 +172,7 @@ impl Activity {
             for &inst in &insts {
                 let Some(result) = func.result(inst) else { continue };
                 let kind = &func.insts[inst].kind;
-                if func.ty(result).is_ptr()
+                if func.ty(result).is_address()
                     && !shadowed.contains(&result)
                     && derives_shadow(module, facts, kind, &shadowed, &roots)
                 {
@@ -241,7 +241,12 @@ fn derives_shadow(
         }
         // A pointer kept in differentiated memory has its shadow in the shadow memory, at
         // the same place (Enzyme's convention: a shadow struct's pointers point to shadows).
-        InstKind::Load { ty, ptr } => ty.is_ptr() && shadowed.contains(ptr),
+        InstKind::Load { ty, ptr } => ty.is_address() && shadowed.contains(ptr),
+        // Vectors of pointers (a gather's or scatter's addresses): a splat of one pointer,
+        // lanes moved between vectors, one lane taken out.
+        InstKind::InsertElement { vec, value, .. } => shadowed.contains(vec) || shadowed.contains(value),
+        InstKind::ShuffleVector { a, b, .. } => shadowed.contains(a) || shadowed.contains(b),
+        InstKind::ExtractElement { vec, .. } => shadowed.contains(vec),
         // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
         kind if is_allocation(kind) => true,
         InstKind::Call { callee: Callee::Direct(name), args, .. } => {
@@ -317,11 +322,25 @@ fn check_memory(
 ) -> Result<(), TransformError> {
     // Null, and the poison a phi takes on paths where the pointer is not used, need no shadow.
     let has_shadow_or_null = |v: &Value| {
-        shadowed.contains(v) || matches!(func.constant(*v), Some(Constant::Null(_) | Constant::Poison(_) | Constant::Undef(_)))
+        shadowed.contains(v)
+            || matches!(
+                func.constant(*v),
+                Some(Constant::Null(_) | Constant::Poison(_) | Constant::Undef(_) | Constant::Zero(_))
+            )
     };
     let copies = crate::types::integer_copies(func);
     let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
     for &inst in insts {
+        if let Some(what) = unshadowed_address_vector(func, inst, shadowed) {
+            return Err(TransformError::at(
+                func,
+                inst,
+                format!(
+                    "{what}; that is not supported yet (clang makes gathers and scatters with -march=x86-64-v4 \
+                     or AVX-512: compiling without them avoids it)"
+                ),
+            ));
+        }
         match &func.insts[inst].kind {
             InstKind::Store { value, ptr } if varied.contains(value) && !shadowed.contains(ptr) => {
                 if let Some(name) = dynamic_shared(module, func, *ptr) {
@@ -342,14 +361,19 @@ fn check_memory(
                      cannot trace to a `dup` argument); that is not supported yet",
                 ));
             }
-            kind @ (InstKind::Phi { .. } | InstKind::Select { .. }) => {
+            kind @ (InstKind::Phi { .. }
+            | InstKind::Select { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }) => {
                 if !func.result(inst).is_some_and(|r| shadowed.contains(&r)) {
                     continue;
                 }
                 let ptrs: Vec<Value> = match kind {
                     InstKind::Phi { incoming } => incoming.iter().map(|(_, v)| *v).collect(),
                     InstKind::Select { then_value, else_value, .. } => vec![*then_value, *else_value],
-                    _ => unreachable!("matched phi or select"),
+                    InstKind::InsertElement { vec, value, .. } => vec![*vec, *value],
+                    InstKind::ShuffleVector { a, b, .. } => vec![*a, *b],
+                    _ => unreachable!("matched phi, select, insertelement or shufflevector"),
                 };
                 if !ptrs.iter().all(has_shadow_or_null) {
                     return Err(TransformError::at(
@@ -380,16 +404,6 @@ fn check_memory(
                     ));
                 }
             }
-            InstKind::Gep { base, .. }
-                if shadowed.contains(base) && func.result(inst).is_some_and(|v| !func.ty(v).is_ptr()) =>
-            {
-                return Err(TransformError::at(
-                    func,
-                    inst,
-                    "a vector of pointers into differentiated memory (for a gather or scatter, as clang emits \
-                     with AVX-512) is not supported yet; compile without -march=x86-64-v4 or avx512",
-                ));
-            }
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if &**name == "realloc" && args.first().is_some_and(|p| !has_shadow_or_null(p)) =>
             {
@@ -415,6 +429,36 @@ fn check_memory(
         }
     }
     Ok(())
+}
+
+/// What is wrong, when `inst` handles a vector of pointers into differentiated memory in a
+/// way that has no shadow: it makes one from shadowed pointers by an operation the shadows
+/// do not follow (a gather of pointers, `inttoptr`, a call), or it stores one through a
+/// masked store or scatter (the pointers' shadows would not be stored).
+fn unshadowed_address_vector(func: &Function, inst: Inst, shadowed: &HashSet<Value>) -> Option<String> {
+    let kind = &func.insts[inst].kind;
+    let is_vector = |v: Value| matches!(func.ty(v), Type::Vector(..)) && func.ty(v).is_address();
+    let makes = func.result(inst).is_some_and(|r| is_vector(r) && !shadowed.contains(&r));
+    if makes && kind.operands().iter().any(|v| shadowed.contains(v)) {
+        return Some(format!(
+            "this `{}` makes a vector of pointers from pointers into differentiated memory, and zyg cannot \
+             give it a shadow (the derivatives through it would be lost)",
+            kind.opcode_name()
+        ));
+    }
+    match kind {
+        InstKind::Call { callee: Callee::Direct(name), args, .. }
+            if (name.starts_with("llvm.masked.scatter.") || name.starts_with("llvm.masked.store."))
+                && args.len() == 3
+                && func.ty(args[0]).holds_pointers()
+                && shadowed.contains(&args[1]) =>
+        {
+            Some("this stores pointers into differentiated memory through a masked store or scatter, and zyg \
+                  cannot store their shadows"
+                .into())
+        }
+        _ => None,
+    }
 }
 
 /// The dynamic shared-memory global (`GlobalVar::is_dynamic_shared`) `ptr` points into.

@@ -13,6 +13,7 @@ pub mod adjoint;
 pub mod builder;
 pub mod custom;
 pub mod error;
+pub mod gather;
 pub mod gpu;
 pub mod memory;
 pub mod memtypes;
@@ -160,6 +161,12 @@ pub enum Pullback {
     /// mask; a masked-off lane of a load takes `passthru`.
     MaskedLoad,
     MaskedStore,
+    /// `llvm.masked.gather(ptrs, mask, passthru)` and `llvm.masked.scatter(value, ptrs,
+    /// mask)`: loads and stores through a vector of pointers, lane by lane (`gather`).
+    Gather,
+    Scatter,
+    /// `llvm.vector.reduce.fmul(start, v)`: each factor gets the product of the others.
+    ReduceFMul,
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
     Allocation,
     /// A derivative the user registered for the callee.
@@ -190,7 +197,9 @@ impl Pullback {
                 | Pullback::Lanes
                 | Pullback::ReduceFAdd
                 | Pullback::ReduceMinMax
+                | Pullback::ReduceFMul
                 | Pullback::MaskedLoad
+                | Pullback::Gather
         )
     }
 }
@@ -605,8 +614,13 @@ impl<'m> Differentiator<'m> {
                             }
                         }
                     }
-                    (Pullback::MaskedLoad | Pullback::MaskedStore, InstKind::Call { args, .. }) => {
-                        let (ptr, mask) = if matches!(pullback, Pullback::MaskedLoad) {
+                    (
+                        Pullback::MaskedLoad | Pullback::MaskedStore | Pullback::Gather | Pullback::Scatter,
+                        InstKind::Call { args, .. },
+                    ) => {
+                        // A gather's and a scatter's operands sit where a masked load's and
+                        // store's do.
+                        let (ptr, mask) = if matches!(pullback, Pullback::MaskedLoad | Pullback::Gather) {
                             (args[0], args[1])
                         } else {
                             (args[1], args[2])
@@ -616,6 +630,13 @@ impl<'m> Differentiator<'m> {
                         }
                         if func.constant(mask).is_none() && seen.insert(mask) {
                             needs.values.push(mask);
+                        }
+                    }
+                    (Pullback::ReduceFMul, InstKind::Call { args, .. }) => {
+                        for &v in args {
+                            if func.constant(v).is_none() && seen.insert(v) {
+                                needs.values.push(v);
+                            }
                         }
                     }
                     (Pullback::ReduceMinMax, InstKind::Call { args, .. }) => {
@@ -804,6 +825,21 @@ impl<'m> Differentiator<'m> {
                 if name.starts_with("llvm.masked.store.") && args.len() == 3 =>
             {
                 Ok(Pullback::MaskedStore)
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if name.starts_with("llvm.masked.gather.") && args.len() == 3 =>
+            {
+                Ok(Pullback::Gather)
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if name.starts_with("llvm.masked.scatter.") && args.len() == 3 =>
+            {
+                Ok(Pullback::Scatter)
+            }
+            InstKind::Call { callee: Callee::Direct(name), args, .. }
+                if name.starts_with("llvm.vector.reduce.fmul.") && args.len() == 2 =>
+            {
+                Ok(Pullback::ReduceFMul)
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if ["fmax", "fmin", "fmaximum", "fminimum"]

@@ -252,7 +252,8 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             if let Some(s) = shadows.get(v) {
                 *v = *s;
             } else if let Type::Ptr(space) = *p.ty(*v) {
-                // Only null, poison and undef reach here (activity refuses other unshadowed pointers).
+                // Only null, poison and undef reach here (activity refuses other unshadowed pointers;
+                // a vector's poison or zero lanes stay as they are).
                 *v = p.constant_value(Constant::Null(space));
             }
         };
@@ -271,6 +272,16 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
                 shadow_of(then_value, p);
                 shadow_of(else_value, p);
             }
+            // Vectors of pointers: the same lanes of the shadows (poison and zero lanes stay).
+            InstKind::InsertElement { vec, value, .. } => {
+                shadow_of(vec, p);
+                shadow_of(value, p);
+            }
+            InstKind::ShuffleVector { a, b, .. } => {
+                shadow_of(a, p);
+                shadow_of(b, p);
+            }
+            InstKind::ExtractElement { vec, .. } => shadow_of(vec, p),
             _ => {}
         }
         p.insts[shadow_inst].kind = kind;

@@ -32,7 +32,11 @@ pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], para
     while changed {
         changed = false;
         for (_, inst) in func.inst_order() {
-            let Some(v) = func.result(inst).filter(|v| activity.has_shadow(*v) && !out.contains(v)) else { continue };
+            // Scalar pointers only: vectors of them (a gather's lanes) keep their shadows.
+            let Some(v) = func.result(inst).filter(|v| func.ty(*v).is_ptr() && activity.has_shadow(*v) && !out.contains(v))
+            else {
+                continue;
+            };
             let nullable = match &func.insts[inst].kind {
                 InstKind::Load { .. } => true,
                 InstKind::Call { callee: zyg_ir::Callee::Direct(name), args, .. } => {
