@@ -4,6 +4,7 @@
 //! argument, or a stack array of floats); every shadowed pointer gets a shadow pointer to
 //! the memory that accumulates that memory's adjoint.
 
+use crate::conventions::Conventions;
 use crate::error::TransformError;
 use crate::rules;
 use crate::ArgActivity;
@@ -13,6 +14,8 @@ use zyg_ir::{Callee, CastOp, Constant, Function, Inst, InstKind, Module, Type, U
 pub struct Activity {
     active: HashSet<Value>,
     shadowed: HashSet<Value>,
+    /// Calls the program declares inactive (`Conventions::is_inactive_call`).
+    inactive_calls: HashSet<Inst>,
 }
 
 /// Calls that never move derivatives, whatever pointers they are given.
@@ -80,6 +83,9 @@ impl Activity {
     /// Instructions the adjoint visits: active results, stores into differentiated memory,
     /// and calls that pass it on.
     pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
+        if self.inactive_calls.contains(&inst) {
+            return false;
+        }
         match &func.insts[inst].kind {
             // A GPU barrier orders the adjoint's memory updates too: it is replayed.
             InstKind::Call { callee: Callee::Direct(name), .. } if is_barrier(name) => true,
@@ -97,8 +103,16 @@ impl Activity {
 
     /// Analyses `func` with the given argument activities; its float result is an output,
     /// and so is all differentiated memory.
-    pub fn analyze(module: &Module, func: &Function, args: &[ArgActivity]) -> Result<Activity, TransformError> {
-        let insts: Vec<Inst> = func.inst_order().map(|(_, i)| i).collect();
+    /// Calls the program declares inactive are left out: they neither vary nor use anything.
+    pub fn analyze(
+        module: &Module,
+        conventions: &Conventions,
+        func: &Function,
+        args: &[ArgActivity],
+    ) -> Result<Activity, TransformError> {
+        let (inactive, insts): (Vec<Inst>, Vec<Inst>) =
+            func.inst_order().map(|(_, i)| i).partition(|i| conventions.is_inactive_call(func, *i));
+        let inactive_calls: HashSet<Inst> = inactive.into_iter().collect();
         let param = |kind: ArgActivity| -> HashSet<Value> {
             func.params.iter().zip(args).filter(|(_, a)| **a == kind).map(|(p, _)| *p).collect()
         };
@@ -122,7 +136,7 @@ impl Activity {
             for &inst in &insts {
                 let Some(result) = func.result(inst) else { continue };
                 let kind = &func.insts[inst].kind;
-                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(module, kind, &shadowed) {
+                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(module, conventions, kind, &shadowed) {
                     shadowed.insert(result);
                     changed = true;
                 }
@@ -142,12 +156,12 @@ impl Activity {
         }
         check_memory(module, func, &insts, &varied, &shadowed)?;
         let useful = useful_values(module, func, &insts, &shadowed);
-        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed })
+        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, inactive_calls })
     }
 }
 
 /// Whether an instruction's pointer result points into shadowed memory.
-fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
+fn derives_shadow(module: &Module, conventions: &Conventions, kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
     match kind {
         InstKind::Gep { base, .. } => shadowed.contains(base),
         InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(arg),
@@ -161,9 +175,9 @@ fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -
         // the same place (Enzyme's convention: a shadow struct's pointers point to shadows).
         InstKind::Load { ty, ptr } => ty.is_ptr() && shadowed.contains(ptr),
         // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
-        kind if is_allocation(kind) => true,
+        kind if conventions.is_allocation(kind) => true,
         InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-            returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(a)))
+            returns_shadowed(module, conventions, name, args.iter().any(|a| shadowed.contains(a)))
         }
         _ => false,
     }
@@ -174,14 +188,14 @@ fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -
 /// (allocates, or uses a global that carries derivatives). Its primal then writes the
 /// returned pointer's shadow (null when it returns other memory). The callee's own calls
 /// are not followed: a wrapper around an allocating wrapper needs a shadowed argument.
-pub fn returns_shadowed(module: &Module, name: &str, given_shadowed: bool) -> bool {
+pub fn returns_shadowed(module: &Module, conventions: &Conventions, name: &str, given_shadowed: bool) -> bool {
     let Some(callee) = module.function(name).filter(|f| f.sig.ret.is_ptr() && !f.is_declaration()) else {
         return false;
     };
     given_shadowed
         || callee.inst_order().any(|(_, i)| {
             let kind = &callee.insts[i].kind;
-            is_allocation(kind)
+            conventions.is_allocation(kind)
                 || kind.operands().iter().any(|v| {
                     matches!(callee.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
                 })
@@ -204,7 +218,11 @@ fn check_memory(
     let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
     for &inst in insts {
         match &func.insts[inst].kind {
-            InstKind::Store { value, ptr } if varied.contains(value) && !shadowed.contains(ptr) => {
+            InstKind::Store { value, ptr }
+                if varied.contains(value)
+                    && !shadowed.contains(ptr)
+                    && !crate::conventions::is_inactive_memory(module, func, *ptr) =>
+            {
                 if let Some(name) = dynamic_shared(module, func, *ptr) {
                     return Err(TransformError::at(
                         func,

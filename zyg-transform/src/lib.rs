@@ -10,6 +10,7 @@
 pub mod activity;
 pub mod adjoint;
 pub mod builder;
+pub mod conventions;
 pub mod custom;
 pub mod error;
 pub mod gpu;
@@ -21,6 +22,7 @@ pub mod recompute;
 pub mod specialize;
 pub mod tape;
 pub mod types;
+pub mod wrap;
 
 use activity::Activity;
 pub use error::TransformError;
@@ -164,6 +166,8 @@ pub enum Pullback {
 /// Everything the primal and adjoint builders need to know about one function.
 pub struct Plan<'a> {
     pub module: &'a Module,
+    /// The program's own declarations: inactive calls, custom allocators...
+    pub conventions: &'a conventions::Conventions,
     /// Prefix of generated names (`zyg`, or `zyg1`... when a module already has some).
     pub namespace: String,
     pub func: &'a Function,
@@ -226,6 +230,8 @@ pub struct Differentiator<'m> {
     boxed: HashSet<Spec>,
     /// Derivatives registered by the user, by function name.
     custom: HashMap<String, custom::CustomRule>,
+    /// What the program declares about its functions and globals (`conventions`).
+    conventions: conventions::Conventions,
     /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
     gpu: bool,
 }
@@ -240,6 +246,7 @@ impl<'m> Differentiator<'m> {
             realloc_helpers: HashSet::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
+            conventions: conventions::Conventions::default(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
@@ -265,6 +272,12 @@ impl<'m> Differentiator<'m> {
     /// differentiating the body.
     pub fn set_custom_rules(&mut self, rules: impl IntoIterator<Item = custom::CustomRule>) {
         self.custom.extend(rules.into_iter().map(|r| (r.function.clone(), r)));
+    }
+
+    /// Sets the program's conventions: inactive functions, function-like functions, custom
+    /// allocators. (Inactive globals are marked in the module itself.)
+    pub fn set_conventions(&mut self, conventions: conventions::Conventions) {
+        self.conventions = conventions;
     }
 
     /// The shadow globals the generated code refers to (`shadow_global_name`), with their
@@ -475,7 +488,7 @@ impl<'m> Differentiator<'m> {
 
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
-        let activity = Activity::analyze(self.module, func, &spec.args)?;
+        let activity = Activity::analyze(self.module, &self.conventions, func, &spec.args)?;
         for (_, name) in activity.shadowed_globals(func) {
             let global = self.module.active_global(name).expect("only active globals are shadowed");
             self.shadow_globals.insert(shadow_global_name(name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
@@ -600,6 +613,7 @@ impl<'m> Differentiator<'m> {
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let plan = Plan {
             module: self.module,
+            conventions: &self.conventions,
             namespace: self.namespace.clone(),
             func,
             args: spec.args.clone(),
@@ -688,7 +702,7 @@ impl<'m> Differentiator<'m> {
             kind if memory::is_realloc(kind) => {
                 Ok(Pullback::Realloc(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
             }
-            kind if activity::is_allocation(kind) => Ok(Pullback::Allocation),
+            kind if self.conventions.is_allocation(kind) => Ok(Pullback::Allocation),
             kind if memory::mem_op(kind).is_some() => {
                 let Some((op, dst, src, _)) = memory::mem_op(kind) else { unreachable!("checked") };
                 if !activity.has_shadow(dst) {
@@ -731,7 +745,7 @@ impl<'m> Differentiator<'m> {
                 Ok(Pullback::ReduceMinMax)
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-                if let Some(rule) = rules::family(name) {
+                if let Some(rule) = self.conventions.math_rule(name) {
                     if rule.arity == args.len() {
                         return Ok(Pullback::Rule((rule.adjoints)()));
                     }
