@@ -143,6 +143,8 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         "prepared a copy ({}) and read the functions to differentiate",
         prepare::PREPARE_PIPELINE
     );
+    let ns = namespace(module);
+    let targets = request_targets(&mut read, &ns, &requests, path)?;
     let transform_error = |source: TransformError| {
         let note = source
             .callee
@@ -153,17 +155,6 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note }
     };
 
-    let ns = namespace(module);
-    // Requests passing callbacks differentiate a copy of their function specialised to them.
-    let mut targets = Vec::new();
-    for r in &requests {
-        targets.push(if r.callbacks.is_empty() {
-            r.function.clone()
-        } else {
-            zyg_transform::specialize::with_callbacks(&mut read.module, &ns, &r.function, &r.callbacks)
-                .ok_or_else(|| missing_function(path, &r.function, &read))?
-        });
-    }
     let gpu = is_gpu(module);
     let mut diff = Differentiator::new(&read.module, &ns);
     if gpu {
@@ -236,6 +227,33 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     callsite::remove_dead_markers(&requests);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     Ok(exported.map(|(_, text)| text))
+}
+
+/// The function each request differentiates: its own, or a copy specialised to the
+/// callbacks it passes; a request that seeds the result otherwise than with 1 differentiates
+/// a wrapper of that (`zyg_transform::wrap`).
+fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[callsite::Request], path: &Path) -> Result<Vec<String>> {
+    let mut targets = Vec::new();
+    for r in requests {
+        let mut target = if r.callbacks.is_empty() {
+            r.function.clone()
+        } else {
+            zyg_transform::specialize::with_callbacks(&mut read.module, ns, &r.function, &r.callbacks)
+                .ok_or_else(|| missing_function(path, &r.function, read))?
+        };
+        if let Some(seed) = r.seed {
+            // SAFETY: the type is one of the module's, alive as long as its context.
+            let memory = r.result_memory.map(|t| zyg_ir::llvm::type_of(unsafe { inkwell::types::AnyTypeEnum::new(t) }));
+            let memory = memory.transpose().map_err(|message| DriverError::Request {
+                path: path.to_path_buf(),
+                message: format!("{}: {message}", r.place),
+            })?;
+            target = zyg_transform::wrap::with_result(&mut read.module, ns, &target, seed, memory.as_ref())
+                .ok_or_else(|| missing_function(path, &target, read))?;
+        }
+        targets.push(target);
+    }
+    Ok(targets)
 }
 
 /// `zyg` unless the module already holds zyg's output, then `zyg1`, `zyg2`, ...

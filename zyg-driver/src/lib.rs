@@ -8,9 +8,11 @@ pub mod error;
 pub mod grad;
 pub mod header;
 pub mod llvm_io;
+pub mod markers;
 pub mod mlir;
 pub mod opt;
 pub mod prepare;
+pub mod unfilled;
 
 pub use error::DriverError;
 pub use grad::{run as grad, GradOptions};
