@@ -3,10 +3,12 @@
 
 pub mod callsite;
 pub mod compile;
+pub mod conventions;
 pub mod custom;
 pub mod error;
 pub mod grad;
 pub mod header;
+pub mod inlining;
 pub mod llvm_io;
 pub mod markers;
 pub mod mlir;
