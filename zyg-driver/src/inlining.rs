@@ -88,7 +88,9 @@ pub fn warn_lost(
             }
         }
         let ctx = LLVMGetModuleContext(module.as_mut_ptr());
-        for caller in differentiated {
+        // Without debug information for a registered function there is nothing to look for.
+        let callers = if subprograms.is_empty() { &[][..] } else { differentiated };
+        for caller in callers {
             let Some(f) = module.get_function(caller) else { continue };
             for bb in f.get_basic_blocks() {
                 for inst in bb.get_instructions() {
