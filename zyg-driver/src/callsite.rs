@@ -198,6 +198,18 @@ struct Arguments {
     markers: Vec<LLVMValueRef>,
 }
 
+impl Arguments {
+    /// The next argument, which must not be an activity marker (`what` it is for messages);
+    /// `None` when there are no more.
+    fn next_value(&mut self, what: &str) -> std::result::Result<Option<LLVMValueRef>, String> {
+        match self.items.pop_front() {
+            Some((v, None)) => Ok(Some(v)),
+            Some((_, Some(_))) => Err(format!("two activity markers in a row before {what}")),
+            None => Ok(None),
+        }
+    }
+}
+
 unsafe fn read_arguments(args: &[LLVMValueRef]) -> std::result::Result<Arguments, String> {
     let mut out = Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new() };
     for &a in args {
@@ -241,11 +253,7 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
     let mut rest = read_arguments(&args[if sret.is_some() { 2 } else { 1 }..]).map_err(fail)?;
     let (mut kinds, mut values, mut shadows) = (Vec::new(), Vec::new(), Vec::new());
     let mut callbacks = Vec::new();
-    let next_value = |rest: &mut Arguments, what: &str| match rest.items.pop_front() {
-        Some((v, None)) => Ok(Some(v)),
-        Some((_, Some(_))) => Err(fail(format!("two activity markers in a row before {what}"))),
-        None => Ok(None),
-    };
+    let next_value = |rest: &mut Arguments, what: &str| rest.next_value(what).map_err(fail);
     for (i, pty) in params.iter().enumerate() {
         let kind = match rest.items.front() {
             Some((_, Some(kind))) => {
@@ -284,26 +292,11 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
     }
     let flags = &rest.flags;
     let seed = result_seed(entry, flags, &function, LLVMGetReturnType(fn_ty), result_memory).map_err(fail)?;
-    // The reverse half also takes the result's adjoint (for a float result) and the tape;
-    // with `enzyme_const_return` the adjoint is zero (`None`) and not passed.
-    let mut extra = Vec::new();
-    if entry == Entry::Reverse {
-        let ret = LLVMGetReturnType(fn_ty);
-        let constant = flags.contains(&Flag::ConstReturn);
-        if constant && holds_float(ret) {
-            extra.push(None);
-        }
-        let takes_adjoint = is_float(ret) && !constant;
-        for _ in 0..usize::from(takes_adjoint) + 1 {
-            match next_value(&mut rest, "the reverse call's last arguments")? {
-                Some(v) => extra.push(Some(v)),
-                None => {
-                    let what = if takes_adjoint { "the result's adjoint and the tape" } else { "the tape" };
-                    return Err(fail(format!("the reverse call for `{function}` must end with {what}")));
-                }
-            }
-        }
-    }
+    let extra = if entry == Entry::Reverse {
+        reverse_extras(&mut rest, LLVMGetReturnType(fn_ty), &function).map_err(fail)?
+    } else {
+        Vec::new()
+    };
     if !rest.items.is_empty() {
         return Err(fail(format!("too many arguments for `{function}`, which takes {}", params.len())));
     }
@@ -322,6 +315,31 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         seed,
         result_memory,
     })
+}
+
+/// The reverse half's last arguments: the result's adjoint (for a float result) and the
+/// tape; with `enzyme_const_return` the adjoint is zero (`None`) and not passed.
+unsafe fn reverse_extras(
+    rest: &mut Arguments,
+    ret: LLVMTypeRef,
+    function: &str,
+) -> std::result::Result<Vec<Option<LLVMValueRef>>, String> {
+    let mut extra = Vec::new();
+    let constant = rest.flags.contains(&Flag::ConstReturn);
+    if constant && holds_float(ret) {
+        extra.push(None);
+    }
+    let takes_adjoint = is_float(ret) && !constant;
+    for _ in 0..usize::from(takes_adjoint) + 1 {
+        match rest.next_value("the reverse call's last arguments")? {
+            Some(v) => extra.push(Some(v)),
+            None => {
+                let what = if takes_adjoint { "the result's adjoint and the tape" } else { "the tape" };
+                return Err(format!("the reverse call for `{function}` must end with {what}"));
+            }
+        }
+    }
+    Ok(extra)
 }
 
 /// The type of the memory `f` returns its result in, when its first parameter is `sret`.
