@@ -248,6 +248,9 @@ pub struct GlobalVar {
     pub constant: bool,
     /// The address space (3 is a GPU's shared memory).
     pub addrspace: u32,
+    /// The program asserts that it carries no derivative (Enzyme's
+    /// `__enzyme_inactive_global`): it never gets a shadow.
+    pub inactive: bool,
 }
 
 /// The address space of a GPU's shared memory (CUDA `__shared__`), one copy per block.
@@ -283,10 +286,11 @@ impl Module {
     /// A global variable that may hold values with derivatives: written by the program
     /// (not `constant`) and of a type with floats in it, in the default address space or
     /// in a GPU's shared memory (whose shadow is shared memory the gradient kernel zeroes).
-    /// Dynamic shared memory is not: its shadow would need a dynamic region of its own.
+    /// Dynamic shared memory is not: its shadow would need a dynamic region of its own;
+    /// nor is a global the program declares inactive.
     pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
         self.globals.get(name).filter(|g| {
-            !g.constant && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared()) && g.ty.carries_derivative()
+            !g.constant && !g.inactive && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared()) && g.ty.carries_derivative()
         })
     }
 }

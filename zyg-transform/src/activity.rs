@@ -5,6 +5,7 @@
 //! the memory that accumulates that memory's adjoint.
 
 use crate::addresses::{self, Root};
+use crate::conventions::Conventions;
 use crate::error::TransformError;
 use crate::rules;
 use crate::ArgActivity;
@@ -18,6 +19,8 @@ pub struct Activity {
     silent: HashSet<Inst>,
     /// Integers that hold an address of differentiated memory (`addresses`).
     roots: HashMap<Value, Root>,
+    /// Calls the program declares inactive (`Conventions::is_inactive_call`).
+    inactive_calls: HashSet<Inst>,
 }
 
 /// Calls that never move derivatives, whatever pointers they are given.
@@ -114,6 +117,9 @@ impl Activity {
     /// Instructions the adjoint visits: active results, stores into differentiated memory,
     /// and calls that pass it on.
     pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
+        if self.inactive_calls.contains(&inst) {
+            return false;
+        }
         match &func.insts[inst].kind {
             // A GPU barrier orders the adjoint's memory updates too: it is replayed.
             InstKind::Call { callee: Callee::Direct(name), .. } if is_barrier(name) => true,
@@ -136,18 +142,27 @@ impl Activity {
 
     /// Analyses `func` with the given argument activities; its float result is an output,
     /// and so is all differentiated memory.
-    pub fn analyze(module: &Module, func: &Function, args: &[ArgActivity]) -> Result<Activity, TransformError> {
-        Activity::analyze_with(&ModuleFacts::compute(module), module, func, args)
+    /// Calls the program declares inactive are left out: they neither vary nor use anything.
+    pub fn analyze(
+        module: &Module,
+        conventions: &Conventions,
+        func: &Function,
+        args: &[ArgActivity],
+    ) -> Result<Activity, TransformError> {
+        Activity::analyze_with(&ModuleFacts::compute(module, conventions), conventions, module, func, args)
     }
 
     /// `analyze`, with the module's facts computed once for all its functions.
     pub fn analyze_with(
         facts: &ModuleFacts,
+        conventions: &Conventions,
         module: &Module,
         func: &Function,
         args: &[ArgActivity],
     ) -> Result<Activity, TransformError> {
-        let insts: Vec<Inst> = func.inst_order().map(|(_, i)| i).collect();
+        let (inactive, insts): (Vec<Inst>, Vec<Inst>) =
+            func.inst_order().map(|(_, i)| i).partition(|i| conventions.is_inactive_call(func, *i));
+        let inactive_calls: HashSet<Inst> = inactive.into_iter().collect();
         let param = |kind: ArgActivity| -> HashSet<Value> {
             func.params.iter().zip(args).filter(|(_, a)| **a == kind).map(|(p, _)| *p).collect()
         };
@@ -174,7 +189,7 @@ impl Activity {
                 let kind = &func.insts[inst].kind;
                 if func.ty(result).is_address()
                     && !shadowed.contains(&result)
-                    && derives_shadow(module, facts, kind, &shadowed, &roots)
+                    && derives_shadow(module, facts, conventions, kind, &shadowed, &roots)
                 {
                     shadowed.insert(result);
                     changed = true;
@@ -205,7 +220,7 @@ impl Activity {
             .copied()
             .filter(|i| match &func.insts[*i].kind {
                 InstKind::Call { callee: Callee::Direct(name), sig, .. } => {
-                    !is_barrier(name) && moves_no_derivative(module, name, &sig.ret)
+                    !is_barrier(name) && conventions.math_rule(name).is_none() && moves_no_derivative(module, name, &sig.ret)
                 }
                 _ => false,
             })
@@ -213,7 +228,7 @@ impl Activity {
         check_memory(module, facts, func, &insts, &varied, &shadowed)?;
         addresses::check(func, &roots, &shadowed, &silent)?;
         let useful = useful_values(module, func, &insts, &shadowed, &silent);
-        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent, roots })
+        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent, roots, inactive_calls })
     }
 }
 
@@ -221,6 +236,7 @@ impl Activity {
 fn derives_shadow(
     module: &Module,
     facts: &ModuleFacts,
+    conventions: &Conventions,
     kind: &InstKind,
     shadowed: &HashSet<Value>,
     roots: &HashMap<Value, Root>,
@@ -248,7 +264,7 @@ fn derives_shadow(
         InstKind::ShuffleVector { a, b, .. } => shadowed.contains(a) || shadowed.contains(b),
         InstKind::ExtractElement { vec, .. } => shadowed.contains(vec),
         // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
-        kind if is_allocation(kind) => true,
+        kind if conventions.is_allocation(kind) => true,
         InstKind::Call { callee: Callee::Direct(name), args, .. } => {
             facts.returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(a)))
         }
@@ -269,7 +285,7 @@ pub struct ModuleFacts {
 }
 
 impl ModuleFacts {
-    pub fn compute(module: &Module) -> ModuleFacts {
+    pub fn compute(module: &Module, conventions: &Conventions) -> ModuleFacts {
         let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut returns_own_memory = HashSet::new();
         let mut work = Vec::new();
@@ -280,7 +296,7 @@ impl ModuleFacts {
                 if let InstKind::Call { callee: Callee::Direct(g), .. } = kind {
                     callers.entry(&**g).or_default().push(&f.name);
                 }
-                direct |= is_allocation(kind)
+                direct |= conventions.is_allocation(kind)
                     || kind.operands().iter().any(|v| {
                         matches!(f.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
                     });
@@ -342,7 +358,11 @@ fn check_memory(
             ));
         }
         match &func.insts[inst].kind {
-            InstKind::Store { value, ptr } if varied.contains(value) && !shadowed.contains(ptr) => {
+            InstKind::Store { value, ptr }
+                if varied.contains(value)
+                    && !shadowed.contains(ptr)
+                    && !crate::conventions::is_inactive_memory(module, func, *ptr) =>
+            {
                 if let Some(name) = dynamic_shared(module, func, *ptr) {
                     return Err(TransformError::at(
                         func,

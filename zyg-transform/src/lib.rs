@@ -11,6 +11,7 @@ pub mod activity;
 pub mod addresses;
 pub mod adjoint;
 pub mod builder;
+pub mod conventions;
 pub mod custom;
 pub mod error;
 pub mod gather;
@@ -25,6 +26,7 @@ pub mod recompute;
 pub mod specialize;
 pub mod tape;
 pub mod types;
+pub mod wrap;
 
 use activity::Activity;
 pub use error::TransformError;
@@ -207,6 +209,8 @@ impl Pullback {
 /// Everything the primal and adjoint builders need to know about one function.
 pub struct Plan<'a> {
     pub module: &'a Module,
+    /// The program's own declarations: inactive calls, custom allocators...
+    pub conventions: &'a conventions::Conventions,
     /// Prefix of generated names (`zyg`, or `zyg1`... when a module already has some).
     pub namespace: String,
     pub func: &'a Function,
@@ -276,6 +280,8 @@ pub struct Differentiator<'m> {
     boxed: HashSet<Spec>,
     /// Derivatives registered by the user, by function name.
     custom: HashMap<String, custom::CustomRule>,
+    /// What the program declares about its functions and globals (`conventions`).
+    conventions: conventions::Conventions,
     /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
     gpu: bool,
     /// What activity analysis needs to know about the whole module.
@@ -293,6 +299,7 @@ impl<'m> Differentiator<'m> {
             realloc_helpers: HashSet::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
+            conventions: conventions::Conventions::default(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
@@ -300,7 +307,7 @@ impl<'m> Differentiator<'m> {
             in_progress: Vec::new(),
             output: stack::helpers(namespace, false),
             gpu: false,
-            facts: activity::ModuleFacts::compute(module),
+            facts: activity::ModuleFacts::compute(module, &conventions::Conventions::default()),
         }
     }
 
@@ -319,6 +326,14 @@ impl<'m> Differentiator<'m> {
     /// differentiating the body.
     pub fn set_custom_rules(&mut self, rules: impl IntoIterator<Item = custom::CustomRule>) {
         self.custom.extend(rules.into_iter().map(|r| (r.function.clone(), r)));
+    }
+
+    /// Sets the program's conventions: inactive functions, function-like functions, custom
+    /// allocators. (Inactive globals are marked in the module itself.)
+    pub fn set_conventions(&mut self, conventions: conventions::Conventions) {
+        // Custom allocators change which functions return memory of their own.
+        self.facts = activity::ModuleFacts::compute(self.module, &conventions);
+        self.conventions = conventions;
     }
 
     /// The shadow globals the generated code refers to (`shadow_global_name`), with their
@@ -529,7 +544,7 @@ impl<'m> Differentiator<'m> {
 
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
-        let activity = Activity::analyze_with(&self.facts, self.module, func, &spec.args)?;
+        let activity = Activity::analyze_with(&self.facts, &self.conventions, self.module, func, &spec.args)?;
         for (_, name) in activity.shadowed_globals(func) {
             let global = self.module.active_global(name).expect("only active globals are shadowed");
             self.shadow_globals.insert(shadow_global_name(name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
@@ -670,31 +685,8 @@ impl<'m> Differentiator<'m> {
         let recompute = plan_recomputation(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
         needs.inline_chunks = self.gpu;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
-        let plan = Plan {
-            module: self.module,
-            namespace: self.namespace.clone(),
-            func,
-            args: spec.args.clone(),
-            activity,
-            cfg,
-            loops,
-            block_of,
-            layout,
-            nullable,
-            recompute,
-            thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
-            pullbacks,
-            copy_layouts: HashMap::new(),
-            callees,
-            returns,
-        };
-        // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
-        // inside it (GPU), also holds pointers into itself, so it must not move: callers
-        // box it on the heap instead of copying it into their own tape.
-        let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
-        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
         let mut copy_layouts = HashMap::new();
-        for (inst, pullback) in &plan.pullbacks {
+        for (inst, pullback) in &pullbacks {
             if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
                 copy_layouts.insert(*inst, self.field_helpers(layout));
             }
@@ -712,7 +704,30 @@ impl<'m> Differentiator<'m> {
                 }
             }
         }
-        let plan = Plan { copy_layouts, ..plan };
+        let plan = Plan {
+            module: self.module,
+            conventions: &self.conventions,
+            namespace: self.namespace.clone(),
+            func,
+            args: spec.args.clone(),
+            activity,
+            cfg,
+            loops,
+            block_of,
+            layout,
+            nullable,
+            recompute,
+            thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
+            pullbacks,
+            copy_layouts,
+            callees,
+            returns,
+        };
+        // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
+        // inside it (GPU), also holds pointers into itself, so it must not move: callers
+        // box it on the heap instead of copying it into their own tape.
+        let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
+        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
         let mut primal = primal::build(&plan, &generated.primal);
         let mut adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
         // Inlined into their caller (the gradient, or the caller's primal and adjoint, which
@@ -785,7 +800,7 @@ impl<'m> Differentiator<'m> {
             kind if memory::is_realloc(kind) => {
                 Ok(Pullback::Realloc(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
             }
-            kind if activity::is_allocation(kind) => Ok(Pullback::Allocation),
+            kind if self.conventions.is_allocation(kind) => Ok(Pullback::Allocation),
             kind if memory::mem_op(kind).is_some() => {
                 let Some((op, dst, src, _)) = memory::mem_op(kind) else { unreachable!("checked") };
                 if !activity.has_shadow(dst) {
@@ -849,7 +864,7 @@ impl<'m> Differentiator<'m> {
                 Ok(Pullback::ReduceMinMax)
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-                if let Some(rule) = rules::family(name) {
+                if let Some(rule) = self.conventions.math_rule(name) {
                     if rule.arity == args.len() {
                         return Ok(Pullback::Rule((rule.adjoints)()));
                     }

@@ -230,7 +230,10 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             }
             let mut kind = plan.func.insts[inst].kind.clone();
             if let InstKind::Call { args, .. } = &kind {
-                kind = shadow_allocation(p, &kind, args, &plan.namespace);
+                kind = match plan.conventions.allocator(&kind) {
+                    Some(allocator) => shadow_of_custom_allocation(p, args[allocator.size_arg]),
+                    None => shadow_allocation(p, &kind, args, &plan.namespace),
+                };
             }
             let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
             let mut c = Cursor { func: p, block: b, at: Some(at) };
@@ -463,6 +466,16 @@ fn shadow_allocation(p: &mut Function, kind: &InstKind, args: &[Value], namespac
     };
     let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
     InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![count, size] }
+}
+
+/// The shadow of a custom allocator's memory (`conventions::Allocator`): zeroed memory of
+/// the size it was asked for, from `calloc`, freed by the adjoint.
+fn shadow_of_custom_allocation(p: &mut Function, bytes: Value) -> InstKind {
+    let size_ty = p.ty(bytes).clone();
+    let Type::Int(bits) = size_ty else { unreachable!("the driver checks that the size argument is an integer") };
+    let one = p.constant_value(Constant::int(bits, 1));
+    let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
+    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![one, bytes] }
 }
 
 /// Where `inst` sits in block `b` of the primal now.

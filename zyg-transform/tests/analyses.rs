@@ -45,7 +45,7 @@ fn value(f: &Function, index: usize) -> Value {
 fn activity_is_varied_and_useful() {
     let m = module();
     let f = &m.functions[0];
-    let a = Activity::analyze(&m, f, &[Active, Const, Const]).unwrap();
+    let a = Activity::analyze(&m, &Default::default(), f, &[Active, Const, Const]).unwrap();
     let [kx, s, i0, useless, acc, i, acc_next] = [0, 1, 2, 3, 4, 5, 6].map(|k| value(f, k));
     assert!(a.is_active(f.params[0]), "x is active");
     assert!(!a.is_active(f.params[1]), "k is const");
@@ -54,7 +54,7 @@ fn activity_is_varied_and_useful() {
     assert!(!a.is_active(i0) && !a.is_active(i), "integers carry no derivative");
     assert!(!a.is_active(useless), "x * x never reaches the result");
     // With k active too, k * 2 becomes active.
-    let both = Activity::analyze(&m, f, &[Active, Active, Const]).unwrap();
+    let both = Activity::analyze(&m, &Default::default(), f, &[Active, Active, Const]).unwrap();
     assert!(both.is_active(kx));
 }
 

@@ -86,7 +86,7 @@ fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, Global
         unsafe {
             if let Ok(ty) = read_type(LLVMGlobalGetValueType(raw)) {
                 let addrspace = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
-                out.insert(value_name(raw), GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace });
+                out.insert(value_name(raw), GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false });
             }
         }
     }
