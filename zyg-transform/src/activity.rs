@@ -227,6 +227,7 @@ impl Activity {
             .collect();
         check_memory(module, facts, func, &insts, &varied, &shadowed)?;
         addresses::check(func, &roots, &shadowed, &silent)?;
+        crate::floatbits::check(&facts.bits, module, func, &varied, &shadowed, &silent)?;
         let useful = useful_values(module, func, &insts, &shadowed, &silent);
         Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent, roots, inactive_calls })
     }
@@ -282,6 +283,8 @@ pub struct ModuleFacts {
     returns_own_memory: HashSet<String>,
     /// Which bytes of memory hold floats, pointers and integers.
     pub memory: crate::memtypes::MemTypes,
+    /// What functions do with float bits kept in integers.
+    pub bits: crate::floatbits::BitSummaries,
 }
 
 impl ModuleFacts {
@@ -314,7 +317,11 @@ impl ModuleFacts {
                 }
             }
         }
-        ModuleFacts { returns_own_memory, memory: crate::memtypes::MemTypes::compute(module) }
+        ModuleFacts {
+            returns_own_memory,
+            memory: crate::memtypes::MemTypes::compute(module),
+            bits: crate::floatbits::BitSummaries::compute(module),
+        }
     }
 
     /// Whether a call to `name` may return a pointer to differentiated memory: the callee is

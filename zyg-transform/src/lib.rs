@@ -14,6 +14,7 @@ pub mod builder;
 pub mod conventions;
 pub mod custom;
 pub mod error;
+pub mod floatbits;
 pub mod gather;
 pub mod gpu;
 pub mod memory;

@@ -27,6 +27,16 @@ pub fn print_module(module: &Module) -> String {
     out
 }
 
+/// One instruction as the text form writes it (without its source location): for messages.
+pub fn print_inst(func: &Function, inst: Inst) -> String {
+    let p = Printer::new(func);
+    let data = &func.insts[inst];
+    match data.result {
+        Some(v) => format!("{v} = {}", p.body(&data.kind, func.ty(v))),
+        None => p.body(&data.kind, &Type::Void),
+    }
+}
+
 pub fn print_function(func: &Function) -> String {
     let p = Printer::new(func);
     let mut out = String::new();
