@@ -68,7 +68,13 @@ pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> boo
     }
     match seen.len() {
         1 => Ok(*seen.iter().next().expect("one")),
-        0 => Ok(FloatTy::F64),
+        0 => Err(TransformError::at(
+            func,
+            inst,
+            "cannot tell which bytes of this copy carry derivatives: nothing in the program reads or writes them \
+             with a type (a float, a pointer, an integer); access the memory with its type, or compile with -O1 or \
+             higher so that clang describes the types",
+        )),
         _ => Err(TransformError::at(
             func,
             inst,
