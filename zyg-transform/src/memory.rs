@@ -185,7 +185,13 @@ pub fn field_shadows_name(namespace: &str, k: usize) -> String {
 
 /// The helper named by `field_adjoint_name`.
 pub fn field_adjoint(name: String, layout: &CopyLayout) -> Function {
-    element_loop(name, layout, false, |_| None, |c, dst, src, base, _| {
+    field_adjoint_with(name, layout, true)
+}
+
+/// The float fields' adjoint loop; `whole`: a size that is not a whole number of elements
+/// traps (see `element_loop`).
+fn field_adjoint_with(name: String, layout: &CopyLayout, whole: bool) -> Function {
+    element_loop(name, layout, false, whole, |_| None, |c, dst, src, base, _| {
         for &(o, s, k) in &layout.pieces {
             let ScalarKind::Float(f) = k else { continue };
             let step = u64::from(f.bits().div_ceil(8)).next_power_of_two();
@@ -216,7 +222,7 @@ pub fn field_shadows(name: String, layout: &CopyLayout) -> Function {
         c.store(null, slot);
         Some(slot)
     };
-    element_loop(name, layout, true, null_slot, |c, dst, src, base, slot| {
+    element_loop(name, layout, true, true, null_slot, |c, dst, src, base, slot| {
         let slot = slot.expect("the null slot");
         let null = c.constant(Constant::Null(0));
         let from_nothing = c.icmp(IntPred::Eq, src, null);
@@ -239,12 +245,14 @@ pub fn field_shadows(name: String, layout: &CopyLayout) -> Function {
 /// `void name(ptr dst, ptr src, i64 bytes)` running `body` once per element of the layout,
 /// with the element's byte offset and what `prelude` made in the entry block. Elements are
 /// visited away from an overlap of the two ranges, as `memmove` copies: from the end when
-/// `dst` lies above `src` for a `forward` copy, the other way round for an adjoint. A size
-/// that is not a whole number of elements traps: the layout would not describe its bytes.
+/// `dst` lies above `src` for a `forward` copy, the other way round for an adjoint. With
+/// `whole`, a size that is not a whole number of elements traps (the layout would not
+/// describe its bytes); without, the trailing part is left alone.
 fn element_loop(
     name: String,
     layout: &CopyLayout,
     forward: bool,
+    whole: bool,
     prelude: impl FnOnce(&mut Cursor) -> Option<Value>,
     body: impl Fn(&mut Cursor, Value, Value, Value, Option<Value>),
 ) -> Function {
@@ -254,19 +262,24 @@ fn element_loop(
     let (dst, src, bytes) = (f.params[0], f.params[1], f.params[2]);
     let entry = f.create_block(Some("entry".into()));
     let check = f.create_block(Some("check".into()));
-    let bad = f.create_block(Some("partial".into()));
+    let bad = whole.then(|| f.create_block(Some("partial".into())));
     let loop_block: Block = f.create_block(Some("element".into()));
     let exit = f.create_block(Some("exit".into()));
     let mut c = Cursor::at_end(&mut f, entry);
     let made = prelude(&mut c);
     let period = c.i64(layout.period as i64);
-    let rest = c.binary(BinOp::URem, bytes, period);
     let zero = c.i64(0);
-    let whole = c.icmp(IntPred::Eq, rest, zero);
-    c.cond_br(whole, check, bad);
-    c.switch_to(bad);
-    c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
-    c.emit(InstKind::Unreachable, Type::Void);
+    match bad {
+        Some(bad) => {
+            let rest = c.binary(BinOp::URem, bytes, period);
+            let is_whole = c.icmp(IntPred::Eq, rest, zero);
+            c.cond_br(is_whole, check, bad);
+            c.switch_to(bad);
+            c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
+            c.emit(InstKind::Unreachable, Type::Void);
+        }
+        None => c.br(check),
+    }
     c.switch_to(check);
     let count = c.binary(BinOp::UDiv, bytes, period);
     let empty = c.icmp(IntPred::Eq, count, zero);
@@ -302,49 +315,13 @@ pub fn copy_adjoint_signature() -> Signature {
     Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::Void)
 }
 
-/// The helper named by `copy_adjoint_name`, a loop over the elements.
+/// The helper named by `copy_adjoint_name`: the fields' helper for a layout of one float
+/// (a trailing part of an element, too short to hold one, moves nothing).
 pub fn copy_adjoint(namespace: &str, ty: FloatTy) -> Function {
-    let mut f = Function::new(copy_adjoint_name(namespace, ty), copy_adjoint_signature());
-    f.linkage = Linkage::Internal;
-    f.attributes = vec!["alwaysinline".into(), "nounwind".into()];
-    let (dst, src, bytes) = (f.params[0], f.params[1], f.params[2]);
-    let entry = f.create_block(Some("entry".into()));
-    let body = f.create_block(Some("loop".into()));
-    let exit = f.create_block(Some("exit".into()));
-    let elem = Type::Float(ty);
-    let mut c = Cursor::at_end(&mut f, entry);
-    let size = c.size_of(&elem);
-    let count = c.binary(BinOp::UDiv, bytes, size);
-    let zero = c.i64(0);
-    let empty = c.icmp(IntPred::Eq, count, zero);
-    // memmove's ranges may overlap: walk away from the overlap, downwards when the
-    // destination lies below the source, so no adjoint is moved twice.
-    let (d_addr, s_addr) = (c.cast(CastOp::PtrToInt, dst, Type::I64), c.cast(CastOp::PtrToInt, src, Type::I64));
-    let downwards = c.icmp(IntPred::Ult, d_addr, s_addr);
-    let one = c.i64(1);
-    let last = c.binary(BinOp::Sub, count, one);
-    c.cond_br(empty, exit, body);
-    c.switch_to(body);
-    let j = c.emit(InstKind::Phi { incoming: vec![(entry, zero)] }, Type::I64).expect("phi");
-    let back = c.binary(BinOp::Sub, last, j);
-    let i = c.select(downwards, back, j);
-    let pd = c.emit(InstKind::Gep { source_ty: elem.clone(), base: dst, indices: vec![i], inbounds: true }, Type::PTR).expect("gep");
-    let ps = c.emit(InstKind::Gep { source_ty: elem.clone(), base: src, indices: vec![i], inbounds: true }, Type::PTR).expect("gep");
-    let d = c.load(elem.clone(), pd);
-    let s = c.load(elem.clone(), ps);
-    let sum = c.binary(BinOp::FAdd, s, d);
-    c.store(sum, ps);
-    let fzero = c.constant(Constant::float(ty, 0.0));
-    c.store(fzero, pd);
-    let next = c.binary(BinOp::Add, j, one);
-    let more = c.icmp(IntPred::Ult, next, count);
-    c.cond_br(more, body, exit);
-    c.switch_to(exit);
-    c.ret(None);
-    let phi = f.def_inst(j).expect("phi inst");
-    if let InstKind::Phi { incoming } = &mut f.insts[phi].kind {
-        incoming.push((body, next));
-    }
+    let size = u64::from(ty.bits().div_ceil(8)).next_power_of_two();
+    let layout = CopyLayout { period: size, pieces: vec![(0, size, ScalarKind::Float(ty))] };
+    let mut f = field_adjoint_with(copy_adjoint_name(namespace, ty), &layout, false);
+    f.attributes.push("alwaysinline".into());
     f
 }
 

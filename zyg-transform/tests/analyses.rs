@@ -1,10 +1,13 @@
 //! Activity and tape layout on small functions written in zyg-ir's text form.
 
+mod common;
+use common::value;
+
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::text::parse_module;
-use zyg_ir::{Function, InstKind, Module, Type, Value};
+use zyg_ir::{InstKind, Module, Type};
 use zyg_transform::activity::Activity;
 use zyg_transform::tape::{self, Storage, TapeLayout, TapeNeeds};
 use zyg_transform::ArgActivity::{Active, Const};
@@ -33,13 +36,9 @@ exit:
 "#;
 
 fn module() -> Module {
-    parse_module(PROGRAM).unwrap_or_else(|e| panic!("{e}"))
+    common::module_of(PROGRAM)
 }
 
-/// The n-th instruction result in layout order.
-fn value(f: &Function, index: usize) -> Value {
-    f.inst_order().filter_map(|(_, i)| f.result(i)).nth(index).expect("result")
-}
 
 #[test]
 fn activity_is_varied_and_useful() {

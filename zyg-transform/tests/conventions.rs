@@ -1,8 +1,10 @@
 //! The program's conventions in activity analysis, and the result-seed wrappers, on small
 //! functions in zyg-ir's text form.
 
-use zyg_ir::text::parse_module;
-use zyg_ir::{Function, InstKind, Module, Type, Value};
+mod common;
+use common::value;
+
+use zyg_ir::{InstKind, Module, Type};
 use zyg_transform::activity::Activity;
 use zyg_transform::conventions::Conventions;
 use zyg_transform::wrap::{with_result, ResultSeed};
@@ -34,12 +36,9 @@ entry:
 "#;
 
 fn module() -> Module {
-    parse_module(PROGRAM).unwrap_or_else(|e| panic!("{e}"))
+    common::module_of(PROGRAM)
 }
 
-fn value(f: &Function, index: usize) -> Value {
-    f.inst_order().filter_map(|(_, i)| f.result(i)).nth(index).expect("result")
-}
 
 #[test]
 fn an_inactive_call_varies_nothing() {
