@@ -826,43 +826,9 @@ impl<'m> Differentiator<'m> {
                     },
                 }
             }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.vector.reduce.fadd.") && args.len() == 2 =>
-            {
-                Ok(Pullback::ReduceFAdd)
-            }
             InstKind::Call { callee: Callee::Direct(name), .. } if activity::is_barrier(name) => Ok(Pullback::Barrier),
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.masked.load.") && args.len() == 3 =>
-            {
-                Ok(Pullback::MaskedLoad)
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.masked.store.") && args.len() == 3 =>
-            {
-                Ok(Pullback::MaskedStore)
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.masked.gather.") && args.len() == 3 =>
-            {
-                Ok(Pullback::Gather)
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.masked.scatter.") && args.len() == 3 =>
-            {
-                Ok(Pullback::Scatter)
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.vector.reduce.fmul.") && args.len() == 2 =>
-            {
-                Ok(Pullback::ReduceFMul)
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if ["fmax", "fmin", "fmaximum", "fminimum"]
-                    .iter()
-                    .any(|op| name.starts_with(&format!("llvm.vector.reduce.{op}."))) && args.len() == 1 =>
-            {
-                Ok(Pullback::ReduceMinMax)
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if intrinsic_pullback(name, args.len()).is_some() => {
+                Ok(intrinsic_pullback(name, args.len()).expect("checked"))
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
                 if let Some(rule) = self.conventions.math_rule(name) {
@@ -906,6 +872,25 @@ impl<'m> Differentiator<'m> {
             }),
         }
     }
+}
+
+/// Intrinsics with a pullback of their own: name prefix, argument count, pullback.
+const INTRINSIC_PULLBACKS: &[(&str, usize, fn() -> Pullback)] = &[
+    ("llvm.vector.reduce.fadd.", 2, || Pullback::ReduceFAdd),
+    ("llvm.vector.reduce.fmul.", 2, || Pullback::ReduceFMul),
+    ("llvm.vector.reduce.fmax.", 1, || Pullback::ReduceMinMax),
+    ("llvm.vector.reduce.fmin.", 1, || Pullback::ReduceMinMax),
+    ("llvm.vector.reduce.fmaximum.", 1, || Pullback::ReduceMinMax),
+    ("llvm.vector.reduce.fminimum.", 1, || Pullback::ReduceMinMax),
+    ("llvm.masked.load.", 3, || Pullback::MaskedLoad),
+    ("llvm.masked.store.", 3, || Pullback::MaskedStore),
+    ("llvm.masked.gather.", 3, || Pullback::Gather),
+    ("llvm.masked.scatter.", 3, || Pullback::Scatter),
+];
+
+/// The pullback of intrinsic `name` called with `arity` arguments, if it has its own.
+fn intrinsic_pullback(name: &str, arity: usize) -> Option<Pullback> {
+    INTRINSIC_PULLBACKS.iter().find(|(prefix, n, _)| name.starts_with(prefix) && *n == arity).map(|(_, _, make)| make())
 }
 
 /// Why a call to a function zyg has no derivative for is active: which arguments carry
