@@ -1,7 +1,8 @@
 // Globals the program declares inactive (`__enzyme_inactive_global`, zyg.h's
 // ZYG_INACTIVE_GLOBAL, the clang annotation `enzyme_inactive`) get no shadow: an active value
 // stored there (a log of the last input) is dropped, and a value read there is a constant.
-// A global not so declared still gets its shadow.
+// A global not so declared still gets its shadow, which holds the gradient of each call
+// with respect to it (zyg zeroes it as a gradient call starts).
 // RUN: %grad-run -O0 %s %t -I%S/../../include | FileCheck %s
 // RUN: %grad-run -O2 %s %t -I%S/../../include | FileCheck %s
 // RUN: FileCheck %s --check-prefix=IR < %t.O0.grad.ll
@@ -20,6 +21,7 @@ double scale = 3;
 __attribute__((annotate("enzyme_inactive"))) double offset = 0.5;
 double weight = 2;
 ZYG_INACTIVE_GLOBAL(last_input);
+extern double __zyg_shadow_weight;
 void *__enzyme_inactive_global_scale = &scale;
 
 double model(double x) {
@@ -35,6 +37,7 @@ int main(void) {
         double d = __enzyme_autodiff((void *)model, x);
         check_close("the primal ran: logged", last_input, x, 0, 0);
         check_close("d model / dx", d, FD1(model, x), FD_RTOL, FD_ATOL);
+        check_close("d model / d weight, this call's", __zyg_shadow_weight, x, EXACT_RTOL, EXACT_ATOL);
     }
     return zyg_report();
 }

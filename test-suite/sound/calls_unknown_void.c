@@ -10,8 +10,8 @@
 // RUN: not test -e %t.out.ll
 // CHECK: zyg: error: {{.*}}.ll: in function `f` at {{.*}}calls_unknown_void.c:[[@LINE+8]]
 // CHECK-SAME: no derivative is known for `log_value`: it has no body in this module and no rule, and argument 1 is an active value
-// CHECK-SAME: declare it inactive
 // CHECK-SAME: register a derivative
+// CHECK-SAME: declare it inactive
 void log_value(double);
 double __enzyme_autodiff(void *, ...);
 double f(double x) {

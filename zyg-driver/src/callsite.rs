@@ -168,6 +168,29 @@ unsafe fn function_operand(mut v: LLVMValueRef) -> Option<LLVMValueRef> {
     None
 }
 
+/// The global variable a pointer argument is, or points into (through constant address
+/// arithmetic and casts), if it is one.
+pub fn global_variable(v: LLVMValueRef) -> Option<String> {
+    // SAFETY: `v` is a live value; operands of constant expressions and instructions are
+    // read while the module lives.
+    unsafe {
+        let mut v = v;
+        for _ in 0..8 {
+            if !LLVMIsAGlobalVariable(v).is_null() {
+                return Some(name_of(v));
+            }
+            let through = !LLVMIsAConstantExpr(v).is_null()
+                || !LLVMIsACastInst(v).is_null()
+                || !LLVMIsAGetElementPtrInst(v).is_null();
+            if !through || LLVMGetNumOperands(v) < 1 {
+                return None;
+            }
+            v = LLVMGetOperand(v, 0);
+        }
+        None
+    }
+}
+
 /// The marker an argument is, if it is one: a global named `enzyme_*` or `zyg_*` (or a
 /// load of one), or a metadata string (`metadata !"enzyme_const"`, from MLIR or Julia).
 unsafe fn marker(v: LLVMValueRef) -> Option<std::result::Result<Marker, String>> {

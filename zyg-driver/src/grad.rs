@@ -175,6 +175,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     diff.set_conventions(conventions);
     let mut grads = Vec::new();
     for (r, target) in requests.iter().zip(&targets) {
+        refuse_global_passed_as_dup(r, target, &read.module, path)?;
         let spec = Spec::new(target.clone(), r.kinds.iter().map(|k| k.activity()).collect());
         grads.push(diff.entry(&spec, r.entry).map_err(transform_error)?);
     }
@@ -268,6 +269,30 @@ fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[ca
         targets.push(target);
     }
     Ok(targets)
+}
+
+/// A global variable passed as a `dup` argument and also used by name by the function
+/// (or its callees): its adjoint would be split between the shadow the request passes and
+/// the global's own shadow (`__zyg_shadow_NAME`), so each would hold part of the gradient.
+fn refuse_global_passed_as_dup(r: &callsite::Request, target: &str, module: &zyg_ir::Module, path: &Path) -> Result<()> {
+    let used = zyg_transform::activity::active_globals_reached(module, target);
+    for (kind, value) in r.kinds.iter().zip(&r.values) {
+        if !matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
+            continue;
+        }
+        if let Some(name) = callsite::global_variable(*value).filter(|g| used.contains(g)) {
+            return Err(DriverError::Request {
+                path: path.to_path_buf(),
+                message: format!(
+                    "{}: the global `{name}` is passed as a `dup` argument and `{target}` also uses it by name, so its \
+                     gradient would be split between the shadow passed and the global's own shadow \
+                     `__zyg_shadow_{name}`; pass a copy of it, or do not pass it and read `__zyg_shadow_{name}`",
+                    r.place
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `zyg` unless the module already holds zyg's output, then `zyg1`, `zyg2`, ...

@@ -51,7 +51,7 @@ pub struct InstData {
 
 /// The kind of value some bytes of memory hold: what decides whether they carry a
 /// derivative (floats), a shadow (pointers) or neither (integers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarKind {
     Float(crate::types::FloatTy),
     Pointer,

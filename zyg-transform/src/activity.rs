@@ -33,6 +33,12 @@ const INERT_CALLS: &[&str] = &[
     "llvm.prefetch",
 ];
 
+/// setjmp and longjmp in all their spellings: a jump out of a callee, or back into a
+/// function that already returned once, skips what the primal and the adjoint record.
+const NON_LOCAL_JUMPS: &[&str] = &[
+    "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+];
+
 /// Heap allocation functions (C, and C++'s `operator new`): their memory gets a shadow.
 /// `__zyg_vla(bytes)` stands for a variable-length array (a dynamic `alloca`) while zyg
 /// works: its shadow is heap memory, since it must outlive the primal's frame.
@@ -225,9 +231,9 @@ impl Activity {
                 _ => false,
             })
             .collect();
-        check_memory(module, facts, func, &insts, &varied, &shadowed)?;
+        check_memory(module, facts, func, &insts, &varied, &shadowed, &silent)?;
         addresses::check(func, &roots, &shadowed, &silent)?;
-        crate::floatbits::check(&facts.bits, module, func, &varied, &shadowed, &silent)?;
+        crate::floatbits::check(&facts.bits, &facts.memory, module, func, &varied, &shadowed, &silent)?;
         let useful = useful_values(module, func, &insts, &shadowed, &silent);
         Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent, roots, inactive_calls })
     }
@@ -271,6 +277,31 @@ fn derives_shadow(
         }
         _ => false,
     }
+}
+
+/// The globals that carry derivatives (`Module::active_global`) that `function` and the
+/// functions it calls (directly, or through callbacks it passes) use by name.
+pub fn active_globals_reached(module: &Module, function: &str) -> std::collections::BTreeSet<String> {
+    let (mut seen, mut todo, mut found) = (HashSet::new(), vec![function.to_string()], std::collections::BTreeSet::new());
+    while let Some(name) = todo.pop() {
+        let Some(func) = module.function(&name).filter(|_| seen.insert(name.clone())) else { continue };
+        for (_, inst) in func.inst_order() {
+            let kind = &func.insts[inst].kind;
+            // A direct callee is not an operand; a function passed as a callback is.
+            if let InstKind::Call { callee: Callee::Direct(callee), .. } = kind {
+                todo.push(callee.to_string());
+            }
+            for v in kind.operands() {
+                let Some(Constant::Global(g, _)) = func.constant(v) else { continue };
+                if module.function(g).is_some() {
+                    todo.push(g.clone());
+                } else if module.active_global(g).is_some() {
+                    found.insert(g.clone());
+                }
+            }
+        }
+    }
+    found
 }
 
 /// What activity analysis of one function needs to know about the rest of the module,
@@ -317,11 +348,9 @@ impl ModuleFacts {
                 }
             }
         }
-        ModuleFacts {
-            returns_own_memory,
-            memory: crate::memtypes::MemTypes::compute(module),
-            bits: crate::floatbits::BitSummaries::compute(module),
-        }
+        let memory = crate::memtypes::MemTypes::compute(module);
+        let bits = crate::floatbits::BitSummaries::compute(module, &memory);
+        ModuleFacts { returns_own_memory, memory, bits }
     }
 
     /// Whether a call to `name` may return a pointer to differentiated memory: the callee is
@@ -342,6 +371,7 @@ fn check_memory(
     insts: &[Inst],
     varied: &HashSet<Value>,
     shadowed: &HashSet<Value>,
+    silent: &HashSet<Inst>,
 ) -> Result<(), TransformError> {
     // Null, and the poison a phi takes on paths where the pointer is not used, need no shadow.
     let has_shadow_or_null = |v: &Value| {
@@ -352,6 +382,7 @@ fn check_memory(
             )
     };
     let copies = crate::types::integer_copies(func);
+    let holders = crate::addresses::aggregate_holders(func, shadowed);
     let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
     for &inst in insts {
         if let Some(what) = unshadowed_address_vector(func, inst, shadowed) {
@@ -364,7 +395,20 @@ fn check_memory(
                 ),
             ));
         }
+        if let Some(what) = crate::addresses::aggregate_problem(func, inst, &holders, silent) {
+            return Err(TransformError::at(func, inst, what));
+        }
         match &func.insts[inst].kind {
+            InstKind::Call { callee: Callee::Direct(name), .. } if NON_LOCAL_JUMPS.contains(&&**name) => {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    format!(
+                        "`{name}`: zyg cannot differentiate non-local jumps (setjmp and longjmp skip the tape's \
+                         bookkeeping); return normally instead"
+                    ),
+                ));
+            }
             InstKind::Store { value, ptr }
                 if varied.contains(value)
                     && !shadowed.contains(ptr)
@@ -415,17 +459,19 @@ fn check_memory(
                 let (_, bits, targets) = &copies[&inst];
                 let bytes = u64::from(bits.div_ceil(8));
                 let known = facts.memory.at(func, *ptr, bytes);
-                if targets.iter().any(|p| shadowed.contains(p))
-                    && matches!(bits, 32 | 64)
-                    && known != crate::memtypes::Known::All(zyg_ir::ScalarKind::Integer)
-                {
+                // Float bytes copied piecemeal (a byte loop, part of a double): no float
+                // type covers the copy, so no adjoint could follow it.
+                let float_bytes = crate::memtypes::may_hold_floats(&known);
+                let undecided = matches!(bits, 32 | 64) && known != crate::memtypes::Known::All(zyg_ir::ScalarKind::Integer);
+                if targets.iter().any(|p| shadowed.contains(p)) && (float_bytes || undecided) {
                     return Err(TransformError::at(
                         func,
                         inst,
                         format!(
                             "this copies {bits} bits of differentiated memory as an integer, and zyg cannot tell \
-                             whether they hold a float, a pointer or an integer ({}); copy them with their own type \
-                             or with memcpy, or compile with -O1 or higher so that clang describes the types",
+                             whether they hold a float, a pointer or an integer, or they hold part of a float ({}); \
+                             copy them with their own type or with memcpy, or compile with -O1 or higher so that \
+                             clang describes the types",
                             crate::memtypes::describe_known(&known)
                         ),
                     ));

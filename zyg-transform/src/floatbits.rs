@@ -1,33 +1,47 @@
-//! Floats kept in integers: `bitcast double %x to i64`, the bits passed around as an
-//! integer and made a float again (a `memcpy` into an `int64_t`, a union, a helper taking
-//! the bits as an argument). Within one function LLVM's instcombine folds such round trips
-//! away before zyg sees them, so what is left crosses something zyg cannot follow as a
-//! derivative: a call, a return, memory, or integer arithmetic on the bits.
+//! Floats kept in integers: `bitcast double %x to i64`, the bits read from memory as an
+//! integer (`memcpy` into a `uint64_t`, a union, SIMD `andnot` with -0.0), passed around
+//! and made a float again. Within one function LLVM's instcombine folds a round trip that
+//! changes nothing, so what is left crosses something zyg cannot follow as a derivative:
+//! integer arithmetic on the bits, a call, a return, memory.
 //!
-//! An integer holding the bits of an active float, or computed from them (masked, shifted,
-//! hashed), may be inspected, returned or passed on: a function of the bits is piecewise
-//! constant in the float, so no derivative is lost, as long as the bits never become a
-//! float again. zyg refuses the ways back: a `bitcast` to a float, a store to memory (which
-//! may be read as a float), a call to a function without a body, or to one that turns that
-//! parameter back into a float (`BitSummaries`). The result of a function that returns
-//! bits of its floats holds bits in its caller too.
+//! An integer *holds bits* when it is a `bitcast` of an active float (*strong*), an integer
+//! load from differentiated memory (strong where the type analysis says the bytes may be a
+//! float, *weak* where it says integer: it may still be a float's bytes the program only
+//! ever reads as an integer), the result of a function that returns bits, or computed from
+//! any of those. Bits may be inspected (compared, counted, hashed, used as an index,
+//! converted with `sitofp`): that is piecewise constant in the float, so no derivative is
+//! lost. zyg refuses the ways back to a float: a `bitcast` to a float, a store into bytes
+//! that may hold floats, a call that makes the parameter a float again
+//! (`BitSummaries::reinterprets`), and, for strong bits, a call to a function without a
+//! body or a store into memory zyg does not differentiate (from where they could come back
+//! unseen). An integer field's value copied into another integer field stays fine.
 
 use crate::error::TransformError;
-use std::collections::HashSet;
+use crate::memtypes::MemTypes;
+use std::collections::{HashMap, HashSet};
 use zyg_ir::{Callee, CastOp, Function, Inst, InstKind, Module, Type, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Bits {
+    /// Read from memory the type analysis takes for integers.
+    Weak,
+    /// A float's, surely.
+    Strong,
+}
 
 /// What functions do with float bits across their boundary, for the module.
 #[derive(Debug, Default)]
 pub struct BitSummaries {
     /// Functions whose integer result may be computed from the bits of a float.
     returns_bits: HashSet<String>,
-    /// Integer parameters a function may turn back into a float: by a `bitcast`, a store,
-    /// returning it, or passing it to such a parameter or to a function without a body.
+    /// Integer parameters a function may turn back into a float: by a `bitcast`, a store
+    /// into bytes that may hold floats, returning it, or passing it to such a parameter or to
+    /// a function without a body.
     reinterprets: HashSet<(String, usize)>,
 }
 
 impl BitSummaries {
-    pub fn compute(module: &Module) -> BitSummaries {
+    pub fn compute(module: &Module, memory: &MemTypes) -> BitSummaries {
         let mut s = BitSummaries::default();
         let defined: Vec<&Function> = module.functions.iter().filter(|f| !f.is_declaration()).collect();
         let mut changed = true;
@@ -36,14 +50,15 @@ impl BitSummaries {
             for f in &defined {
                 if !s.returns_bits.contains(&f.name) {
                     let floats: HashSet<Value> = values(f).filter(|v| f.ty(*v).float_elem().is_some()).collect();
-                    let bits = s.bits(f, &floats, &HashSet::new(), &floats);
-                    if f.inst_order().any(|(_, i)| matches!(f.insts[i].kind, InstKind::Ret { value: Some(v) } if bits.contains(&v))) {
+                    let loads = |p: Value, size: u64| load_bits(memory, f, p, size);
+                    let bits = s.bits(f, &floats, &HashSet::new(), &floats, &loads);
+                    if f.inst_order().any(|(_, i)| matches!(f.insts[i].kind, InstKind::Ret { value: Some(v) } if bits.contains_key(&v))) {
                         s.returns_bits.insert(f.name.clone());
                         changed = true;
                     }
                 }
                 for (i, &p) in f.params.iter().enumerate() {
-                    if f.ty(p).is_int() && !s.reinterprets.contains(&(f.name.clone(), i)) && s.turns_back(module, f, p) {
+                    if f.ty(p).is_int() && !s.reinterprets.contains(&(f.name.clone(), i)) && s.turns_back(module, memory, f, p) {
                         s.reinterprets.insert((f.name.clone(), i));
                         changed = true;
                     }
@@ -54,79 +69,121 @@ impl BitSummaries {
     }
 
     /// Whether integer parameter `p` of `f` may become a float again.
-    fn turns_back(&self, module: &Module, f: &Function, p: Value) -> bool {
-        let mut taint: HashSet<Value> = HashSet::from([p]);
+    fn turns_back(&self, module: &Module, memory: &MemTypes, f: &Function, p: Value) -> bool {
+        let mut taint: HashMap<Value, Bits> = HashMap::from([(p, Bits::Strong)]);
         let mut grew = true;
         while grew {
             grew = false;
             for (_, inst) in f.inst_order() {
-                let Some(r) = f.result(inst).filter(|r| f.ty(*r).is_int() && !taint.contains(r)) else { continue };
-                if !matches!(f.insts[inst].kind, InstKind::Call { .. }) && f.insts[inst].kind.operands().iter().any(|v| taint.contains(v)) {
-                    taint.insert(r);
+                let Some(r) = f.result(inst).filter(|r| f.ty(*r).is_int() && !taint.contains_key(r)) else { continue };
+                if !matches!(f.insts[inst].kind, InstKind::Call { .. }) && f.insts[inst].kind.operands().iter().any(|v| taint.contains_key(v)) {
+                    taint.insert(r, Bits::Strong);
                     grew = true;
                 }
             }
         }
         f.inst_order().any(|(_, inst)| match &f.insts[inst].kind {
-            InstKind::Ret { value: Some(value) } => taint.contains(value),
-            kind => self.turned_back(module, f, inst, kind, &|v| taint.contains(v), &HashSet::new()),
+            InstKind::Ret { value: Some(value) } => taint.contains_key(value),
+            kind => self.turned_back(module, memory, f, inst, kind, &taint, &HashSet::new(), &|_| true).is_some(),
         })
     }
 
-    /// Whether `inst` turns an integer `holds` says holds bits back into a float.
+    /// How `inst` turns an integer holding bits back into a float, if it does.
+    #[allow(clippy::too_many_arguments)]
     fn turned_back(
         &self,
         module: &Module,
+        memory: &MemTypes,
         f: &Function,
         inst: Inst,
         kind: &InstKind,
-        holds: &dyn Fn(&Value) -> bool,
+        bits: &HashMap<Value, Bits>,
         silent: &HashSet<Inst>,
-    ) -> bool {
+        shadowed: &dyn Fn(Value) -> bool,
+    ) -> Option<&'static str> {
+        let holds = |v: &Value| bits.contains_key(v);
         match kind {
-            InstKind::Cast { op: CastOp::BitCast, arg } => holds(arg) && yields_float(f, inst),
-            InstKind::Store { value, .. } => holds(value),
-            InstKind::Call { .. } if silent.contains(&inst) => false,
-            InstKind::Call { callee, args, .. } => args.iter().enumerate().any(|(j, a)| {
-                holds(a)
-                    && match callee {
-                        Callee::Direct(g) if module.function(g).is_some_and(|g| !g.is_declaration()) => {
-                            self.reinterprets.contains(&(g.to_string(), j))
-                        }
-                        _ => true,
-                    }
-            }),
-            _ => false,
+            InstKind::Cast { op: CastOp::BitCast, arg } if holds(arg) && yields_float(f, inst) => {
+                Some("this makes a float from the bits of an active value that went through an integer")
+            }
+            InstKind::Store { value, ptr } if holds(value) => {
+                let size = f.ty(*value).natural_layout().map_or(8, |(s, _)| s);
+                if floaty(memory, f, *ptr, size) {
+                    Some("this stores the bits of an active value as an integer where a float may be")
+                } else if bits.get(value) == Some(&Bits::Strong) && !shadowed(*ptr) {
+                    Some("this stores the bits of an active value as an integer into memory zyg does not differentiate")
+                } else {
+                    None
+                }
+            }
+            InstKind::Call { .. } if silent.contains(&inst) => None,
+            InstKind::Call { callee, args, .. } => {
+                let defined = |g: &str| module.function(g).is_some_and(|g| !g.is_declaration());
+                let back = args.iter().enumerate().any(|(j, a)| match (bits.get(a), callee) {
+                    (None, _) => false,
+                    (Some(_), Callee::Direct(g)) if defined(g) => self.reinterprets.contains(&(g.to_string(), j)),
+                    (Some(strength), _) => *strength == Bits::Strong,
+                });
+                back.then_some("this passes the bits of an active value as an integer to a call that may make them a float again")
+            }
+            _ => None,
         }
     }
 
-    /// The integers of `func` that hold float bits: from `bitcast`s of `varied` floats,
-    /// calls given one of `given` (`silent` calls, and functions that return bits), and
-    /// what is computed from them.
-    fn bits(&self, func: &Function, varied: &HashSet<Value>, silent: &HashSet<Inst>, given: &HashSet<Value>) -> HashSet<Value> {
-        let mut bits: HashSet<Value> = HashSet::new();
+    /// The integers of `func` that hold float bits (module comment): from `bitcast`s of
+    /// `varied` floats, integer loads `loads` says may read a float's bytes, calls given one
+    /// of `given` (`silent` calls, and functions that return bits), and what is computed
+    /// from them.
+    fn bits(
+        &self,
+        func: &Function,
+        varied: &HashSet<Value>,
+        silent: &HashSet<Inst>,
+        given: &HashSet<Value>,
+        loads: &dyn Fn(Value, u64) -> Option<Bits>,
+    ) -> HashMap<Value, Bits> {
+        let mut bits: HashMap<Value, Bits> = HashMap::new();
         let mut changed = true;
         while changed {
             changed = false;
             for (_, inst) in func.inst_order() {
-                let Some(result) = func.result(inst).filter(|r| is_int(func, *r) && !bits.contains(r)) else { continue };
-                let holds = match &func.insts[inst].kind {
-                    InstKind::Cast { op: CastOp::BitCast, arg } if varied.contains(arg) => true,
+                let Some(result) = func.result(inst).filter(|r| is_int(func, *r)) else { continue };
+                let found = match &func.insts[inst].kind {
+                    InstKind::Cast { op: CastOp::BitCast, arg } if varied.contains(arg) => Some(Bits::Strong),
+                    InstKind::Load { ty, ptr } => ty.natural_layout().and_then(|(size, _)| loads(*ptr, size)),
                     InstKind::Call { callee, args, .. } => {
                         let returns_bits = matches!(callee, Callee::Direct(g) if self.returns_bits.contains(&**g));
-                        (silent.contains(&inst) || returns_bits) && args.iter().any(|a| given.contains(a))
+                        ((silent.contains(&inst) || returns_bits) && args.iter().any(|a| given.contains(a))).then_some(Bits::Weak)
                     }
                     // Any other integer computed from bits: arithmetic, casts, merges, lanes.
-                    kind => kind.operands().iter().any(|v| bits.contains(v)),
+                    kind => kind.operands().iter().filter_map(|v| bits.get(v).copied()).max(),
                 };
-                if holds {
-                    bits.insert(result);
-                    changed = true;
+                if let Some(b) = found {
+                    if bits.get(&result).is_none_or(|old| *old < b) {
+                        bits.insert(result, b);
+                        changed = true;
+                    }
                 }
             }
         }
         bits
     }
+}
+
+/// What an integer load of `size` bytes at `p` holds: a float's bits (strong) where the
+/// type analysis says the bytes may be a float, maybe one's (weak) where it says integer or
+/// nothing, none where they hold a pointer.
+fn load_bits(memory: &MemTypes, func: &Function, p: Value, size: u64) -> Option<Bits> {
+    match memory.at(func, p, size) {
+        crate::memtypes::Known::All(zyg_ir::ScalarKind::Pointer) => None,
+        known if crate::memtypes::may_hold_floats(&known) => Some(Bits::Strong),
+        _ => Some(Bits::Weak),
+    }
+}
+
+/// Whether the `size` bytes at `p` may hold (part of) a float, by the type analysis.
+fn floaty(memory: &MemTypes, func: &Function, p: Value, size: u64) -> bool {
+    crate::memtypes::may_hold_floats(&memory.at(func, p, size))
 }
 
 fn is_int(func: &Function, v: Value) -> bool {
@@ -147,6 +204,7 @@ fn values(f: &Function) -> impl Iterator<Item = Value> + '_ {
 /// pointers to differentiated memory; `silent` the calls that cannot move a derivative.
 pub fn check(
     summaries: &BitSummaries,
+    memory: &MemTypes,
     module: &Module,
     func: &Function,
     varied: &HashSet<Value>,
@@ -154,28 +212,23 @@ pub fn check(
     silent: &HashSet<Inst>,
 ) -> Result<(), TransformError> {
     let given: HashSet<Value> = varied.union(shadowed).copied().collect();
-    let bits = summaries.bits(func, varied, silent, &given);
+    let loads = |p: Value, size: u64| if shadowed.contains(&p) { load_bits(memory, func, p, size) } else { None };
+    let bits = summaries.bits(func, varied, silent, &given, &loads);
     if bits.is_empty() {
         return Ok(());
     }
     for (_, inst) in func.inst_order() {
         let kind = &func.insts[inst].kind;
-        if !summaries.turned_back(module, func, inst, kind, &|v| bits.contains(v), silent) {
-            continue;
+        if let Some(problem) = summaries.turned_back(module, memory, func, inst, kind, &bits, silent, &|p| shadowed.contains(&p)) {
+            return Err(TransformError::at(
+                func,
+                inst,
+                format!(
+                    "{problem}; zyg cannot follow a derivative through an integer (it would be lost). Keep the value \
+                     a float across the call or the store"
+                ),
+            ));
         }
-        let problem = match kind {
-            InstKind::Cast { .. } => "this makes a float from the bits of an active value that went through an integer",
-            InstKind::Store { .. } => "this stores the bits of an active value as an integer",
-            _ => "this passes the bits of an active value as an integer to a call that may make them a float again",
-        };
-        return Err(TransformError::at(
-            func,
-            inst,
-            format!(
-                "{problem}; zyg cannot follow a derivative through an integer (it would be lost). Keep the value a \
-                 float across the call or the store"
-            ),
-        ));
     }
     Ok(())
 }

@@ -190,26 +190,7 @@ pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
 /// The shared-memory globals with shadows (`Module::active_global`) that `function`, or a
 /// function it calls directly (transitively), refers to.
 pub fn shared_globals_reached(module: &Module, function: &str) -> BTreeSet<String> {
-    let (mut seen, mut todo, mut shared) = (HashSet::new(), vec![function.to_string()], BTreeSet::new());
-    while let Some(name) = todo.pop() {
-        let Some(func) = module.function(&name).filter(|_| seen.insert(name.clone())) else { continue };
-        for (_, inst) in func.inst_order() {
-            let kind = &func.insts[inst].kind;
-            // A direct callee is not an operand; a function passed as a callback is.
-            if let InstKind::Call { callee: Callee::Direct(callee), .. } = kind {
-                todo.push(callee.to_string());
-            }
-            for v in kind.operands() {
-                let Some(Constant::Global(g, _)) = func.constant(v) else { continue };
-                if module.function(g).is_some() {
-                    todo.push(g.clone());
-                } else if module.active_global(g).is_some_and(|g| g.is_shared()) {
-                    shared.insert(g.clone());
-                }
-            }
-        }
-    }
-    shared
+    crate::activity::active_globals_reached(module, function).into_iter().filter(|g| module.globals[g].is_shared()).collect()
 }
 
 /// Zeroes the shared-memory shadows `shadows` (name, type), then waits at a barrier so that

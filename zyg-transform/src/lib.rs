@@ -399,6 +399,18 @@ impl<'m> Differentiator<'m> {
             }
             Entry::Reverse => *all.last().expect("the tape parameter"),
         };
+        if !self.gpu && kind != Entry::Reverse {
+            // The shadow of a global holds the gradient with respect to its value on entry to
+            // this call: one left from an earlier call would be taken as the seed of what
+            // this call stores there.
+            for name in activity::active_globals_reached(self.module, &spec.function) {
+                if let Some(g) = self.shadow_globals.get(&shadow_global_name(&name)) {
+                    let zero = c.constant(Constant::Zero(g.ty.clone()));
+                    let shadow = c.constant(Constant::Global(shadow_global_name(&name), g.addrspace));
+                    c.store(zero, shadow);
+                }
+            }
+        }
         if self.gpu && kind != Entry::Reverse {
             // Shared memory starts with whatever the block left there: the shadows of the
             // shared arrays this spec uses are zeroed before anything adds into them.
@@ -487,6 +499,13 @@ impl<'m> Differentiator<'m> {
             // Recursion: the tape's type is not known yet, so this call boxes it.
             self.boxed.insert(spec.clone());
             return Ok(self.declared(func, spec, Type::PTR, true));
+        }
+        if func.sig.variadic {
+            return Err(TransformError::in_function(
+                func,
+                "zyg cannot differentiate a variadic function (`...`, read with va_arg) yet; give it a fixed \
+                 parameter list, or pass the values in an array",
+            ));
         }
         if func.params.len() != spec.args.len() {
             return Err(TransformError::in_function(func, "the request's argument count does not match the function"));
@@ -785,8 +804,9 @@ impl<'m> Differentiator<'m> {
                         inst,
                         format!(
                             "the registered derivative `{reverse}` of `{name}` takes {} parameters, but zyg passes {expected} \
-                             (the arguments, a shadow after each pointer, the result's adjoint, the tape)",
-                            reverse_sig.params.len()
+                             (the arguments, a shadow after each pointer, the result's adjoint when it returns a float{})",
+                            reverse_sig.params.len(),
+                            if rule.has_tape() { ", the tape" } else { "" }
                         ),
                     ));
                 }
@@ -874,8 +894,10 @@ impl<'m> Differentiator<'m> {
     }
 }
 
-/// Intrinsics with a pullback of their own: name prefix, argument count, pullback.
-const INTRINSIC_PULLBACKS: &[(&str, usize, fn() -> Pullback)] = &[
+/// An intrinsic with a pullback of its own: name prefix, argument count, pullback.
+type IntrinsicPullback = (&'static str, usize, fn() -> Pullback);
+
+const INTRINSIC_PULLBACKS: &[IntrinsicPullback] = &[
     ("llvm.vector.reduce.fadd.", 2, || Pullback::ReduceFAdd),
     ("llvm.vector.reduce.fmul.", 2, || Pullback::ReduceFMul),
     ("llvm.vector.reduce.fmax.", 1, || Pullback::ReduceMinMax),
@@ -916,15 +938,41 @@ fn active_call_parts(func: &Function, inst: Inst, activity: &Activity) -> String
     parts.join(", ")
 }
 
-/// The error for a call to a function without a body or rule that may move a derivative.
+/// The error for a call to a function without a body or rule that may move a derivative:
+/// what makes the call active, and the way out that fits the function.
 fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Activity) -> String {
+    let parts = active_call_parts(func, inst, activity);
+    if name.contains("__enzyme_") || name.contains("__zyg_") {
+        return format!(
+            "a gradient request inside a function being differentiated (a nested derivative: `{name}`, and {parts}) \
+             is not supported yet"
+        );
+    }
+    if is_c_math_function(name) {
+        return format!(
+            "no derivative is known for `{name}`: zyg has no rule for this C library function yet, and {parts}. \
+             Register a derivative for it (`__zyg_pullback_{name}`, see README)"
+        );
+    }
     format!(
-        "no derivative is known for `{name}`: it has no body in this module and no rule, and {}. \
-         If it cannot change the result, declare it inactive (`void *__enzyme_inactivefn[] = {{(void *){name}}};`); \
-         otherwise register a derivative for it (`__zyg_pullback_{name}`, see README) or compile its definition \
-         into this module",
-        active_call_parts(func, inst, activity)
+        "no derivative is known for `{name}`: it has no body in this module and no rule, and {parts}. \
+         Compile its definition into this module, or register a derivative for it (`__zyg_pullback_{name}`, see \
+         README); only if it truly cannot change the result (a logging function), declare it inactive \
+         (`void *__enzyme_inactivefn[] = {{(void *){name}}};`)"
     )
+}
+
+/// C library math functions zyg has no rule for (declaring one inactive would silently
+/// give a wrong derivative, so the message does not suggest it).
+fn is_c_math_function(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "lgamma", "tgamma", "gamma", "asinh", "acosh", "atanh", "j0", "j1", "jn", "y0", "y1", "yn", "erfinv", "frexp",
+        "ldexp", "scalbn", "scalbln", "modf", "remquo", "remainder", "nextafter", "nexttoward", "fdim", "logb", "sincos",
+        "exp10", "pow10", "lgamma_r", "significand", "cexpf", "cexpl", "clogf", "clogl", "csqrt", "cpow", "csin", "ccos",
+        "ctan", "csinh", "ccosh", "ctanh", "casin", "cacos", "catan", "cproj", "cimag", "creal", "conj",
+    ];
+    let base = name.strip_suffix('f').filter(|b| NAMES.contains(b)).or_else(|| name.strip_suffix('l').filter(|b| NAMES.contains(b)));
+    NAMES.contains(&name) || base.is_some()
 }
 
 /// Decides which tape values and shadows the adjoint rebuilds (see `recompute`), and puts

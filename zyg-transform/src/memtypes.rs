@@ -18,7 +18,7 @@
 //! integer loaded from memory is used (in arithmetic: an integer; turned into a float:
 //! a float; into a pointer: a pointer).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
 
 type Node = usize;
@@ -45,8 +45,9 @@ impl Place {
 struct Class {
     /// The layout repeats every `period` bytes (0: it does not).
     period: u64,
-    /// (offset, size) -> kind; offsets in [0, period) when it repeats.
-    facts: BTreeMap<(i64, u64), Kind>,
+    /// (offset, size, kind); offsets in [0, period) when it repeats. Two kinds of one range
+    /// are a conflict, and both stay.
+    facts: BTreeSet<(i64, u64, Kind)>,
 }
 
 impl Class {
@@ -55,22 +56,22 @@ impl Class {
             return;
         }
         if self.period == 0 {
-            self.facts.insert((offset, size), kind);
+            self.facts.insert((offset, size, kind));
             return;
         }
         let p = self.period;
         if size >= p {
-            self.facts.insert((0, p), kind);
+            self.facts.insert((0, p, kind));
             return;
         }
         let start = offset.rem_euclid(p as i64);
         let end = start + size as i64;
         if end <= p as i64 {
-            self.facts.insert((start, size), kind);
+            self.facts.insert((start, size, kind));
         } else {
             // Wraps around the end of the period.
-            self.facts.insert((start, (p as i64 - start) as u64), kind);
-            self.facts.insert((0, (end - p as i64) as u64), kind);
+            self.facts.insert((start, (p as i64 - start) as u64, kind));
+            self.facts.insert((0, (end - p as i64) as u64, kind));
         }
     }
 
@@ -82,7 +83,7 @@ impl Class {
         }
         let facts = std::mem::take(&mut self.facts);
         self.period = p;
-        for ((offset, size), kind) in facts {
+        for (offset, size, kind) in facts {
             self.add(offset, size, kind);
         }
     }
@@ -151,7 +152,7 @@ impl Classes {
         if moved.period != 0 {
             target.repeat(moved.period);
         }
-        for ((offset, size), kind) in moved.facts {
+        for (offset, size, kind) in moved.facts {
             target.add(offset + d, size, kind);
         }
     }
@@ -200,10 +201,21 @@ pub enum Known {
     All(Kind),
     /// Typed pieces of several kinds, with the bytes nothing is known of.
     Layout(CopyLayout, Vec<(u64, u64)>),
-    /// Facts that contradict each other (a union, or type punning): the kinds seen.
+    /// Facts that contradict each other (a union, or type punning), or bytes at an offset
+    /// zyg cannot tell in an object that holds these kinds: the kinds seen.
     Conflict(Vec<Kind>),
     /// Nothing is known.
     Nothing,
+}
+
+/// Whether the bytes may hold (part of) a float, by what is known of them.
+pub fn may_hold_floats(known: &Known) -> bool {
+    match known {
+        Known::All(k) => matches!(k, Kind::Float(_)),
+        Known::Layout(layout, _) => layout.pieces.iter().any(|(_, _, k)| matches!(k, Kind::Float(_))),
+        Known::Conflict(kinds) => kinds.iter().any(|k| matches!(k, Kind::Float(_))),
+        Known::Nothing => false,
+    }
 }
 
 /// A few words on what is known, for messages.
@@ -219,7 +231,11 @@ pub fn describe_known(known: &Known) -> String {
             let pieces: Vec<String> =
                 layout.pieces.iter().map(|(o, s, k)| format!("bytes {o}..{} {}", o + s, name(k))).collect();
             let unknown: Vec<String> = holes.iter().map(|(o, s)| format!("{o}..{}", o + s)).collect();
-            format!("{}; nothing is known of bytes {}", pieces.join(", "), unknown.join(", "))
+            if unknown.is_empty() {
+                pieces.join(", ")
+            } else {
+                format!("{}; nothing is known of bytes {}", pieces.join(", "), unknown.join(", "))
+            }
         }
         Known::Conflict(kinds) => {
             let kinds: Vec<String> = kinds.iter().map(name).collect();
@@ -277,6 +293,16 @@ impl MemTypes {
         let mut classes = self.classes.borrow_mut();
         let (root, shift) = classes.find(at.node);
         let class = &classes.class[root];
+        if at.vague() {
+            // Somewhere in the object: any of its kinds.
+            let mut kinds: Vec<Kind> = Vec::new();
+            for (_, _, kind) in &class.facts {
+                if !kinds.contains(kind) {
+                    kinds.push(*kind);
+                }
+            }
+            return if kinds.is_empty() { Known::Nothing } else { Known::Conflict(kinds) };
+        }
         let start = at.offset + shift;
         let mut pieces: Vec<(u64, u64, Kind)> = Vec::new();
         // The facts overlapping [start, start + size), in the copy's own coordinates.
@@ -288,7 +314,7 @@ impl MemTypes {
             (0..).map(|k| first + k * p).take_while(|w| *w < start + size as i64).collect()
         };
         for w in windows {
-            for (&(offset, len), &kind) in &class.facts {
+            for &(offset, len, kind) in &class.facts {
                 let (lo, hi) = (w + offset, w + offset + len as i64);
                 if hi <= start || lo >= start + size as i64 {
                     continue;
@@ -737,6 +763,8 @@ fn value_kind(func: &Function, ty: &Type, v: Value) -> Option<ValueKind> {
                 }
             }
             InstKind::Cast { op: CastOp::IntToPtr, .. } => kind = Some(Kind::Pointer),
+            // Returned or passed on: the caller or callee says what it is.
+            InstKind::Ret { .. } | InstKind::Call { .. } => {}
             // Only how the bits are compared, masked or counted: still an integer.
             _ => {
                 kind.get_or_insert(Kind::Integer);

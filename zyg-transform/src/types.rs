@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 use crate::memtypes::{Known, MemTypes};
-use zyg_ir::{FloatTy, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
+use zyg_ir::{CastOp, FloatTy, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
 
 /// Retypes every integer copy whose bytes the type analysis (`memtypes`) or, failing it,
 /// the float accesses of its function decide, in place.
@@ -65,9 +65,64 @@ pub fn integer_copies(func: &Function) -> HashMap<Inst, (Value, u32, Vec<Value>)
         .collect()
 }
 
+/// Integer loads that are floats in disguise: every use stores the bits or makes them a
+/// float of the same width again (`bitcast`), with that float type and the bitcasts. (An
+/// assignment of a `union { double; long }` whose double is read after.)
+fn disguised_floats(func: &Function) -> Vec<(Inst, Value, FloatTy, Vec<Inst>)> {
+    let mut loads: HashMap<Value, (Inst, u32)> = HashMap::new();
+    for (_, i) in func.inst_order() {
+        if let (InstKind::Load { ty: Type::Int(bits), .. }, Some(v)) = (&func.insts[i].kind, func.result(i)) {
+            loads.insert(v, (i, *bits));
+        }
+    }
+    let mut casts: HashMap<Value, (Option<FloatTy>, Vec<Inst>)> = HashMap::new();
+    let mut other_use: HashSet<Value> = HashSet::new();
+    for (_, i) in func.inst_order() {
+        match &func.insts[i].kind {
+            InstKind::Store { value, ptr } if loads.contains_key(value) && value != ptr => {}
+            InstKind::Cast { op: CastOp::BitCast, arg } if loads.contains_key(arg) => {
+                let to = func.result(i).and_then(|r| func.ty(r).float_ty()).filter(|f| f.bits() == loads[arg].1);
+                let entry = casts.entry(*arg).or_default();
+                match (to, entry.0) {
+                    (Some(f), None) => entry.0 = Some(f),
+                    (Some(f), Some(g)) if f == g => {}
+                    _ => {
+                        other_use.insert(*arg);
+                    }
+                }
+                entry.1.push(i);
+            }
+            kind => other_use.extend(kind.operands().into_iter().filter(|v| loads.contains_key(v))),
+        }
+    }
+    casts
+        .into_iter()
+        .filter(|(v, _)| !other_use.contains(v))
+        .filter_map(|(v, (f, bitcasts))| Some((loads[&v].0, v, f?, bitcasts)))
+        .collect()
+}
+
 /// A copy of float bytes becomes a float load and store, a copy of an address a pointer
 /// load and store (whose shadow the primal then copies too); a copy of integer bytes stays.
+/// A load that is a float in disguise (`disguised_floats`) becomes a float load, and its
+/// bitcasts the identity.
 fn retype_function(func: &mut Function, types: &MemTypes) {
+    for (inst, v, f, bitcasts) in disguised_floats(func) {
+        if let InstKind::Load { ty, .. } = &mut func.insts[inst].kind {
+            *ty = Type::Float(f);
+        }
+        func.values[v].ty = Type::Float(f);
+        // The bitcasts' users read the float itself; the bitcasts are left unused.
+        let results: HashSet<Value> = bitcasts.iter().filter_map(|c| func.result(*c)).collect();
+        let users: Vec<Inst> = func.inst_order().map(|(_, i)| i).collect();
+        for i in users {
+            for operand in func.insts[i].kind.operands_mut() {
+                if results.contains(operand) {
+                    *operand = v;
+                }
+            }
+        }
+    }
     let formats = float_accesses(func);
     let only = match formats.iter().copied().collect::<Vec<_>>()[..] {
         [only] => Some(only),
