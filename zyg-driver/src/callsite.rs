@@ -606,6 +606,10 @@ unsafe fn build_replacement(
     }
     let ty = LLVMTypeOf(request.call);
     match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMVoidTypeKind if outs > 0 => Err(format!(
+            "the request is declared to return nothing, but it has {outs} `out` argument(s) whose gradient it would \
+             throw away; declare it to return double (or float, or a struct of {outs})"
+        )),
         LLVMTypeKind::LLVMVoidTypeKind => Ok(None),
         _ if is_float(ty) => match outs {
             0 => Ok(Some(LLVMConstNull(ty))),

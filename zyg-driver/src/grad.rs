@@ -151,14 +151,24 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         prepare::PREPARE_PIPELINE
     );
     let targets = request_targets(&mut read, &ns, &requests, path)?;
+    // A callee zyg must differentiate but could not read: the reason it could not is the
+    // error, at the instruction that stopped it ("has no body" would mislead).
     let transform_error = |source: TransformError| {
-        let note = source
-            .callee
-            .as_ref()
-            .and_then(|c| read.unreadable.get(c))
-            .map(|e| format!("\nnote: zyg could not read that function: {e}"))
-            .unwrap_or_default();
-        DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note }
+        let unreadable = source.callee.as_ref().and_then(|c| read.unreadable.get(c).map(|e| (c, e)));
+        match unreadable {
+            Some((callee, e)) => {
+                let mut diagnostic = e.clone();
+                let caller = &source.diagnostic.function;
+                diagnostic.message = if caller == callee {
+                    format!("{} (in the function to differentiate)", e.message)
+                } else {
+                    format!("{} (zyg must differentiate `{callee}` for `{caller}`)", e.message)
+                };
+                let source = TransformError { diagnostic, callee: None };
+                DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note: String::new() }
+            }
+            None => DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note: String::new() },
+        }
     };
 
     let gpu = is_gpu(module);

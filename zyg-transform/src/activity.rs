@@ -56,6 +56,9 @@ pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
     "strstr", "getenv", "atoi", "atol", "strtol", "strtoul", "malloc_usable_size", "abort", "exit", "_exit",
     "__assert_fail", "__assert_rtn", "time", "clock", "clock_gettime", "gettimeofday", "rand", "srand", "random",
     "srandom", "drand48", "srand48",
+    // The same with `_FORTIFY_SOURCE`: glibc's checked forms.
+    "__printf_chk", "__fprintf_chk", "__sprintf_chk", "__snprintf_chk", "__vprintf_chk", "__vfprintf_chk",
+    "__vsprintf_chk", "__vsnprintf_chk",
     // Integer results of floats: piecewise constant, so no derivative (an integer holding a
     // float's bits is checked where it becomes a float again). clang gives them no memory
     // attributes at -O0, so they are named here.

@@ -23,9 +23,13 @@ pub enum MemOp {
 /// The memory operation a call is, and its (destination, source or value, byte count).
 pub fn mem_op(kind: &InstKind) -> Option<(MemOp, Value, Value, Value)> {
     let InstKind::Call { callee: Callee::Direct(name), args, .. } = kind else { return None };
-    let op = if name.starts_with("llvm.memset.") || &**name == "memset" {
+    // With `_FORTIFY_SOURCE`, glibc's checked forms take the destination's size last.
+    let op = if name.starts_with("llvm.memset.") || matches!(&**name, "memset" | "__memset_chk") {
         MemOp::Set
-    } else if name.starts_with("llvm.memcpy.") || name.starts_with("llvm.memmove.") || matches!(&**name, "memcpy" | "memmove") {
+    } else if name.starts_with("llvm.memcpy.")
+        || name.starts_with("llvm.memmove.")
+        || matches!(&**name, "memcpy" | "memmove" | "__memcpy_chk" | "__memmove_chk")
+    {
         MemOp::Copy
     } else {
         return None;
