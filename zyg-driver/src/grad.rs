@@ -98,6 +98,7 @@ pub struct GradOptions {
 }
 
 pub fn run(opts: &GradOptions) -> Result<()> {
+    check_paths(opts)?;
     let path = opts.input.as_path();
     let context = Context::create();
     let module = llvm_io::read_module(&context, path)?;
@@ -106,14 +107,64 @@ pub fn run(opts: &GradOptions) -> Result<()> {
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
         tracing::info!(%pipeline, "optimising the module");
+        crate::supervisor::phase(&format!("optimising the module ({pipeline})"));
         let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
         limit_vector_combine(&module);
         module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
         module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     }
-    llvm_io::write_module(&module, &opts.output, llvm_io::wants_text(&opts.output, opts.text))?;
-    if let (Some(file), Some(text)) = (&opts.header, &header) {
-        crate::header::write(file, text)?;
+    write_outputs(&module, opts, header.as_deref())
+}
+
+/// Writes the module and, with `--header`, the exported gradient's prototype: both in
+/// place, or neither (`llvm_io::Outputs`).
+pub(crate) fn write_outputs(module: &inkwell::module::Module<'_>, opts: &GradOptions, header: Option<&str>) -> Result<()> {
+    let mut outputs = llvm_io::Outputs::default();
+    let bytes = llvm_io::module_bytes(module, &opts.output, llvm_io::wants_text(&opts.output, opts.text))?;
+    outputs.stage(&opts.output, &bytes, 0o644)?;
+    if let (Some(file), Some(text)) = (&opts.header, header) {
+        outputs.stage(file, text.as_bytes(), 0o644)?;
+    }
+    outputs.commit()
+}
+
+/// Refuses a `--header` that would overwrite the input or the output (also through a link:
+/// both name the same file), and `-o -` when standard output is closed. Checked before any
+/// work, so that such a run writes nothing.
+pub(crate) fn check_paths(opts: &GradOptions) -> Result<()> {
+    llvm_io::check_stdout(&opts.output)?;
+    let Some(header) = &opts.header else { return Ok(()) };
+    let usage = |message: String| Err(DriverError::Usage(message));
+    if header == Path::new("-") {
+        return usage("--header -: the header needs a file name (standard output is for the module)".into());
+    }
+    if opts.input != Path::new("-") && crate::paths::same_file(header, &opts.input) {
+        return usage(format!("--header {}: that is the input file; the header would overwrite it", header.display()));
+    }
+    if opts.output != Path::new("-") && crate::paths::same_file(header, &opts.output) {
+        return usage(format!("--header {}: that is the output file (-o); give the header a name of its own", header.display()));
+    }
+    Ok(())
+}
+
+/// Refuses an exported gradient's name that LLVM or C cannot take: `llvm.*` (LLVM's
+/// intrinsics), anything that is not a C identifier (the header declares it in C), and a
+/// name the module already uses.
+fn check_export_name(module: &inkwell::module::Module<'_>, name: &str, path: &Path) -> Result<()> {
+    let usage = |message: String| Err(DriverError::Usage(format!("{}: {message}", path.display())));
+    if name.starts_with("llvm.") {
+        return usage(format!("--name {name}: names starting with `llvm.` are LLVM's intrinsics; choose another"));
+    }
+    let mut chars = name.chars();
+    let identifier = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !identifier {
+        return usage(format!(
+            "--name `{name}`: the exported gradient needs a C identifier (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    if module.get_function(name).is_some() || module.get_global(name).is_some() {
+        return usage(format!("the module already has a symbol named `{name}`; choose another name for the gradient with --name"));
     }
     Ok(())
 }
@@ -122,6 +173,10 @@ pub fn run(opts: &GradOptions) -> Result<()> {
 /// the result; returns the exported gradient's C prototype, if any. `zyg grad` and the
 /// `grad` step of `zyg opt` pipelines.
 pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::targets::TargetMachine, path: &Path, opts: &GradOptions) -> Result<Option<String>> {
+    crate::supervisor::phase("finding the gradient requests");
+    if let Some(name) = &opts.function {
+        check_export_name(module, &opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad")), path)?;
+    }
     let requests = callsite::find_requests(module, path)?;
     tracing::info!(requests = requests.len(), "found gradient requests");
     if requests.is_empty() && opts.function.is_none() {
@@ -132,7 +187,9 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
     roots.extend(opts.function.clone());
     let mut read = {
+        crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
         let prepared = prepare::prepare(module, machine, path)?;
+        crate::supervisor::phase("reading the functions to differentiate");
         zyg_ir::llvm::read_functions(&prepared, &roots)
     };
     zyg_transform::types::retype_integer_copies(&mut read.module);
@@ -153,6 +210,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note }
     };
 
+    crate::supervisor::phase("differentiating");
     let ns = namespace(module);
     // Requests passing callbacks differentiate a copy of their function specialised to them.
     let mut targets = Vec::new();
@@ -204,6 +262,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     }
 
     tracing::info!(functions = functions.len(), "generated primals, adjoints and gradients");
+    crate::supervisor::phase("writing the generated functions");
     let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
     let fallback = roots.first().and_then(|r| module.get_function(r));
     for f in &functions {

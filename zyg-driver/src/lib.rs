@@ -7,10 +7,13 @@ pub mod custom;
 pub mod error;
 pub mod grad;
 pub mod header;
+pub mod input;
 pub mod llvm_io;
 pub mod mlir;
 pub mod opt;
+pub mod paths;
 pub mod prepare;
+pub mod supervisor;
 
 pub use error::DriverError;
 pub use grad::{run as grad, GradOptions};

@@ -11,24 +11,30 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Reads `.ll` or `.bc` (LLVM tells them apart by content), or `.mlir`; `-` is standard
-/// input (LLVM IR).
+/// input (LLVM IR). The module is verified before it is returned (`input::check`).
 pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'ctx>> {
+    crate::supervisor::phase(&format!("reading {}", path.display()));
+    crate::input::configure_reader();
     // `.mlir`: lowered and translated by MLIR, with its gradient requests (src/mlir/).
-    if crate::mlir::is_mlir(path) {
-        return crate::mlir::read_module(context, path);
-    }
-    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
-    let bytes = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(io)?;
-        buf
+    let module = if crate::mlir::is_mlir(path) {
+        crate::mlir::read_module(context, path)?
     } else {
-        std::fs::read(path).map_err(io)?
+        let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+        let bytes = if path == Path::new("-") {
+            let mut buf = Vec::new();
+            std::io::stdin().read_to_end(&mut buf).map_err(io)?;
+            buf
+        } else {
+            std::fs::read(path).map_err(io)?
+        };
+        let buffer = MemoryBuffer::create_from_memory_range_copy(&bytes, &path.display().to_string());
+        context
+            .create_module_from_ir(buffer)
+            .map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })?
     };
-    let buffer = MemoryBuffer::create_from_memory_range_copy(&bytes, &path.display().to_string());
-    context
-        .create_module_from_ir(buffer)
-        .map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })
+    crate::supervisor::phase(&format!("verifying {}", path.display()));
+    crate::input::check(&module, path)?;
+    Ok(module)
 }
 
 /// How to write the output, following `opt`: `-S` or a `.ll` name gives text (a `.mlir`
@@ -37,60 +43,191 @@ pub fn wants_text(output: &Path, force_text: bool) -> bool {
     force_text || output.extension().is_some_and(|e| e == "ll")
 }
 
-/// Writes the module atomically: to a temporary file beside `output`, renamed into place,
-/// so a failure never leaves a truncated file. `-` is standard output.
-pub fn write_module(module: &Module, output: &Path, text: bool) -> Result<()> {
-    let bytes: Vec<u8> = if crate::mlir::is_mlir(output) {
+/// The module's bytes as `output` asks for them: MLIR, text or bitcode.
+pub fn module_bytes(module: &Module, output: &Path, text: bool) -> Result<Vec<u8>> {
+    crate::supervisor::phase(&format!("writing {}", output.display()));
+    Ok(if crate::mlir::is_mlir(output) {
         crate::mlir::to_text(module, output)? // MLIR's LLVM dialect (src/mlir/)
     } else if text {
         module.print_to_string().to_bytes().to_vec()
     } else {
         module.write_bitcode_to_memory().as_slice().to_vec()
-    };
-    if output == Path::new("-") {
-        let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-        return std::io::stdout().write_all(&bytes).map_err(io);
-    }
-    write_atomically(output, &bytes, 0o644)
+    })
 }
 
-/// Writes `bytes` to `output` through a temporary file beside it (see `persist`).
+/// Writes the module atomically (see `Outputs`); `-` is standard output.
+pub fn write_module(module: &Module, output: &Path, text: bool) -> Result<()> {
+    let mut outputs = Outputs::default();
+    outputs.stage(output, &module_bytes(module, output, text)?, 0o644)?;
+    outputs.commit()
+}
+
+/// Writes `bytes` to `output` through a temporary file beside it (see `Outputs`).
 pub fn write_atomically(output: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-    let mut tmp = temp_beside(output, "")?;
-    tmp.write_all(bytes).map_err(io)?;
-    persist(tmp, output, mode)
+    let mut outputs = Outputs::default();
+    outputs.stage(output, bytes, mode)?;
+    outputs.commit()
+}
+
+/// Whether standard output was closed when zyg started (`zyg grad m.ll -o - >&-`), as the
+/// `zyg` binary found before Rust's runtime reopened it on `/dev/null`; `-o -` is then an
+/// error rather than a success that wrote nothing.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called by the `zyg` binary when standard output was closed at its start.
+pub fn note_stdout_closed() {
+    STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The error for `-o -` when standard output was closed at the start.
+pub fn check_stdout(output: &Path) -> Result<()> {
+    if output == Path::new("-") && STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(DriverError::Usage("-o -: standard output is closed; nothing can be written to it".into()));
+    }
+    Ok(())
 }
 
 /// A temporary file in `output`'s directory (so that renaming it into place is atomic),
-/// named with `suffix` (tools that look at the extension: the linker).
+/// named `.zyg-PID-...` (so that the supervising parent can remove it if LLVM stops this
+/// process, see `supervisor`) and ending with `suffix` (tools that look at the extension:
+/// the linker).
 pub fn temp_beside(output: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = crate::supervisor::directory_of(output);
     let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-    tempfile::Builder::new().suffix(suffix).tempfile_in(&dir).map_err(io)
+    tempfile::Builder::new().prefix(&crate::supervisor::temp_prefix()).suffix(suffix).tempfile_in(&dir).map_err(io)
 }
 
-/// Puts a finished temporary file in place: renamed over `output` with ordinary
-/// permissions (a temporary file is created private, 0600; an output is not), so a failed
-/// run never leaves a half-written output. An output that exists and is not a regular file
-/// (`/dev/null`, a named pipe, a symbolic link such as `/dev/stdout`) is written through
-/// instead, as LLVM's tools do: renaming over it would replace the device, pipe or link.
-pub fn persist(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
+/// The files a command writes, put in place together: each is written in full to a
+/// temporary file beside its destination first (`stage`); `commit` then renames them all
+/// into place, or, if one cannot be, puts back what the others replaced, so an output and
+/// its `--header` land together or not at all, and a failed run never leaves a half-written
+/// file. An output that exists and is not a regular file (`/dev/null`, a named pipe, a
+/// symbolic link such as `/dev/stdout`) is written through instead, as LLVM's tools do:
+/// renaming over it would replace the device, pipe or link. Standard output (`-`) is written
+/// last. What is written through cannot be taken back.
+#[derive(Default)]
+pub struct Outputs {
+    staged: Vec<Staged>,
+}
+
+enum Staged {
+    File { tmp: tempfile::NamedTempFile, path: PathBuf, mode: u32 },
+    Stdout(Vec<u8>),
+}
+
+impl Outputs {
+    /// Writes `bytes` for `path` (`-`: standard output) into a temporary file beside it.
+    pub fn stage(&mut self, path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+        if path == Path::new("-") {
+            check_stdout(path)?;
+            self.staged.push(Staged::Stdout(bytes.to_vec()));
+            return Ok(());
+        }
+        let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+        let mut tmp = temp_beside(path, "")?;
+        tmp.write_all(bytes).and_then(|_| tmp.flush()).map_err(io)?;
+        self.staged.push(Staged::File { tmp, path: path.to_path_buf(), mode });
+        Ok(())
+    }
+
+    /// A finished temporary file (from `temp_beside`) to put at `path`.
+    pub fn stage_file(&mut self, tmp: tempfile::NamedTempFile, path: &Path, mode: u32) {
+        self.staged.push(Staged::File { tmp, path: path.to_path_buf(), mode });
+    }
+
+    /// Puts every staged file in place, or none (see the type's comment).
+    pub fn commit(self) -> Result<()> {
+        let mut renames = Vec::new();
+        let mut through = Vec::new();
+        let mut stdout = Vec::new();
+        for s in self.staged {
+            match s {
+                Staged::File { tmp, path, mode } if is_special(&path) => through.push((tmp, path, mode)),
+                Staged::File { tmp, path, mode } => renames.push((tmp, path, mode)),
+                Staged::Stdout(bytes) => stdout.push(bytes),
+            }
+        }
+        let mut done: Vec<(PathBuf, Option<tempfile::NamedTempFile<()>>)> = Vec::new();
+        let result = (|| {
+            for (tmp, path, mode) in renames {
+                let backup = backup_of(&path)?;
+                rename_into_place(tmp, &path, mode)?;
+                done.push((path, backup));
+            }
+            for (tmp, path, _) in through {
+                write_through(&tmp, &path)?;
+            }
+            for bytes in stdout {
+                let io = |source| DriverError::Io { path: PathBuf::from("-"), source };
+                let mut out = std::io::stdout().lock();
+                out.write_all(&bytes).and_then(|_| out.flush()).map_err(io)?;
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            for (path, backup) in done.into_iter().rev() {
+                match backup {
+                    Some(b) => {
+                        let _ = b.persist(&path);
+                    }
+                    None => {
+                        let _ = std::fs::remove_file(&path);
+                    }
+                }
+            }
+        }
+        result
+    }
+}
+
+/// An output that exists and is not a regular file: written through, not renamed over.
+fn is_special(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file())
+}
+
+/// A second name (a hard link, `.zyg-PID-...` beside it) for the regular file at `path`,
+/// to put it back if a later output of the same run cannot be written; `None` when there
+/// is no file there. Where hard links are not possible, a copy.
+fn backup_of(path: &Path) -> Result<Option<tempfile::NamedTempFile<()>>> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
+        return Ok(None);
+    }
+    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+    let dir = crate::supervisor::directory_of(path);
+    let prefix = crate::supervisor::temp_prefix();
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".old");
+    let backup = match builder.make_in(&dir, |p| std::fs::hard_link(path, p)) {
+        Ok(b) => b,
+        Err(_) => builder.make_in(&dir, |p| std::fs::copy(path, p).map(|_| ())).map_err(io)?,
+    };
+    Ok(Some(backup))
+}
+
+/// Renames a finished temporary file over `output`, with ordinary permissions (a
+/// temporary file is created private, 0600; an output is not).
+fn rename_into_place(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-    let special = std::fs::symlink_metadata(output).is_ok_and(|m| !m.file_type().is_file());
-    if special {
-        let mut from = std::fs::File::open(tmp.path()).map_err(io)?;
-        let mut to = std::fs::OpenOptions::new().write(true).truncate(true).open(output).map_err(io)?;
-        std::io::copy(&mut from, &mut to).map_err(io)?;
-        return Ok(());
-    }
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
     tmp.persist(output).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+/// Copies a finished temporary file into the existing special file `output`.
+fn write_through(tmp: &tempfile::NamedTempFile, output: &Path) -> Result<()> {
+    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
+    let mut from = std::fs::File::open(tmp.path()).map_err(io)?;
+    let mut to = std::fs::OpenOptions::new().write(true).truncate(true).open(output).map_err(io)?;
+    std::io::copy(&mut from, &mut to).map_err(io)?;
+    to.flush().map_err(io)
+}
+
+/// Puts one finished temporary file in place (see `Outputs`).
+pub fn persist(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
+    let mut outputs = Outputs::default();
+    outputs.stage_file(tmp, output, mode);
+    outputs.commit()
 }
 
 /// A target machine for the module's triple (the host's when the module names none).

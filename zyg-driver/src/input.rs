@@ -1,0 +1,187 @@
+//! Checks an input module passes before any LLVM pass, or zyg, sees it. LLVM's passes and
+//! backends assume a module that verifies: given one that does not (taking the address of
+//! an intrinsic, a use before its definition), they stop the process ("Broken module found,
+//! compilation aborted") or crash. And scalable vectors (`<vscale x 4 x float>`) stop the
+//! x86 and NVPTX backends and LLVM's size queries that zyg makes (`TypeSize` assertions):
+//! zyg refuses them, naming the function and the instruction.
+
+use crate::error::{DriverError, Result};
+use inkwell::llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::debuginfo::{LLVMDebugMetadataVersion, LLVMGetModuleDebugMetadataVersion, LLVMStripModuleDebugInfo};
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::LLVMTypeKind;
+use inkwell::module::Module;
+use std::collections::HashMap;
+use std::path::Path;
+use zyg_ir::llvm::{take_message, value_name};
+
+/// Sets LLVM's options for reading, once, before the first module is parsed: LLVM's
+/// "auto-upgrade" of debug info verifies a module with current debug info while parsing
+/// it, and stops the process if it is broken; zyg verifies it itself (`check`) and says so.
+pub fn configure_reader() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let args = [c"zyg".as_ptr(), c"-disable-auto-upgrade-debug-info".as_ptr()];
+        // SAFETY: two NUL-terminated strings that live for the whole call; the option exists
+        // in every LLVM 22 build (lib/IR/AutoUpgrade.cpp).
+        unsafe { inkwell::llvm_sys::support::LLVMParseCommandLineOptions(2, args.as_ptr(), c"".as_ptr()) };
+    });
+}
+
+/// Verifies a module just read, and refuses what zyg cannot take. Debug info is handled as
+/// LLVM's reader would have (see `configure_reader`): dropped, with a warning, when its
+/// version is not LLVM 22's or when it is invalid while the rest of the module is valid.
+pub fn check(module: &Module<'_>, path: &Path) -> Result<()> {
+    let m = module.as_mut_ptr();
+    // SAFETY: `m` is a live module; the verifier only reads it.
+    let first = unsafe { verify(m) };
+    // SAFETY: as above. The version is read from the module's flags, which LLVM checks
+    // for shape as it reads them.
+    let version = unsafe { LLVMGetModuleDebugMetadataVersion(m) };
+    // SAFETY: a constant of the library.
+    let current = unsafe { LLVMDebugMetadataVersion() };
+    match first {
+        None if version == current => {}
+        None => {
+            // SAFETY: stripping debug info from a valid module.
+            if unsafe { LLVMStripModuleDebugInfo(m) } != 0 {
+                tracing::warn!("{}: ignoring debug info of version {version} (LLVM 22 reads version {current})", path.display());
+            }
+        }
+        Some(message) => {
+            // SAFETY: as above; on an invalid module stripping only removes debug records
+            // and attachments, and the second verification says whether that was all.
+            let stripped = unsafe { LLVMStripModuleDebugInfo(m) } != 0;
+            match stripped.then(|| unsafe { verify(m) }) {
+                Some(None) => tracing::warn!("{}: ignoring invalid debug info", path.display()),
+                Some(Some(rest)) => return Err(invalid(path, rest)),
+                None => return Err(invalid(path, message)),
+            }
+        }
+    }
+    refuse_scalable_vectors(module, path)
+}
+
+fn invalid(path: &Path, message: String) -> DriverError {
+    DriverError::Invalid { path: path.to_path_buf(), message: message.trim_end().to_string() }
+}
+
+/// LLVM's verifier's report, or `None` when the module is valid.
+///
+/// # Safety
+/// `m` must be a live module.
+unsafe fn verify(m: LLVMModuleRef) -> Option<String> {
+    let mut message = std::ptr::null_mut();
+    let broken = LLVMVerifyModule(m, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut message) != 0;
+    let text = take_message(message);
+    broken.then_some(text)
+}
+
+/// Refuses a module that uses scalable vectors anywhere: in a global, a signature, an
+/// instruction's result or operand, an allocation or an address computation.
+fn refuse_scalable_vectors(module: &Module<'_>, path: &Path) -> Result<()> {
+    let mut seen: HashMap<LLVMTypeRef, bool> = HashMap::new();
+    let fail = |function: String, instruction: Option<LLVMValueRef>, ty: LLVMTypeRef| {
+        let message = format!(
+            "scalable vectors (`{}`) are not supported: zyg differentiates and compiles fixed-width vectors only",
+            // SAFETY: a live type; LLVM's string is copied and freed.
+            unsafe { take_message(LLVMPrintTypeToString(ty)) }
+        );
+        DriverError::Read {
+            path: path.to_path_buf(),
+            source: Box::new(zyg_ir::llvm::ReadError {
+                function,
+                // SAFETY: a live instruction; LLVM's string is copied and freed.
+                instruction: instruction.map(|i| unsafe { take_message(LLVMPrintValueToString(i)) }),
+                loc: None,
+                message,
+            }),
+        }
+    };
+    // SAFETY: walking the live module's globals, functions, blocks and instructions.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let mut g = LLVMGetFirstGlobal(m);
+        while !g.is_null() {
+            if let Some(t) = scalable_in(LLVMGlobalGetValueType(g), &mut seen) {
+                let message = format!("global `@{}`", value_name(g));
+                return Err(fail(message, None, t));
+            }
+            g = LLVMGetNextGlobal(g);
+        }
+        let mut f = LLVMGetFirstFunction(m);
+        while !f.is_null() {
+            let name = value_name(f);
+            if let Some(t) = scalable_in(LLVMGlobalGetValueType(f), &mut seen) {
+                return Err(fail(name, None, t));
+            }
+            let mut bb = LLVMGetFirstBasicBlock(f);
+            while !bb.is_null() {
+                let mut inst = LLVMGetFirstInstruction(bb);
+                while !inst.is_null() {
+                    if let Some(t) = scalable_in_instruction(inst, &mut seen) {
+                        return Err(fail(name, Some(inst), t));
+                    }
+                    inst = LLVMGetNextInstruction(inst);
+                }
+                bb = LLVMGetNextBasicBlock(bb);
+            }
+            f = LLVMGetNextFunction(f);
+        }
+    }
+    Ok(())
+}
+
+/// A scalable vector type in `inst`'s result, operands, allocated or indexed type.
+///
+/// # Safety
+/// `inst` must be a live instruction.
+unsafe fn scalable_in_instruction(inst: LLVMValueRef, seen: &mut HashMap<LLVMTypeRef, bool>) -> Option<LLVMTypeRef> {
+    let mut types = vec![LLVMTypeOf(inst)];
+    for i in 0..LLVMGetNumOperands(inst).max(0) as u32 {
+        let op = LLVMGetOperand(inst, i);
+        if !op.is_null() {
+            types.push(LLVMTypeOf(op));
+        }
+    }
+    if !LLVMIsAAllocaInst(inst).is_null() {
+        types.push(LLVMGetAllocatedType(inst));
+    }
+    if !LLVMIsAGetElementPtrInst(inst).is_null() {
+        types.push(LLVMGetGEPSourceElementType(inst));
+    }
+    if !LLVMIsACallInst(inst).is_null() || !LLVMIsAInvokeInst(inst).is_null() {
+        types.push(LLVMGetCalledFunctionType(inst));
+    }
+    types.into_iter().find_map(|t| scalable_in(t, seen))
+}
+
+/// The scalable vector type `t` is or holds, if any.
+///
+/// # Safety
+/// `t` must be a live type.
+unsafe fn scalable_in(t: LLVMTypeRef, seen: &mut HashMap<LLVMTypeRef, bool>) -> Option<LLVMTypeRef> {
+    if seen.get(&t) == Some(&false) {
+        return None;
+    }
+    let found = match LLVMGetTypeKind(t) {
+        LLVMTypeKind::LLVMScalableVectorTypeKind => Some(t),
+        LLVMTypeKind::LLVMVectorTypeKind | LLVMTypeKind::LLVMArrayTypeKind => scalable_in(LLVMGetElementType(t), seen),
+        LLVMTypeKind::LLVMStructTypeKind => {
+            // Marked first: a struct's fields cannot hold the struct itself (pointers are
+            // opaque), but a guard costs nothing.
+            seen.insert(t, false);
+            (0..LLVMCountStructElementTypes(t)).find_map(|i| scalable_in(LLVMStructGetTypeAtIndex(t, i), seen))
+        }
+        LLVMTypeKind::LLVMFunctionTypeKind => {
+            let n = LLVMCountParamTypes(t) as usize;
+            let mut params = vec![std::ptr::null_mut(); n];
+            LLVMGetParamTypes(t, params.as_mut_ptr());
+            std::iter::once(LLVMGetReturnType(t)).chain(params).find_map(|p| scalable_in(p, seen))
+        }
+        _ => None,
+    };
+    seen.insert(t, found.is_some());
+    found
+}
