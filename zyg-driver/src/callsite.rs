@@ -109,10 +109,20 @@ pub fn find_requests(module: &Module, path: &Path) -> Result<Vec<Request>> {
             while !bb.is_null() {
                 let mut inst = LLVMGetFirstInstruction(bb);
                 while !inst.is_null() {
-                    if !LLVMIsACallInst(inst).is_null() {
+                    let is_call = !LLVMIsACallInst(inst).is_null();
+                    if is_call || !LLVMIsAInvokeInst(inst).is_null() || !LLVMIsACallBrInst(inst).is_null() {
                         let callee = LLVMGetCalledValue(inst);
                         if !LLVMIsAFunction(callee).is_null() {
                             if let Some(entry) = request_entry(&name_of(callee)) {
+                                if !is_call {
+                                    return Err(DriverError::Request {
+                                        path: path.to_path_buf(),
+                                        message: format!(
+                                            "{}: a gradient request made with `invoke` or `callbr` (a call that may throw) is not supported; call it with `call` (in C++, from a `noexcept` context)",
+                                            place_of(inst)
+                                        ),
+                                    });
+                                }
                                 out.push(parse_request(inst, entry, path)?);
                             }
                         }
@@ -170,6 +180,34 @@ unsafe fn function_operand(mut v: LLVMValueRef) -> Option<LLVMValueRef> {
     None
 }
 
+/// What a value that should name a function is instead, for messages.
+unsafe fn describe(v: LLVMValueRef) -> String {
+    if !LLVMIsAConstantPointerNull(v).is_null() {
+        "a null pointer".into()
+    } else if !LLVMIsAGlobalVariable(v).is_null() {
+        format!("the global variable `@{}`", name_of(v))
+    } else if !LLVMIsAConstantInt(v).is_null() {
+        format!("the integer `{}`", value_text(v))
+    } else if !LLVMIsAConstant(v).is_null() {
+        format!("the constant `{}`", value_text(v))
+    } else if !LLVMIsAArgument(v).is_null() || !LLVMIsAInstruction(v).is_null() {
+        "a value computed at run time (a pointer variable)".into()
+    } else {
+        format!("`{}`", value_text(v))
+    }
+}
+
+/// LLVM's printing of a value.
+unsafe fn value_text(v: LLVMValueRef) -> String {
+    zyg_ir::llvm::take_message(LLVMPrintValueToString(v)).trim().to_string()
+}
+
+/// Whether the call's first argument carries the `sret` attribute.
+unsafe fn has_sret(call: LLVMValueRef) -> bool {
+    let kind = LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4);
+    LLVMGetNumArgOperands(call) > 0 && !LLVMGetCallSiteEnumAttribute(call, 1, kind).is_null()
+}
+
 /// The marker an argument is (a load of `enzyme_dup` and friends), if it is one.
 unsafe fn marker(v: LLVMValueRef) -> Option<std::result::Result<ArgKind, String>> {
     let global = if !LLVMIsALoadInst(v).is_null() { LLVMGetOperand(v, 0) } else { v };
@@ -189,14 +227,15 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
     let fail = |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{place}: {message}") };
     let n = LLVMGetNumArgOperands(call);
     let args: Vec<LLVMValueRef> = (0..n).map(|i| LLVMGetOperand(call, i)).collect();
-    // With an `sret` result, the first argument is the result's memory and the function
-    // comes second.
-    let (sret, first) = match args.first().and_then(|a| function_operand(*a)) {
-        Some(f) => (None, f),
-        None => match args.get(1).and_then(|a| function_operand(*a)) {
-            Some(f) => (Some(args[0]), f),
-            None => return Err(fail("the first argument of a gradient request must name a function known at compile time, not a pointer variable".into())),
-        },
+    // With an `sret` result (the attribute on the call's first argument), the first
+    // argument is the result's memory and the function comes second.
+    let sret = has_sret(call).then(|| args.first().copied()).flatten();
+    let named = args.get(usize::from(sret.is_some())).copied();
+    let Some(first) = named.and_then(|a| function_operand(a)) else {
+        let what = named.map(|v| describe(v)).unwrap_or_else(|| "nothing".into());
+        return Err(fail(format!(
+            "the first argument of a gradient request must name a function known at compile time, but it is {what}"
+        )));
     };
     let function = name_of(first);
     let fn_ty = LLVMGlobalGetValueType(first);
@@ -337,15 +376,25 @@ pub(crate) fn rewrite_all(requests: &[Request], gradients: &[LLVMValueRef], path
             LLVMSetCurrentDebugLocation2(b, inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call));
             let result = build_replacement(b, request, gradient, &replaced);
             LLVMDisposeBuilder(b);
-            if let Some(r) = result.map_err(fail)? {
-                LLVMReplaceAllUsesWith(call, r);
-                replaced.insert(call, r);
+            match result.map_err(fail)? {
+                Some(r) => {
+                    LLVMReplaceAllUsesWith(call, r);
+                    replaced.insert(call, r);
+                }
+                // The call is erased below: nothing may use its result.
+                None if !LLVMGetFirstUse(call).is_null() => {
+                    return Err(fail(format!(
+                        "the request's own result (`{}`) is used, but its gradients go to its `sret` memory",
+                        type_text(LLVMTypeOf(call))
+                    )))
+                }
+                None => {}
             }
         }
     }
     for request in requests {
         // SAFETY: every use of the call was replaced above (a call whose replacement is
-        // `None` returns nothing its caller uses).
+        // `None` has no use: checked above).
         unsafe { LLVMInstructionEraseFromParent(request.call) };
     }
     Ok(())
@@ -392,6 +441,9 @@ unsafe fn build_replacement(
     let grads = LLVMBuildCall2(b, fn_ty, gradient, args.as_mut_ptr(), args.len() as u32, name);
     if request.entry == Entry::Augmented {
         return augmented_result(b, request.call, grads);
+    }
+    if LLVMGetTypeKind(LLVMTypeOf(grads)) != LLVMTypeKind::LLVMStructTypeKind {
+        return Err(format!("internal error: the gradient returns `{}`, not a struct", type_text(LLVMTypeOf(grads))));
     }
     let outs = LLVMCountStructElementTypes(LLVMTypeOf(grads));
     let field = |i: u32| LLVMBuildExtractValue(b, grads, i, name);
@@ -464,7 +516,7 @@ unsafe fn aggregate(
         return Err(format!("cannot return gradients as `{}`", type_text(ty)));
     }
     let leaves = count_leaves(ty);
-    if leaves != outs {
+    if leaves != u64::from(outs) {
         return Err(format!(
             "the request's result `{}` holds {leaves} values but there are {outs} `out` arguments",
             type_text(ty)
@@ -474,14 +526,15 @@ unsafe fn aggregate(
     fill(b, ty, &mut next, field)
 }
 
-/// How many scalars a (possibly nested) aggregate holds.
-unsafe fn count_leaves(ty: LLVMTypeRef) -> u32 {
+/// How many scalars a (possibly nested) aggregate holds (saturating: a declared result of
+/// billions of values is compared with the `out` count, not built).
+unsafe fn count_leaves(ty: LLVMTypeRef) -> u64 {
     match LLVMGetTypeKind(ty) {
-        LLVMTypeKind::LLVMStructTypeKind => {
-            (0..LLVMCountStructElementTypes(ty)).map(|i| count_leaves(LLVMStructGetTypeAtIndex(ty, i))).sum()
-        }
-        LLVMTypeKind::LLVMArrayTypeKind => LLVMGetArrayLength2(ty) as u32 * count_leaves(LLVMGetElementType(ty)),
-        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetVectorSize(ty),
+        LLVMTypeKind::LLVMStructTypeKind => (0..LLVMCountStructElementTypes(ty))
+            .map(|i| count_leaves(LLVMStructGetTypeAtIndex(ty, i)))
+            .fold(0u64, u64::saturating_add),
+        LLVMTypeKind::LLVMArrayTypeKind => LLVMGetArrayLength2(ty).saturating_mul(count_leaves(LLVMGetElementType(ty))),
+        LLVMTypeKind::LLVMVectorTypeKind => u64::from(LLVMGetVectorSize(ty)),
         _ => 1,
     }
 }

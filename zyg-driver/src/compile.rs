@@ -72,6 +72,9 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         (None, true) => "sm_70".to_string(),
         (None, false) => String::new(),
     };
+    if !cpu.is_empty() {
+        check_cpu(&triple, &cpu, gpu)?;
+    }
     let features = if opts.cpu.as_deref() == Some("native") {
         TargetMachine::get_host_cpu_features().to_string()
     } else {
@@ -98,17 +101,20 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         use_libdevice(&context, &module, path, opts.libdevice.as_deref())?;
     }
     let pipeline = format!("default<O{}>", opts.opt_level.min(3));
+    crate::supervisor::phase(&format!("optimising the module ({pipeline})"));
     module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })?;
     // Written beside the output and renamed into place: no half-written output.
     let tmp = llvm_io::temp_beside(&opts.output, ".o")?;
     let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
+    crate::supervisor::phase(&format!("generating code for `{}`", triple.as_str().to_string_lossy()));
     machine.write_to_file(&module, file_type, tmp.path()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     match emit {
         Emit::Object | Emit::Assembly => {
             llvm_io::persist(tmp, &opts.output, 0o644)?;
         }
         Emit::SharedLibrary => {
+            crate::supervisor::phase("linking the shared library");
             let lib = llvm_io::temp_beside(&opts.output, ".so")?;
             let linker = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
             let status = std::process::Command::new(&linker)
@@ -126,6 +132,40 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses a `--cpu` (or `--gpu`) the target does not know, listing those it does: LLVM
+/// would only warn and go on with a subtarget that can stop the process later.
+fn check_cpu(triple: &TargetTriple, cpu: &str, gpu: bool) -> Result<()> {
+    extern "C" {
+        fn zyg_cpu_known(triple: *const std::ffi::c_char, cpu: *const std::ffi::c_char, known: *mut *mut std::ffi::c_char) -> i32;
+        fn free(p: *mut std::ffi::c_void);
+    }
+    let option = if gpu { "--gpu" } else { "--cpu" };
+    let Ok(name) = std::ffi::CString::new(cpu) else {
+        return Err(DriverError::Usage(format!("{option}: a CPU name has no NUL byte")));
+    };
+    let mut known = std::ptr::null_mut();
+    // SAFETY: two NUL-terminated strings that outlive the call; `known` is set to null or
+    // to a malloc'd string, copied and freed here.
+    let (answer, list) = unsafe {
+        let answer = zyg_cpu_known(triple.as_str().as_ptr(), name.as_ptr(), &mut known);
+        let list = if known.is_null() { String::new() } else { std::ffi::CStr::from_ptr(known).to_string_lossy().into_owned() };
+        free(known.cast());
+        (answer, list)
+    };
+    match answer {
+        1 => Ok(()),
+        0 => {
+            let names: Vec<&str> = list.lines().filter(|n| !n.is_empty()).collect();
+            Err(DriverError::Usage(format!(
+                "{option} {cpu}: `{}` has no CPU of that name; it knows: {}",
+                triple.as_str().to_string_lossy(),
+                names.join(", ")
+            )))
+        }
+        _ => Err(DriverError::Usage(format!("--target: LLVM has no target for `{}`", triple.as_str().to_string_lossy()))),
+    }
 }
 
 /// The module as code for a shared library. clang marks `-fPIE` output (its default) with a
