@@ -8,6 +8,6 @@ mod raw;
 pub mod reader;
 pub mod writer;
 
-pub use raw::{take_message, value_name};
+pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
 pub use reader::{read_functions, signature_of, ReadError, ReadModule};
 pub use writer::{define_shared_global, define_zeroed_global, write_function, WriteError};
