@@ -237,7 +237,7 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
             "the first argument of a gradient request must name a function known at compile time, but it is {what}"
         )));
     };
-    let function = name_of(first);
+    let function = zyg_ir::llvm::global_name(first).map_err(fail)?;
     let fn_ty = LLVMGlobalGetValueType(first);
     let nparams = LLVMCountParamTypes(fn_ty) as usize;
     let mut params = vec![std::ptr::null_mut(); nparams];
@@ -259,7 +259,7 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         // A function passed as an argument (a callback) is `const` unless marked.
         let kind = kind.unwrap_or_else(|| if LLVMIsAFunction(value).is_null() { default_kind(*pty) } else { ArgKind::Const });
         if kind == ArgKind::Const && !LLVMIsAFunction(value).is_null() {
-            callbacks.push((i, name_of(value)));
+            callbacks.push((i, zyg_ir::llvm::global_name(value).map_err(fail)?));
         }
         let shadow = if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
             if LLVMGetTypeKind(*pty) != LLVMTypeKind::LLVMPointerTypeKind {
@@ -351,6 +351,16 @@ pub(crate) fn type_text(t: LLVMTypeRef) -> String {
     }
 }
 
+/// The function a request's call becomes a call to.
+pub struct Target {
+    /// The gradient (or split mode's half), returning a struct of the `out` gradients...
+    pub function: LLVMValueRef,
+    /// ...or, with the struct's type here, a function that takes a pointer to such a struct
+    /// first and stores the gradients there: for a struct of many fields, which the call
+    /// site then reads from memory (see `grad::WIDE_GRADIENT`).
+    pub through: Option<LLVMTypeRef>,
+}
+
 /// Replaces each request's call with a call to its gradient function (which returns a struct
 /// of the `out` gradients in argument order), and then deletes the requests' calls.
 ///
@@ -358,9 +368,9 @@ pub(crate) fn type_text(t: LLVMTypeRef) -> String {
 /// forward half returned. So the old calls stay until all are rewritten, and a request's
 /// arguments go through `replaced`: an argument that is an earlier request's call becomes
 /// that call's replacement, and one rewritten later is caught by its replace-all-uses.
-pub(crate) fn rewrite_all(requests: &[Request], gradients: &[LLVMValueRef], path: &Path) -> Result<()> {
+pub(crate) fn rewrite_all(requests: &[Request], gradients: &[Target], path: &Path) -> Result<()> {
     let mut replaced: HashMap<LLVMValueRef, LLVMValueRef> = HashMap::new();
-    for (request, &gradient) in requests.iter().zip(gradients) {
+    for (request, gradient) in requests.iter().zip(gradients) {
         let fail = |message: String| DriverError::Request {
             path: path.to_path_buf(),
             message: format!("{}: {message}", request.place),
@@ -419,36 +429,54 @@ pub fn remove_dead_markers(requests: &[Request]) {
 unsafe fn build_replacement(
     b: LLVMBuilderRef,
     request: &Request,
-    gradient: LLVMValueRef,
+    target: &Target,
     replaced: &HashMap<LLVMValueRef, LLVMValueRef>,
 ) -> std::result::Result<Option<LLVMValueRef>, String> {
     let name = c"".as_ptr();
-    let fn_ty = LLVMGlobalGetValueType(gradient);
+    let fn_ty = LLVMGlobalGetValueType(target.function);
     let mut params = vec![std::ptr::null_mut(); LLVMCountParamTypes(fn_ty) as usize];
     LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
-    // The gradient takes the function's arguments, each `dup` one followed by its shadow.
+    // The gradient takes the function's arguments, each `dup` one followed by its shadow
+    // (after the result's memory, when it goes through memory).
     let mut given = Vec::new();
     for (v, shadow) in request.values.iter().zip(&request.shadows) {
         given.push(*v);
         given.extend(*shadow);
     }
     given.extend(&request.extra);
+    let skip = usize::from(target.through.is_some());
+    if given.len() + skip != params.len() {
+        return Err(format!(
+            "internal error: the request passes {} values but its gradient takes {}",
+            given.len(),
+            params.len() - skip
+        ));
+    }
     let mut args = Vec::new();
-    for (v, p) in given.iter().zip(&params) {
+    let slot = target.through.map(|ty| entry_alloca(request.call, ty));
+    args.extend(slot);
+    for (v, p) in given.iter().zip(&params[skip..]) {
         let v = replaced.get(v).copied().unwrap_or(*v);
         args.push(convert(b, v, *p)?);
     }
-    let grads = LLVMBuildCall2(b, fn_ty, gradient, args.as_mut_ptr(), args.len() as u32, name);
+    let made = LLVMBuildCall2(b, fn_ty, target.function, args.as_mut_ptr(), args.len() as u32, name);
     if request.entry == Entry::Augmented {
-        return augmented_result(b, request.call, grads);
+        return augmented_result(b, request.call, made);
     }
-    if LLVMGetTypeKind(LLVMTypeOf(grads)) != LLVMTypeKind::LLVMStructTypeKind {
-        return Err(format!("internal error: the gradient returns `{}`, not a struct", type_text(LLVMTypeOf(grads))));
+    let grads_ty = target.through.unwrap_or(LLVMTypeOf(made));
+    if LLVMGetTypeKind(grads_ty) != LLVMTypeKind::LLVMStructTypeKind {
+        return Err(format!("internal error: the gradient returns `{}`, not a struct", type_text(grads_ty)));
     }
-    let outs = LLVMCountStructElementTypes(LLVMTypeOf(grads));
-    let field = |i: u32| LLVMBuildExtractValue(b, grads, i, name);
+    let outs = LLVMCountStructElementTypes(grads_ty);
+    let field = |i: u32| match slot {
+        Some(slot) => {
+            let at = LLVMBuildStructGEP2(b, grads_ty, slot, i, name);
+            LLVMBuildLoad2(b, LLVMStructGetTypeAtIndex(grads_ty, i), at, name)
+        }
+        None => LLVMBuildExtractValue(b, made, i, name),
+    };
     if let Some(sret) = request.sret {
-        let ty = sret_type(request.call).unwrap_or(LLVMTypeOf(grads));
+        let ty = sret_type(request.call).unwrap_or(grads_ty);
         let value = aggregate(b, ty, outs, &field)?;
         LLVMBuildStore(b, value, sret);
         return Ok(None);
@@ -466,6 +494,18 @@ unsafe fn build_replacement(
         },
         _ => Ok(Some(aggregate(b, ty, outs, &field)?)),
     }
+}
+
+/// A stack slot of type `ty` at the start of the entry block of the function holding
+/// `call` (where SROA finds it once the callee is inlined).
+unsafe fn entry_alloca(call: LLVMValueRef, ty: LLVMTypeRef) -> LLVMValueRef {
+    let entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+    let ctx = LLVMGetTypeContext(ty);
+    let at = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilder(at, entry, LLVMGetFirstInstruction(entry));
+    let slot = LLVMBuildAlloca(at, ty, c"gradients".as_ptr());
+    LLVMDisposeBuilder(at);
+    slot
 }
 
 /// The forward half returns the tape, or `{ tape, result }`: give the call what it declared.
