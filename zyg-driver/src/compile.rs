@@ -6,10 +6,10 @@
 use crate::error::{DriverError, Result};
 use crate::llvm_io;
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use crate::target::Cpu;
+use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
 use std::path::{Path, PathBuf};
 
@@ -62,9 +62,7 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         module = not_pie(&context, &module, path)?;
     }
     let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
-    Target::initialize_x86(&InitializationConfig::default());
-    Target::initialize_aarch64(&InitializationConfig::default());
-    Target::initialize_nvptx(&InitializationConfig::default());
+    crate::target::initialize();
     let target = Target::from_triple(&triple).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     let cpu = match (&opts.cpu, gpu) {
         (Some(c), _) if c == "native" => TargetMachine::get_host_cpu_name().to_string(),
@@ -99,6 +97,10 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
             }
         }
         use_libdevice(&context, &module, path, opts.libdevice.as_deref())?;
+    } else {
+        // Compiled for another target than the module names: its functions' CPUs must be
+        // that target's.
+        crate::target::check_function_cpus(&module, &triple, path)?;
     }
     let pipeline = format!("default<O{}>", opts.opt_level.min(3));
     crate::supervisor::phase(&format!("optimising the module ({pipeline})"));
@@ -134,37 +136,17 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
     Ok(())
 }
 
-/// Refuses a `--cpu` (or `--gpu`) the target does not know, listing those it does: LLVM
-/// would only warn and go on with a subtarget that can stop the process later.
+/// Refuses a `--cpu` (or `--gpu`) the target does not know, listing those it does.
 fn check_cpu(triple: &TargetTriple, cpu: &str, gpu: bool) -> Result<()> {
-    extern "C" {
-        fn zyg_cpu_known(triple: *const std::ffi::c_char, cpu: *const std::ffi::c_char, known: *mut *mut std::ffi::c_char) -> i32;
-        fn free(p: *mut std::ffi::c_void);
-    }
     let option = if gpu { "--gpu" } else { "--cpu" };
-    let Ok(name) = std::ffi::CString::new(cpu) else {
-        return Err(DriverError::Usage(format!("{option}: a CPU name has no NUL byte")));
-    };
-    let mut known = std::ptr::null_mut();
-    // SAFETY: two NUL-terminated strings that outlive the call; `known` is set to null or
-    // to a malloc'd string, copied and freed here.
-    let (answer, list) = unsafe {
-        let answer = zyg_cpu_known(triple.as_str().as_ptr(), name.as_ptr(), &mut known);
-        let list = if known.is_null() { String::new() } else { std::ffi::CStr::from_ptr(known).to_string_lossy().into_owned() };
-        free(known.cast());
-        (answer, list)
-    };
-    match answer {
-        1 => Ok(()),
-        0 => {
-            let names: Vec<&str> = list.lines().filter(|n| !n.is_empty()).collect();
-            Err(DriverError::Usage(format!(
-                "{option} {cpu}: `{}` has no CPU of that name; it knows: {}",
-                triple.as_str().to_string_lossy(),
-                names.join(", ")
-            )))
-        }
-        _ => Err(DriverError::Usage(format!("--target: LLVM has no target for `{}`", triple.as_str().to_string_lossy()))),
+    match crate::target::cpu(triple, cpu) {
+        Cpu::Known => Ok(()),
+        Cpu::Unknown(names) => Err(DriverError::Usage(format!(
+            "{option} {cpu}: `{}` has no CPU of that name; it knows: {}",
+            crate::target::triple_text(triple),
+            names.join(", ")
+        ))),
+        Cpu::NoTarget => Err(DriverError::Usage(format!("--target: LLVM has no target for `{}`", crate::target::triple_text(triple)))),
     }
 }
 
@@ -186,8 +168,7 @@ fn not_pie<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Path) -> 
         }
         out.push('\n');
     }
-    let buffer = MemoryBuffer::create_from_memory_range_copy(out.as_bytes(), &path.display().to_string());
-    context.create_module_from_ir(buffer).map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })
+    llvm_io::parse_ir(context, out.as_bytes(), path)
 }
 
 /// The C math functions libdevice has, by their C names (`f` suffix: float).
@@ -245,10 +226,9 @@ fn use_libdevice<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Pat
         }
     };
     let io = |source| DriverError::Io { path: file.clone(), source };
-    let buffer = MemoryBuffer::create_from_file(&file).map_err(|e| io(std::io::Error::other(e.to_string())))?;
-    let libdevice = context
-        .create_module_from_ir(buffer)
-        .map_err(|e| DriverError::Parse { path: file.clone(), message: e.to_string_lossy().into_owned() })?;
+    let bytes = std::fs::read(&file).map_err(io)?;
+    let libdevice = llvm_io::parse_ir(context, &bytes, &file)?;
+    crate::input::check(&libdevice, &file)?;
     libdevice.set_triple(&module.get_triple());
     libdevice.set_data_layout(&module.get_data_layout());
     let provided: Vec<String> = libdevice

@@ -3,7 +3,8 @@
 //! an intrinsic, a use before its definition), they stop the process ("Broken module found,
 //! compilation aborted") or crash. And scalable vectors (`<vscale x 4 x float>`) stop the
 //! x86 and NVPTX backends and LLVM's size queries that zyg makes (`TypeSize` assertions):
-//! zyg refuses them, naming the function and the instruction.
+//! zyg refuses them, naming the function and the instruction. A function's `target-cpu`
+//! must name a CPU of the module's target (`target::check_function_cpus`).
 
 use crate::error::{DriverError, Result};
 use inkwell::llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
@@ -60,7 +61,8 @@ pub fn check(module: &Module<'_>, path: &Path) -> Result<()> {
             }
         }
     }
-    refuse_scalable_vectors(module, path)
+    refuse_scalable_vectors(module, path)?;
+    crate::target::check_function_cpus(module, &crate::target::triple_of(module), path)
 }
 
 fn invalid(path: &Path, message: String) -> DriverError {

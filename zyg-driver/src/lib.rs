@@ -14,6 +14,7 @@ pub mod opt;
 pub mod paths;
 pub mod prepare;
 pub mod supervisor;
+pub mod target;
 
 pub use error::DriverError;
 pub use grad::{run as grad, GradOptions};

@@ -5,8 +5,6 @@ use crate::error::{DriverError, Result};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
-use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
-use inkwell::OptimizationLevel;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -27,14 +25,85 @@ pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'
         } else {
             std::fs::read(path).map_err(io)?
         };
-        let buffer = MemoryBuffer::create_from_memory_range_copy(&bytes, &path.display().to_string());
-        context
-            .create_module_from_ir(buffer)
-            .map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })?
+        let _bound = is_bitcode(&bytes).then(|| AddressSpaceBound::new(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
+        parse_ir(context, &bytes, path)?
     };
     crate::supervisor::phase(&format!("verifying {}", path.display()));
     crate::input::check(&module, path)?;
     Ok(module)
+}
+
+/// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages. (inkwell 0.11's
+/// `create_module_from_ir` leaks its buffer with LLVM 22, whose `LLVMParseIRInContext2` no
+/// longer takes it over: the input's size per module read, which adds up where zyg reads
+/// many, as its fuzz targets do.)
+pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], path: &Path) -> Result<Module<'ctx>> {
+    use inkwell::llvm_sys::core::LLVMDisposeMemoryBuffer;
+    use inkwell::llvm_sys::ir_reader::LLVMParseIRInContext2;
+    let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, &path.display().to_string());
+    let mut module = std::ptr::null_mut();
+    let mut message = std::ptr::null_mut();
+    // SAFETY: the context and buffer are live; LLVM fills `module` or `message`. The buffer
+    // stays this function's (LLVMParseIRInContext2 does not take it): disposed below, and
+    // forgotten so that inkwell does not dispose it again.
+    unsafe {
+        let failed = LLVMParseIRInContext2(context.raw(), buffer.as_mut_ptr(), &mut module, &mut message) != 0;
+        LLVMDisposeMemoryBuffer(buffer.as_mut_ptr());
+        std::mem::forget(buffer);
+        if failed {
+            let message = zyg_ir::llvm::take_message(message);
+            return Err(DriverError::Parse { path: path.to_path_buf(), message: message.trim_end().to_string() });
+        }
+        Ok(Module::new(module))
+    }
+}
+
+/// LLVM's bitcode reader sizes its tables from counts written in the file, so a corrupt
+/// file can make it ask for any amount of memory: more than there is (LLVM then stops with
+/// "out of memory", which the supervising parent reports), or, worse, an amount the kernel
+/// grants and that it then fills, until the machine swaps or kills something. While it
+/// reads, the process's address space is bounded to what it uses plus this much and as
+/// much again per byte of bitcode (an LLVM module takes some ten times its bitcode's size).
+const BITCODE_BUDGET_BASE: u64 = 2 << 30;
+const BITCODE_BUDGET_PER_BYTE: u64 = 64;
+
+/// Bitcode's magic numbers: raw (`BC` C0DE) or in its wrapper (0x0B17C0DE).
+fn is_bitcode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
+}
+
+/// A bound on the address space (`RLIMIT_AS`), lifted again when dropped.
+struct AddressSpaceBound {
+    old: libc::rlimit,
+}
+
+impl AddressSpaceBound {
+    /// The current address space plus `extra` bytes (never above the hard limit); `None`
+    /// when the limits cannot be read or set.
+    fn new(extra: u64) -> Option<Self> {
+        let pages: u64 = std::fs::read_to_string("/proc/self/statm").ok()?.split_whitespace().next()?.parse().ok()?;
+        // SAFETY: sysconf only reads a constant.
+        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+        let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit fills the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut old) } != 0 {
+            return None;
+        }
+        let want = pages.saturating_mul(page).saturating_add(extra).min(old.rlim_max);
+        if want >= old.rlim_cur {
+            return None;
+        }
+        let new = libc::rlimit { rlim_cur: want, rlim_max: old.rlim_max };
+        // SAFETY: lowering this process's own soft limit.
+        (unsafe { libc::setrlimit(libc::RLIMIT_AS, &new) } == 0).then_some(AddressSpaceBound { old })
+    }
+}
+
+impl Drop for AddressSpaceBound {
+    fn drop(&mut self) {
+        // SAFETY: restoring the soft limit read in `new` (at most the hard limit).
+        unsafe { libc::setrlimit(libc::RLIMIT_AS, &self.old) };
+    }
 }
 
 /// How to write the output, following `opt`: `-S` or a `.ll` name gives text (a `.mlir`
@@ -230,23 +299,4 @@ pub fn persist(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result
     outputs.commit()
 }
 
-/// A target machine for the module's triple (the host's when the module names none).
-pub fn target_machine(module: &Module, path: &Path) -> Result<TargetMachine> {
-    Target::initialize_x86(&InitializationConfig::default());
-    Target::initialize_aarch64(&InitializationConfig::default());
-    Target::initialize_nvptx(&InitializationConfig::default());
-    let triple = module.get_triple();
-    let triple = if triple.as_str().to_bytes().is_empty() { TargetMachine::get_default_triple() } else { triple };
-    let llvm = |e: inkwell::support::LLVMString| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() };
-    let target = Target::from_triple(&triple).map_err(llvm)?;
-    target
-        .create_target_machine(&triple, "", "", OptimizationLevel::Default, RelocMode::PIC, CodeModel::Default)
-        .ok_or_else(|| DriverError::Llvm {
-            path: path.to_path_buf(),
-            message: format!("no target machine for `{}`", triple_text(&triple)),
-        })
-}
-
-fn triple_text(t: &TargetTriple) -> String {
-    t.as_str().to_string_lossy().into_owned()
-}
+pub use crate::target::target_machine;

@@ -118,7 +118,23 @@ extern "C" fn note_closed_stdout() {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Command-line mistakes end like every other failure: `zyg: error:`, status 1 (clap's
+    // own convention is status 2).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    eprint!("{}", e.render());
+                    eprintln!("zyg: error: a command is needed: grad, opt or compile");
+                }
+                _ => eprint!("zyg: {}", e.render()),
+            }
+            return ExitCode::FAILURE;
+        }
+    };
     let level = match cli.verbose {
         0 => "warn",
         1 => "info",

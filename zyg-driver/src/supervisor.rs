@@ -177,6 +177,10 @@ fn watch_child(watch: &Watch, child: libc::pid_t, read_end: libc::c_int, page: *
         (None, Some(libc::SIGKILL)) => {
             format!("{input}: zyg was killed (SIGKILL; out of memory?) while {doing}")
         }
+        (None, Some(sig)) if doing.starts_with("reading") => format!(
+            "{input}: LLVM's reader crashed ({}) while {doing}: the file is corrupt, or not IR that LLVM 22 reads",
+            signal_name(sig)
+        ),
         (None, Some(sig)) => format!(
             "{input}: zyg crashed ({}) while {doing}; this is a bug in zyg or LLVM: please report it, with the input",
             signal_name(sig)
