@@ -168,11 +168,20 @@ unsafe fn place_of(call: LLVMValueRef) -> String {
 
 /// The function a value names, looking through pointer casts.
 unsafe fn function_operand(mut v: LLVMValueRef) -> Option<LLVMValueRef> {
+    use LLVMOpcode::*;
     for _ in 0..4 {
         if !LLVMIsAFunction(v).is_null() {
             return Some(v);
         }
-        if LLVMIsAConstantExpr(v).is_null() && LLVMIsACastInst(v).is_null() {
+        // Casts keep the address; an offset (`getelementptr (i8, ptr @f, i64 1)`) does not.
+        let opcode = if !LLVMIsAConstantExpr(v).is_null() {
+            LLVMGetConstOpcode(v)
+        } else if !LLVMIsACastInst(v).is_null() {
+            LLVMGetInstructionOpcode(v)
+        } else {
+            return None;
+        };
+        if !matches!(opcode, LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr) {
             return None;
         }
         v = LLVMGetOperand(v, 0);
@@ -256,6 +265,13 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         let Some(value) = next else {
             return Err(fail(format!("too few arguments for `{function}`: nothing for parameter {i}")));
         };
+        if !fits(LLVMTypeOf(value), *pty) {
+            return Err(fail(format!(
+                "parameter {i} of `{function}` is a `{}`, but the request passes `{}`",
+                type_text(*pty),
+                value_text(value)
+            )));
+        }
         // A function passed as an argument (a callback) is `const` unless marked.
         let kind = kind.unwrap_or_else(|| if LLVMIsAFunction(value).is_null() { default_kind(*pty) } else { ArgKind::Const });
         if kind == ArgKind::Const && !LLVMIsAFunction(value).is_null() {
@@ -266,7 +282,13 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
                 return Err(fail(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer")));
             }
             match rest.next() {
-                Some(s) => Some(s),
+                Some(s) if LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMTypeKind::LLVMPointerTypeKind => Some(s),
+                Some(s) => {
+                    return Err(fail(format!(
+                        "parameter {i} of `{function}` is `dup`, but its shadow `{}` is not a pointer",
+                        value_text(s)
+                    )))
+                }
                 None => return Err(fail(format!("parameter {i} of `{function}` is `dup` but no shadow follows it"))),
             }
         } else {
@@ -293,6 +315,13 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         return Err(fail(format!("too many arguments for `{function}`, which takes {nparams}")));
     }
     Ok(Request { call, entry, extra, function, kinds, values, shadows, sret, markers, place, callbacks })
+}
+
+/// Whether a request may pass a value of type `value` for a parameter of type `param`: the
+/// same type, or floats or integers of other widths (C's promotions through `...`).
+unsafe fn fits(value: LLVMTypeRef, param: LLVMTypeRef) -> bool {
+    let int = |t| LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind;
+    value == param || (is_float(value) && is_float(param)) || (int(value) && int(param))
 }
 
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.

@@ -52,7 +52,14 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
             Some(Err(err)) => {
                 out.unreadable.insert(name, err);
             }
-            None => {}
+            // A declaration asked for by name (a callback a request passes) is known by its
+            // signature, as the functions called are.
+            // SAFETY: `raw` is a function of the live module.
+            None => {
+                if let Ok(sig) = unsafe { read_signature(LLVMGlobalGetValueType(raw)) } {
+                    out.module.declarations.entry(name).or_insert(sig);
+                }
+            }
         }
     }
     out.module.globals = read_globals(module);
@@ -277,7 +284,11 @@ impl FunctionReader {
     unsafe fn read_call(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
         let sig = read_signature(LLVMGetCalledFunctionType(inst))?;
         let called = LLVMGetCalledValue(inst);
-        let callee = if !LLVMIsAFunction(called).is_null() {
+        // A call through another type than the function's own (C's `double f();` called
+        // as `f(1.0)`, or undefined behaviour) is read as a call through a pointer: zyg's
+        // primal and adjoint of the function have its own signature.
+        let same_type = !LLVMIsAFunction(called).is_null() && LLVMGlobalGetValueType(called) == LLVMGetCalledFunctionType(inst);
+        let callee = if same_type {
             let name = global_name(called)?;
             self.callees.entry(name.clone()).or_insert_with(|| sig.clone());
             Callee::Direct(name.into())
