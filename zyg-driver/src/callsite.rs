@@ -206,8 +206,12 @@ unsafe fn describe(v: LLVMValueRef) -> String {
     }
 }
 
-/// LLVM's printing of a value.
+/// LLVM's printing of a value; a function or global as its type and name (LLVM prints a
+/// function's whole body).
 unsafe fn value_text(v: LLVMValueRef) -> String {
+    if !LLVMIsAGlobalValue(v).is_null() {
+        return format!("{} @{}", type_text(LLVMTypeOf(v)), name_of(v));
+    }
     zyg_ir::llvm::take_message(LLVMPrintValueToString(v)).trim().to_string()
 }
 

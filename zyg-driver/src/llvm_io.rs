@@ -72,15 +72,16 @@ fn is_bitcode(bytes: &[u8]) -> bool {
     bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
 }
 
-/// A bound on the address space (`RLIMIT_AS`), lifted again when dropped.
-struct AddressSpaceBound {
+/// A bound on the address space (`RLIMIT_AS`), lifted again when dropped. Process-wide:
+/// for a single-threaded process, around one step (reading bitcode).
+pub struct AddressSpaceBound {
     old: libc::rlimit,
 }
 
 impl AddressSpaceBound {
     /// The current address space plus `extra` bytes (never above the hard limit); `None`
     /// when the limits cannot be read or set.
-    fn new(extra: u64) -> Option<Self> {
+    pub fn new(extra: u64) -> Option<Self> {
         let pages: u64 = std::fs::read_to_string("/proc/self/statm").ok()?.split_whitespace().next()?.parse().ok()?;
         // SAFETY: sysconf only reads a constant.
         let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
@@ -162,7 +163,11 @@ pub fn check_stdout(output: &Path) -> Result<()> {
 /// the linker).
 pub fn temp_beside(output: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
     let dir = crate::supervisor::directory_of(output);
-    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
+    // tempfile's own message names the temporary file, which the user never asked for.
+    let io = |e: std::io::Error| DriverError::Io {
+        path: output.to_path_buf(),
+        source: std::io::Error::new(e.kind(), format!("cannot write in `{}`: {}", dir.display(), std::io::Error::from(e.kind()))),
+    };
     tempfile::Builder::new().prefix(&crate::supervisor::temp_prefix()).suffix(suffix).tempfile_in(&dir).map_err(io)
 }
 
