@@ -59,6 +59,15 @@ BAD_CPUS = ["foo", "x87-64", "sm_80", "x86-64-v9", "-mcpu"]
 TARGETS = ["x86_64-pc-linux-gnu", "x86_64-unknown-linux-gnu", "nvptx64", "aarch64-linux-gnu", "garbage-triple", "i686-pc-linux-gnu"]
 TYPES = ["float", "double", "i64", "i1", "<2 x double>", "<vscale x 2 x double>", "x86_fp80", "fp128", "half",
          "bfloat", "ptr", "{ double, double }", "[4 x double]", "i128", "ppc_fp128", "<4 x float>", "void", "label"]
+SAME_SHAPE = {}
+for group in (["fadd", "fsub", "fmul", "fdiv", "frem"], ["add", "sub", "mul", "and", "or", "xor", "shl"],
+              ["olt", "ogt", "oeq", "une", "uno", "ord", "ule"], ["slt", "sgt", "eq", "ne", "ult", "uge"],
+              ["@sin", "@cos", "@exp", "@log", "@sqrt", "@tanh", "@fabs"],
+              ["@llvm.sin.f64", "@llvm.cos.f64", "@llvm.exp.f64", "@llvm.sqrt.f64", "@llvm.fabs.f64"],
+              ["fptosi", "fptoui"], ["sitofp", "uitofp"], ["zext", "sext"], ["nsz", "fast", "nnan", "ninf", "reassoc"],
+              ["inbounds", "nuw", "nsw"], ["internal", "private", "linkonce_odr", "weak"]):
+    for word in group:
+        SAME_SHAPE[word] = group
 NUMBERS = ["0", "-1", "1", "2147483648", "-9223372036854775808", "18446744073709551615", "4294967296",
            "1.0e308", "0x7FF8000000000000", "1000000000", "65536", "3"]
 
@@ -85,11 +94,12 @@ def corpus_modules(cache):
     include = os.path.join(REPO, "test-suite", "include")
     sources = sorted(glob.glob(os.path.join(REPO, "test-suite", "e2e", "*.c")))[::3]
     os.makedirs(cache, exist_ok=True)
-    for src in sources:
-        for level in ("-O0", "-O2"):
-            dest = os.path.join(cache, os.path.basename(src)[:-2] + level + ".ll")
+    flavours = {"O0": ["-O0"], "O2": ["-O2"], "O3v3": ["-O3", "-ffast-math", "-march=x86-64-v3"]}
+    for k, src in enumerate(sources):
+        for name in ("O0", "O2") if k % 2 else ("O0", "O3v3"):
+            dest = os.path.join(cache, os.path.basename(src)[:-2] + "-" + name + ".ll")
             if not os.path.exists(dest):
-                r = run([clang, level, "-S", "-emit-llvm", "-I", include, src, "-o", dest + ".tmp"])
+                r = run([clang] + flavours[name] + ["-S", "-emit-llvm", "-I", include, src, "-o", dest + ".tmp"])
                 if r.returncode != 0:
                     continue
                 os.replace(dest + ".tmp", dest)
@@ -155,7 +165,7 @@ def mutate_text(rng, text):
     duplicated, types and numbers changed, attributes corrupted, truncation."""
     for _ in range(rng.randint(1, 3)):
         kind = rng.choice(["drop", "swap", "replace", "line-del", "line-dup", "type", "number",
-                           "truncate", "cpu", "intrinsic", "unnamed", "request"])
+                           "truncate", "cpu", "intrinsic", "unnamed", "request", "op", "op", "op"])
         tokens = TOKEN.findall(text)
         words = [i for i, t in enumerate(tokens) if not t.isspace()]
         if not words:
@@ -184,6 +194,13 @@ def mutate_text(rng, text):
             spots = [i for i in words if re.fullmatch(r"-?\d+", tokens[i])]
             if spots:
                 tokens[rng.choice(spots)] = rng.choice(NUMBERS)
+        elif kind == "op":
+            # Another operation of the same shape: the module usually stays valid, and the
+            # transform sees a program it has not seen.
+            spots = [i for i in words if tokens[i] in SAME_SHAPE]
+            if spots:
+                i = rng.choice(spots)
+                tokens[i] = rng.choice(SAME_SHAPE[tokens[i]])
         elif kind == "truncate":
             text = text[: rng.randrange(len(text) + 1)]
             continue
@@ -220,6 +237,13 @@ def mutate_bytes(rng, data):
             data[at] ^= 1 << rng.randrange(8)
         elif kind == "huge":
             data[at:at + 4] = rng.choice([b"\xff\xff\xff\xff", b"\xff\xff\xff\x7f", b"\x00\x00\x00\x80"])
+        elif kind == "op":
+            # Another operation of the same shape: the module usually stays valid, and the
+            # transform sees a program it has not seen.
+            spots = [i for i in words if tokens[i] in SAME_SHAPE]
+            if spots:
+                i = rng.choice(spots)
+                tokens[i] = rng.choice(SAME_SHAPE[tokens[i]])
         elif kind == "truncate":
             del data[at:]
         elif kind == "repeat":

@@ -96,6 +96,7 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
                 f.remove_string_attribute(inkwell::attributes::AttributeLoc::Function, key);
             }
         }
+        scalarize_vector_math(&module, &machine, path)?;
         use_libdevice(&context, &module, path, opts.libdevice.as_deref())?;
     } else {
         // Compiled for another target than the module names: its functions' CPUs must be
@@ -183,6 +184,24 @@ const INTRINSICS: &[&str] = &[
     "sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow", "tanh", "sinh", "cosh", "asin",
     "acos", "atan", "atan2",
 ];
+
+/// Splits calls of vector math intrinsics (`llvm.sin.v4f64`, from code vectorised for the
+/// host) into one call per lane, which `use_libdevice` then points at libdevice: NVPTX has
+/// no vector sine, and its backend stopped the process on one ("Cannot select: fsin").
+fn scalarize_vector_math(module: &Module<'_>, machine: &TargetMachine, path: &Path) -> Result<()> {
+    let vector_math = module.get_functions().any(|f| {
+        let name = f.get_name().to_string_lossy();
+        name.strip_prefix("llvm.")
+            .and_then(|base| base.split_once('.'))
+            .is_some_and(|(op, ty)| INTRINSICS.contains(&op) && ty.starts_with('v'))
+    });
+    if !vector_math {
+        return Ok(());
+    }
+    module
+        .run_passes("function(scalarizer)", machine, PassBuilderOptions::create())
+        .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })
+}
 
 /// Points math calls at libdevice and links it in (its functions internal, so the
 /// optimiser keeps only those used).

@@ -95,7 +95,14 @@ pub fn run(opts: &GradOptions, passes: &str) -> Result<()> {
         pending.clear();
         module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })
     };
-    for step in split_pipeline(&without_fixpoint_checks(passes)) {
+    let steps = split_pipeline(&without_fixpoint_checks(passes));
+    if opts.function.is_some() && !steps.iter().any(|s| s == "grad" || s == "zyg-grad") {
+        // Else `--fn` and `--header` would be silently ignored.
+        return Err(DriverError::Usage(format!(
+            "--passes={passes}: --fn exports a gradient from the `grad` step, and this pipeline has none"
+        )));
+    }
+    for step in steps {
         if step == "grad" || step == "zyg-grad" {
             flush(&mut pending)?;
             header = grad::differentiate(&module, &machine, path, opts)?.or(header);

@@ -376,3 +376,13 @@ fn a_request_for_a_thousand_gradients_finishes() {
     let ir = std::fs::read_to_string(dir.path().join("wide.O0.ll")).unwrap();
     assert!(ir.contains(".into("), "the gradients come through memory");
 }
+
+/// `zyg opt --fn f --header f.h` with a pipeline that has no `grad` step exited 0 and wrote
+/// no header: the export was silently ignored.
+#[test]
+fn an_export_needs_a_grad_step() {
+    let dir = tempfile::tempdir().unwrap();
+    for passes in ["--passes=default<O2>", "--passes=,,"] {
+        refused(dir.path(), MODULE, &["opt", "in.ll", "-o", "out.ll", passes, "--fn", "square", "--header", "sq.h"], &["has none"]);
+    }
+}
