@@ -139,7 +139,8 @@ fn watch_child(watch: &Watch, child: libc::pid_t, read_end: libc::c_int, page: *
     }
     // SAFETY: the read end is this process's and nothing else owns it.
     let pipe = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(read_end) };
-    let llvm_error = relay(pipe);
+    let relayed = relay(pipe);
+    let llvm_error = relayed.llvm_error;
     let mut status = 0;
     // SAFETY: waiting for our own child.
     while unsafe { libc::waitpid(child, &mut status, 0) } == -1 {
@@ -159,7 +160,11 @@ fn watch_child(watch: &Watch, child: libc::pid_t, read_end: libc::c_int, page: *
         }
         return ExitCode::FAILURE;
     }
-    if llvm_error.is_none() && signal.is_none() {
+    // An LLVM error diagnostic with no handler installed ends the process with exit(1) after
+    // printing `error: <unknown>:0:0: ...` ("SSE register return with SSE disabled"): a
+    // failure that said nothing of zyg's own.
+    let silent = code != 0 && !relayed.said_error;
+    if llvm_error.is_none() && signal.is_none() && !silent {
         return ExitCode::from(code.clamp(0, 255) as u8);
     }
     // SAFETY: the child is gone; the page holds its last phase.
@@ -185,7 +190,10 @@ fn watch_child(watch: &Watch, child: libc::pid_t, read_end: libc::c_int, page: *
             "{input}: zyg crashed ({}) while {doing}; this is a bug in zyg or LLVM: please report it, with the input",
             signal_name(sig)
         ),
-        (None, None) => unreachable!("handled above"),
+        (None, None) => {
+            let last = relayed.last_line.as_deref().map(|l| l.trim().trim_start_matches("error: ").to_string());
+            format!("{input}: LLVM stopped while {doing}: {}", last.unwrap_or_else(|| format!("exit status {code}")))
+        }
     };
     eprintln!("zyg: error: {message}");
     ExitCode::FAILURE
@@ -202,12 +210,38 @@ extern "C" fn forward(sig: libc::c_int) {
     }
 }
 
+/// What the child said on its standard error.
+struct Relayed {
+    /// The reason of an `LLVM ERROR:`, one line.
+    llvm_error: Option<String>,
+    /// Whether zyg itself reported an error (`zyg: error:`, `zyg: internal error:`).
+    said_error: bool,
+    /// The last line passed on.
+    last_line: Option<String>,
+}
+
 /// Copies the child's standard error to ours, line by line, until an `LLVM ERROR:` line:
-/// that line and everything after it (LLVM's crash report) is kept back, and the reason
-/// returned, one line.
-fn relay(mut pipe: std::fs::File) -> Option<String> {
+/// that line and everything after it (LLVM's crash report) is kept back.
+fn relay(pipe: std::fs::File) -> Relayed {
+    let mut said_error = false;
+    let mut last_line = None;
+    let llvm_error = relay_lines(pipe, |line| {
+        let text = String::from_utf8_lossy(line);
+        said_error |= text.starts_with("zyg: error:") || text.starts_with("zyg: internal error");
+        if !text.trim().is_empty() {
+            last_line = Some(text.trim_end().to_string());
+        }
+    });
+    Relayed { llvm_error, said_error, last_line }
+}
+
+/// `relay`'s loop: passes each line on (and, once complete, to `seen`: a line may come in
+/// several writes), returns the `LLVM ERROR:` reason.
+fn relay_lines(mut pipe: std::fs::File, mut seen: impl FnMut(&[u8])) -> Option<String> {
     let mut stderr = std::io::stderr();
+    // Bytes of the current line not yet passed on, and those already passed on.
     let mut pending: Vec<u8> = Vec::new();
+    let mut passed: Vec<u8> = Vec::new();
     let mut kept: Option<Vec<u8>> = None;
     let mut chunk = [0u8; 8192];
     loop {
@@ -223,31 +257,37 @@ fn relay(mut pipe: std::fs::File) -> Option<String> {
         }
         pending.extend_from_slice(&chunk[..n]);
         while let Some(end) = pending.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = pending.drain(..=end).collect();
-            if line.starts_with(b"LLVM ERROR: ") {
-                let mut k = line;
+            let rest: Vec<u8> = pending.drain(..=end).collect();
+            if passed.is_empty() && rest.starts_with(b"LLVM ERROR: ") {
+                let mut k = rest;
                 k.append(&mut pending);
                 kept = Some(k);
                 break;
             }
-            let _ = stderr.write_all(&line);
+            let _ = stderr.write_all(&rest);
+            passed.extend_from_slice(&rest);
+            seen(&passed);
+            passed.clear();
         }
         // A line without its newline yet waits for it, unless it cannot be LLVM's.
-        if kept.is_none() && !pending.is_empty() && !b"LLVM ERROR: ".starts_with(&pending[..pending.len().min(12)]) {
+        let could_be_llvm = passed.is_empty() && b"LLVM ERROR: ".starts_with(&pending[..pending.len().min(12)]);
+        if kept.is_none() && !pending.is_empty() && !could_be_llvm {
             let _ = stderr.write_all(&pending);
-            pending.clear();
+            passed.append(&mut pending);
         }
     }
-    match kept {
-        Some(k) => Some(llvm_reason(&String::from_utf8_lossy(&k))),
-        None => {
-            if pending.starts_with(b"LLVM ERROR: ") {
-                return Some(llvm_reason(&String::from_utf8_lossy(&pending)));
-            }
-            let _ = stderr.write_all(&pending);
-            None
-        }
+    if let Some(k) = kept {
+        return Some(llvm_reason(&String::from_utf8_lossy(&k)));
     }
+    if passed.is_empty() && pending.starts_with(b"LLVM ERROR: ") {
+        return Some(llvm_reason(&String::from_utf8_lossy(&pending)));
+    }
+    let _ = stderr.write_all(&pending);
+    passed.append(&mut pending);
+    if !passed.is_empty() {
+        seen(&passed);
+    }
+    None
 }
 
 /// "LLVM ERROR: out of memory\nAllocation failed\n..." as one line: the error's text and

@@ -91,7 +91,18 @@ pub fn check_function_cpus(module: &Module, triple: &TargetTriple, path: &Path) 
     for f in module.get_functions() {
         for key in ["target-cpu", "tune-cpu"] {
             let Some(attr) = f.get_string_attribute(AttributeLoc::Function, key) else { continue };
-            let value = attr.get_string_value().to_string_lossy().into_owned();
+            // The value with its length: inkwell's reading stops at a NUL byte.
+            let mut len = 0u32;
+            // SAFETY: a string attribute of a live function; LLVM returns a pointer to `len`
+            // bytes it owns.
+            let value = unsafe {
+                let p = inkwell::llvm_sys::core::LLVMGetStringAttributeValue(attr.as_mut_ptr(), &mut len);
+                if p.is_null() {
+                    String::new()
+                } else {
+                    String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize)).into_owned()
+                }
+            };
             if value.is_empty() {
                 continue;
             }
@@ -99,8 +110,9 @@ pub fn check_function_cpus(module: &Module, triple: &TargetTriple, path: &Path) 
                 return Err(DriverError::Request {
                     path: path.to_path_buf(),
                     message: format!(
-                        "function `{}` is compiled for the CPU `{value}` (its \"{key}\" attribute), which `{}` does not know",
+                        "function `{}` is compiled for the CPU `{}` (its \"{key}\" attribute), which `{}` does not know",
                         f.get_name().to_string_lossy(),
+                        value.escape_debug(),
                         triple_text(triple)
                     ),
                 });

@@ -309,6 +309,26 @@ fn unknown_cpus_are_refused() {
     for args in [&["grad", "in.ll", "-o", "out.ll"][..], &["compile", "in.ll", "-o", "out.o"]] {
         refused(dir.path(), &marked, args, &["function `square` is compiled for the CPU `x87-64`"]);
     }
+    // A NUL byte in the name (found by the llvm_module fuzz target): inkwell's reading of
+    // the attribute stopped there, and the empty name passed.
+    let nul = marked.replace("x87-64", "\\00x86-64");
+    refused(dir.path(), &nul, &["grad", "in.ll", "-o", "out.ll", "--fn", "square"], &["for the CPU `\\0x86-64`"]);
+}
+
+/// An LLVM error diagnostic with no handler installed ends the process with exit(1) after
+/// printing `error: <unknown>:0:0: ...`: the supervisor adds the `zyg: error:` line.
+#[test]
+fn llvm_error_diagnostics_end_as_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "target triple = \"x86_64-pc-linux-gnu\"\n\
+                define double @f(double %x) #0 {\n  %y = fmul double %x, %x\n  ret double %y\n}\n\
+                attributes #0 = { \"target-features\"=\"-sse,-sse2\" }\n";
+    refused(
+        dir.path(),
+        text,
+        &["compile", "in.ll", "-o", "out.o"],
+        &["zyg: error: in.ll: LLVM stopped while generating code for `x86_64-pc-linux-gnu`: <unknown>:0:0: in function f double (double): SSE register return with SSE disabled"],
+    );
 }
 
 /// When LLVM stops the process anyway (here its x86 backend meets an NVPTX intrinsic: a
