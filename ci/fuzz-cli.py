@@ -205,7 +205,11 @@ def mutate_text(rng, text):
             text = text[: rng.randrange(len(text) + 1)]
             continue
         elif kind == "cpu":
-            text = re.sub(r'"target-cpu"="[^"]*"', '"target-cpu"="' + rng.choice(BAD_CPUS + GOOD_CPUS) + '"', text, count=1)
+            if rng.random() < 0.5:
+                text = re.sub(r'"target-cpu"="[^"]*"', '"target-cpu"="' + rng.choice(BAD_CPUS + GOOD_CPUS) + '"', text, count=1)
+            else:
+                features = rng.choice(["-sse,-sse2", "+avx512f", "+nonsense", "", "+avx2,+fma", "-avx"])
+                text = re.sub(r'"target-features"="[^"]*"', '"target-features"="' + features + '"', text, count=1)
             continue
         elif kind == "intrinsic":
             # An invalid module: the address of an intrinsic taken.

@@ -192,7 +192,7 @@ fn watch_child(watch: &Watch, child: libc::pid_t, read_end: libc::c_int, page: *
         ),
         (None, None) => {
             let last = relayed.last_line.as_deref().map(|l| l.trim().trim_start_matches("error: ").to_string());
-            format!("{input}: LLVM stopped while {doing}: {}", last.unwrap_or_else(|| format!("exit status {code}")))
+            format!("{input}: LLVM reported an error while {doing}: {}", last.unwrap_or_else(|| format!("exit status {code}")))
         }
     };
     eprintln!("zyg: error: {message}");

@@ -327,7 +327,7 @@ fn llvm_error_diagnostics_end_as_errors() {
         dir.path(),
         text,
         &["compile", "in.ll", "-o", "out.o"],
-        &["zyg: error: in.ll: LLVM stopped while generating code for `x86_64-pc-linux-gnu`: <unknown>:0:0: in function f double (double): SSE register return with SSE disabled"],
+        &["zyg: error: in.ll: LLVM reported an error while generating code for `x86_64-pc-linux-gnu`: <unknown>:0:0: in function f double (double): SSE register return with SSE disabled"],
     );
 }
 
