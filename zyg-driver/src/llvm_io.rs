@@ -17,20 +17,41 @@ pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'
     let module = if crate::mlir::is_mlir(path) {
         crate::mlir::read_module(context, path)?
     } else {
-        let io = |source| DriverError::Io { path: path.to_path_buf(), source };
-        let bytes = if path == Path::new("-") {
-            let mut buf = Vec::new();
-            std::io::stdin().read_to_end(&mut buf).map_err(io)?;
-            buf
-        } else {
-            std::fs::read(path).map_err(io)?
-        };
+        let bytes = read_input(path)?;
         let _bound = is_bitcode(&bytes).then(|| AddressSpaceBound::new(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
         parse_ir(context, &bytes, path)?
     };
     crate::supervisor::phase(&format!("verifying {}", path.display()));
     crate::input::check(&module, path)?;
     Ok(module)
+}
+
+/// The most zyg reads from one input: LLVM's memory buffers and bitcode offsets are 32-bit
+/// on the way, and an input without end (`/dev/zero`, a pipe that never closes) would
+/// otherwise fill memory.
+const INPUT_LIMIT: u64 = 4 << 30;
+
+/// The bytes of `path` (`-`: standard input). A device is refused: reading `/dev/zero` as
+/// a module never ends.
+fn read_input(path: &Path) -> Result<Vec<u8>> {
+    use std::os::unix::fs::FileTypeExt;
+    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+    let mut bytes = Vec::new();
+    let read = if path == Path::new("-") {
+        std::io::stdin().lock().take(INPUT_LIMIT + 1).read_to_end(&mut bytes)
+    } else {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let kind = file.metadata().map_err(io)?.file_type();
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(DriverError::Usage(format!("{}: a device, not a module (give a file, or `-` for standard input)", path.display())));
+        }
+        file.take(INPUT_LIMIT + 1).read_to_end(&mut bytes)
+    };
+    read.map_err(io)?;
+    if bytes.len() as u64 > INPUT_LIMIT {
+        return Err(DriverError::Usage(format!("{}: more than 4 GiB: not a module zyg reads", path.display())));
+    }
+    Ok(bytes)
 }
 
 /// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages. (inkwell 0.11's

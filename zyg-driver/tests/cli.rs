@@ -406,3 +406,16 @@ fn an_export_needs_a_grad_step() {
         refused(dir.path(), MODULE, &["opt", "in.ll", "-o", "out.ll", passes, "--fn", "square", "--header", "sq.h"], &["has none"]);
     }
 }
+
+/// Reading `/dev/zero` as a module never ended, filling memory: devices are refused (and
+/// any input is read up to 4 GiB).
+#[test]
+fn devices_are_not_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [&["grad", "/dev/zero", "-o", "out.ll"][..], &["compile", "/dev/zero", "-o", "out.o"]] {
+        let out = zyg(args, dir.path());
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("zyg: error: /dev/zero: a device, not a module"));
+    }
+    assert!(files(dir.path()).is_empty());
+}
