@@ -244,8 +244,7 @@ fn use_libdevice<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Pat
             )))
         }
     };
-    let io = |source| DriverError::Io { path: file.clone(), source };
-    let bytes = std::fs::read(&file).map_err(io)?;
+    let bytes = llvm_io::read_input(&file)?;
     let libdevice = llvm_io::parse_ir(context, &bytes, &file)?;
     crate::input::check(&libdevice, &file)?;
     libdevice.set_triple(&module.get_triple());

@@ -33,7 +33,7 @@ const INPUT_LIMIT: u64 = 4 << 30;
 
 /// The bytes of `path` (`-`: standard input). A device is refused: reading `/dev/zero` as
 /// a module never ends.
-fn read_input(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>> {
     use std::os::unix::fs::FileTypeExt;
     let io = |source| DriverError::Io { path: path.to_path_buf(), source };
     let mut bytes = Vec::new();
