@@ -478,7 +478,7 @@ def main():
         os.makedirs(a.keep, exist_ok=True)
     corpus = corpus_modules(a.cache)
     mlirs = mlir_modules()
-    failures, codes, slow, reader = [], {0: 0, 1: 0}, 0.0, []
+    failures, codes, slow, reader = [], {0: 0, 1: 0}, (-1.0, -1), []
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
         futures = [pool.submit(check_case, s, a.zyg, corpus, mlirs, a.keep) for s in range(start, end)]
@@ -495,13 +495,13 @@ def main():
                 reader.append(r[2])
             else:
                 codes[r[2]] = codes.get(r[2], 0) + 1
-                slow = max(slow, r[3])
+                slow = max(slow, (r[3], r[1]))
     n = end - start
     for line in sorted(reader):
         print("LLVM's reader failed (reported by zyg, llvm-dis fails too): " + line)
     print(f"fuzz-cli: {n} cases in {time.time() - t0:.0f} s: {codes.get(0, 0)} exited 0, {codes.get(1, 0)} exited 1 "
           f"with an error ({len(reader)} of them LLVM's bitcode reader failing), {len(failures)} failed "
-          f"(slowest passing run {slow:.1f} s)")
+          f"(slowest passing run {slow[0]:.1f} s, case {slow[1]})")
     sys.exit(1 if failures else 0)
 
 

@@ -9,7 +9,7 @@
 use crate::error::{DriverError, Result};
 use inkwell::llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use inkwell::llvm_sys::core::*;
-use inkwell::llvm_sys::debuginfo::{LLVMDebugMetadataVersion, LLVMGetModuleDebugMetadataVersion, LLVMStripModuleDebugInfo};
+use inkwell::llvm_sys::debuginfo::{LLVMDebugMetadataVersion, LLVMStripModuleDebugInfo};
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMTypeKind;
 use inkwell::module::Module;
@@ -37,9 +37,8 @@ pub fn check(module: &Module<'_>, path: &Path) -> Result<()> {
     let m = module.as_mut_ptr();
     // SAFETY: `m` is a live module; the verifier only reads it.
     let first = unsafe { verify(m) };
-    // SAFETY: as above. The version is read from the module's flags, which LLVM checks
-    // for shape as it reads them.
-    let version = unsafe { LLVMGetModuleDebugMetadataVersion(m) };
+    // SAFETY: as above; `debug_version` reads the flags without trusting their shape.
+    let version = unsafe { debug_version(m) };
     // SAFETY: a constant of the library.
     let current = unsafe { LLVMDebugMetadataVersion() };
     match first {
@@ -63,6 +62,39 @@ pub fn check(module: &Module<'_>, path: &Path) -> Result<()> {
     }
     refuse_scalable_vectors(module, path)?;
     crate::target::check_function_cpus(module, &crate::target::triple_of(module), path)
+}
+
+/// The module's "Debug Info Version" flag, 0 when it has none. LLVM's own reading
+/// (`LLVMGetModuleDebugMetadataVersion`) assumes well-formed flags and crashed on a flag
+/// of two operands (found by the llvm_module fuzz target): this one checks each flag's
+/// shape, as the verifier does.
+///
+/// # Safety
+/// `m` must be a live module.
+unsafe fn debug_version(m: LLVMModuleRef) -> u32 {
+    let name = c"llvm.module.flags";
+    let n = LLVMGetNamedMetadataNumOperands(m, name.as_ptr()) as usize;
+    let mut flags = vec![std::ptr::null_mut(); n];
+    LLVMGetNamedMetadataOperands(m, name.as_ptr(), flags.as_mut_ptr());
+    for flag in flags.into_iter().filter(|f| !f.is_null()) {
+        if LLVMGetMDNodeNumOperands(flag) != 3 {
+            continue;
+        }
+        let mut ops = [std::ptr::null_mut(); 3];
+        LLVMGetMDNodeOperands(flag, ops.as_mut_ptr());
+        if ops[1].is_null() || ops[2].is_null() {
+            continue;
+        }
+        let mut len = 0u32;
+        let key = LLVMGetMDString(ops[1], &mut len);
+        if key.is_null() || std::slice::from_raw_parts(key.cast::<u8>(), len as usize) != b"Debug Info Version" {
+            continue;
+        }
+        if !LLVMIsAConstantInt(ops[2]).is_null() {
+            return u32::try_from(LLVMConstIntGetZExtValue(ops[2])).unwrap_or(u32::MAX);
+        }
+    }
+    0
 }
 
 fn invalid(path: &Path, message: String) -> DriverError {
