@@ -282,19 +282,7 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
             callbacks.push((i, zyg_ir::llvm::global_name(value).map_err(fail)?));
         }
         let shadow = if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
-            if LLVMGetTypeKind(*pty) != LLVMTypeKind::LLVMPointerTypeKind {
-                return Err(fail(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer")));
-            }
-            match rest.next() {
-                Some(s) if LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMTypeKind::LLVMPointerTypeKind => Some(s),
-                Some(s) => {
-                    return Err(fail(format!(
-                        "parameter {i} of `{function}` is `dup`, but its shadow `{}` is not a pointer",
-                        value_text(s)
-                    )))
-                }
-                None => return Err(fail(format!("parameter {i} of `{function}` is `dup` but no shadow follows it"))),
-            }
+            Some(shadow_of(&mut rest, i, &function, *pty).map_err(fail)?)
         } else {
             None
         };
@@ -326,6 +314,25 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
 unsafe fn fits(value: LLVMTypeRef, param: LLVMTypeRef) -> bool {
     let int = |t| LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind;
     value == param || (is_float(value) && is_float(param)) || (int(value) && int(param))
+}
+
+/// The shadow that follows a `dup` argument for parameter `i` (of type `param`) of
+/// `function`: a pointer, for a pointer.
+unsafe fn shadow_of(
+    rest: &mut impl Iterator<Item = LLVMValueRef>,
+    i: usize,
+    function: &str,
+    param: LLVMTypeRef,
+) -> std::result::Result<LLVMValueRef, String> {
+    let is_ptr = |t| LLVMGetTypeKind(t) == LLVMTypeKind::LLVMPointerTypeKind;
+    if !is_ptr(param) {
+        return Err(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer"));
+    }
+    match rest.next() {
+        Some(s) if is_ptr(LLVMTypeOf(s)) => Ok(s),
+        Some(s) => Err(format!("parameter {i} of `{function}` is `dup`, but its shadow `{}` is not a pointer", value_text(s))),
+        None => Err(format!("parameter {i} of `{function}` is `dup` but no shadow follows it")),
+    }
 }
 
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.

@@ -260,17 +260,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     if let Some((wrapper, _)) = &exported {
         functions.push(wrapper.clone());
     }
-    // Requests for many gradients get them through memory (see WIDE_GRADIENT).
-    let through: Vec<Option<Function>> = requests
-        .iter()
-        .zip(&grads)
-        .map(|(r, g)| match &g.sig.ret {
-            Type::Struct(fields) if r.entry != zyg_transform::Entry::Augmented && fields.len() > WIDE_GRADIENT => {
-                Some(store_wrapper(&format!("{}.into", g.name), g))
-            }
-            _ => None,
-        })
-        .collect();
+    let through = wide_wrappers(&requests, &grads);
     let mut wrapped = std::collections::HashSet::new();
     functions.extend(through.iter().flatten().filter(|w| wrapped.insert(w.name.clone())).cloned());
 
@@ -302,20 +292,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
             unsafe { marker.delete() };
         }
     }
-    let written: Vec<callsite::Target> = grads
-        .iter()
-        .zip(&through)
-        .map(|(g, w)| {
-            let gradient = module.get_function(&g.name).expect("gradient was written");
-            match w {
-                Some(w) => callsite::Target {
-                    function: module.get_function(&w.name).expect("wrapper was written").as_value_ref(),
-                    through: gradient.get_type().get_return_type().map(|t| inkwell::types::AsTypeRef::as_type_ref(&t)),
-                },
-                None => callsite::Target { function: gradient.as_value_ref(), through: None },
-            }
-        })
-        .collect();
+    let written = call_targets(module, &grads, &through);
     callsite::rewrite_all(&requests, &written, path)?;
     callsite::remove_dead_markers(&requests);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
@@ -432,6 +409,39 @@ fn kernel_wrapper(name: &str, gradient: &Gradient) -> Function {
 /// changes: cubic in the fields. A request with 500 `out` arguments took 7 s at -O2 and one
 /// with 1,000 about a minute; through memory, 0.7 s and 3 s.
 const WIDE_GRADIENT: usize = 16;
+
+/// For each request, the wrapper that gives its gradients through memory when they are
+/// many (see `WIDE_GRADIENT`), or `None`.
+fn wide_wrappers(requests: &[callsite::Request], grads: &[Gradient]) -> Vec<Option<Function>> {
+    requests
+        .iter()
+        .zip(grads)
+        .map(|(r, g)| match &g.sig.ret {
+            Type::Struct(fields) if r.entry != zyg_transform::Entry::Augmented && fields.len() > WIDE_GRADIENT => {
+                Some(store_wrapper(&format!("{}.into", g.name), g))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What each request's call becomes a call to, once the gradients and wrappers are written.
+fn call_targets(module: &inkwell::module::Module<'_>, grads: &[Gradient], through: &[Option<Function>]) -> Vec<callsite::Target> {
+    grads
+        .iter()
+        .zip(through)
+        .map(|(g, w)| {
+            let gradient = module.get_function(&g.name).expect("gradient was written");
+            match w {
+                Some(w) => callsite::Target {
+                    function: module.get_function(&w.name).expect("wrapper was written").as_value_ref(),
+                    through: gradient.get_type().get_return_type().map(|t| inkwell::types::AsTypeRef::as_type_ref(&t)),
+                },
+                None => callsite::Target { function: gradient.as_value_ref(), through: None },
+            }
+        })
+        .collect()
+}
 
 /// `void name(ptr out, args)`: calls the gradient and stores its struct through `out`.
 fn store_wrapper(name: &str, gradient: &Gradient) -> Function {
