@@ -43,7 +43,12 @@ v3 = {"avx2", "fma", "bmi2", "movbe"} <= cpu_flags()
 config.substitutions.append(("%march-v3", "-march=x86-64-v3" if v3 else ""))
 if v3:
     config.available_features.add("x86-64-v3")
+# x86-64-v4 (AVX-512), where clang turns indexed and conditional loads and stores into
+# llvm.masked.gather and llvm.masked.scatter (test-suite/sound/gather_*).
+if v3 and {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"} <= cpu_flags():
+    config.available_features.add("x86-64-v4")
 config.environment["CLANG"] = clang
+config.environment["CLANGXX"] = clangxx
 
 # ptxas (NVIDIA's PTX assembler, from the nvidia-cuda-nvcc-cu12 wheel ci/setup.sh installs,
 # or a CUDA toolkit) checks the PTX `zyg compile --target nvptx64` writes.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grad-run.sh OPT SRC TMP [CLANG FLAGS...]
 #
-# Compiles the C program SRC to LLVM IR at OPT (-O0, -O2, ...), fills in its gradient
+# Compiles the C (or C++: .cpp, .cc, .cxx) program SRC to LLVM IR at OPT (-O0, -O2, ...), fills in its gradient
 # requests with `zyg grad`, links the result and runs it; the program's standard output is
 # ours, for FileCheck. Fails (non-zero) as soon as a step fails, the program included.
 #
@@ -23,6 +23,10 @@ opt=$1 src=$2 tmp=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 clang=${CLANG:-clang-22}
+# C++ sources compile and link with clang++ (exceptions on, as users compile C++).
+case "$src" in
+  *.cpp|*.cc|*.cxx) clang=${CLANGXX:-clang++-22} ;;
+esac
 zyg=${ZYG:?ZYG must name the zyg binary}
 base="$tmp.${opt#-}"
 "$clang" "$opt" -g "$@" -I "$here/../include" -S -emit-llvm "$src" -o "$base.ll"

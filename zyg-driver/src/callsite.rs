@@ -7,12 +7,14 @@
 //! belongs to a module that outlives the calls here.
 
 use crate::error::{DriverError, Result};
+use crate::markers::{self, Flag, Marker};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMOpcode, LLVMTypeKind};
 use inkwell::module::Module;
 use std::collections::HashMap;
 use std::path::Path;
+use zyg_transform::wrap::ResultSeed;
 use zyg_transform::Entry;
 
 /// How one argument of a request is treated (Enzyme's markers).
@@ -49,25 +51,14 @@ impl ArgKind {
     }
 }
 
-/// The markers, by the names of the globals programs pass.
-const MARKERS: &[(&str, ArgKind)] = &[
-    ("enzyme_out", ArgKind::Out),
-    ("enzyme_const", ArgKind::Const),
-    ("enzyme_dup", ArgKind::Dup),
-    ("enzyme_dupnoneed", ArgKind::DupNoNeed),
-    ("zyg_out", ArgKind::Out),
-    ("zyg_const", ArgKind::Const),
-    ("zyg_dup", ArgKind::Dup),
-    ("zyg_dupnoneed", ArgKind::DupNoNeed),
-];
-
 /// One call site asking for a gradient.
 pub struct Request {
     pub call: LLVMValueRef,
     /// What it asks for: a gradient, or split mode's forward or reverse half.
     pub entry: Entry,
-    /// The reverse half's extra arguments: the result's adjoint (for float results), the tape.
-    pub extra: Vec<LLVMValueRef>,
+    /// The reverse half's extra arguments: the result's adjoint (for float results; `None`
+    /// for zero, with `enzyme_const_return`), the tape.
+    pub extra: Vec<Option<LLVMValueRef>>,
     pub function: String,
     /// `const` arguments that are functions (callbacks), by parameter index: the function is
     /// differentiated specialised to them, so its calls through them are direct calls.
@@ -83,6 +74,12 @@ pub struct Request {
     pub markers: Vec<LLVMValueRef>,
     /// Where the call is, for messages: `caller` and source location.
     pub place: String,
+    /// How the function's result is seeded when that is not the plain float seed: a request
+    /// for it differentiates a wrapper (`zyg_transform::wrap`).
+    pub seed: Option<ResultSeed>,
+    /// The type of the memory the function returns its result in (its first parameter is
+    /// `sret`): that parameter is not among the request's arguments.
+    pub result_memory: Option<LLVMTypeRef>,
 }
 
 /// The entry point a function name asks for, if it is a request.
@@ -101,6 +98,7 @@ pub fn request_entry(name: &str) -> Option<Entry> {
 
 /// Every request in the module, in program order.
 pub fn find_requests(module: &Module, path: &Path) -> Result<Vec<Request>> {
+    crate::unfilled::check(module, path)?;
     let mut out = Vec::new();
     for f in module.get_functions() {
         // SAFETY: walking the live module's blocks and instructions.
@@ -150,7 +148,7 @@ impl RawValue for inkwell::values::FunctionValue<'_> {
 use zyg_ir::llvm::value_name as name_of;
 
 /// "in `main` at demo.c:12:5" for messages.
-unsafe fn place_of(call: LLVMValueRef) -> String {
+pub(crate) unsafe fn place_of(call: LLVMValueRef) -> String {
     let caller = name_of(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
     let line = LLVMGetDebugLocLine(call);
     if line == 0 {
@@ -221,18 +219,63 @@ unsafe fn has_sret(call: LLVMValueRef) -> bool {
     LLVMGetNumArgOperands(call) > 0 && !LLVMGetCallSiteEnumAttribute(call, 1, kind).is_null()
 }
 
-/// The marker an argument is (a load of `enzyme_dup` and friends), if it is one.
-unsafe fn marker(v: LLVMValueRef) -> Option<std::result::Result<ArgKind, String>> {
+/// The marker an argument is, if it is one: a global named `enzyme_*` or `zyg_*` (or a
+/// load of one), or a metadata string (`metadata !"enzyme_const"`, from MLIR or Julia).
+unsafe fn marker(v: LLVMValueRef) -> Option<std::result::Result<Marker, String>> {
+    if !LLVMIsAMDString(v).is_null() {
+        let mut len = 0u32;
+        let text = LLVMGetMDString(v, &mut len);
+        let name = if text.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(text as *const u8, len as usize)).into_owned()
+        };
+        return Some(markers::classify(&name).unwrap_or_else(|| {
+            Err(format!("the metadata argument `!\"{name}\"` is not a marker zyg knows"))
+        }));
+    }
     let global = if !LLVMIsALoadInst(v).is_null() { LLVMGetOperand(v, 0) } else { v };
     if LLVMIsAGlobalVariable(global).is_null() {
         return None;
     }
-    let name = name_of(global);
-    if let Some((_, kind)) = MARKERS.iter().find(|(m, _)| *m == name) {
-        return Some(Ok(*kind));
+    markers::classify(&name_of(global))
+}
+
+/// The request's arguments after the function, with the flags taken out (they may stand
+/// anywhere, as in Enzyme) and activity markers left in place.
+struct Arguments {
+    items: std::collections::VecDeque<(LLVMValueRef, Option<ArgKind>)>,
+    flags: Vec<Flag>,
+    markers: Vec<LLVMValueRef>,
+}
+
+impl Arguments {
+    /// The next argument, which must not be an activity marker (`what` it is for messages);
+    /// `None` when there are no more.
+    fn next_value(&mut self, what: &str) -> std::result::Result<Option<LLVMValueRef>, String> {
+        match self.items.pop_front() {
+            Some((v, None)) => Ok(Some(v)),
+            Some((_, Some(_))) => Err(format!("two activity markers in a row before {what}")),
+            None => Ok(None),
+        }
     }
-    (name.starts_with("enzyme_") || name.starts_with("zyg_"))
-        .then(|| Err(format!("the activity marker `{name}` is not supported yet")))
+}
+
+unsafe fn read_arguments(args: &[LLVMValueRef]) -> std::result::Result<Arguments, String> {
+    let mut out = Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new() };
+    for &a in args {
+        match marker(a) {
+            None => out.items.push_back((a, None)),
+            Some(m) => {
+                out.markers.push(a);
+                match m? {
+                    Marker::Activity(kind) => out.items.push_back((a, Some(kind))),
+                    Marker::Flag(flag) => out.flags.push(flag),
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result<Request> {
@@ -255,18 +298,24 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
     let nparams = LLVMCountParamTypes(fn_ty) as usize;
     let mut params = vec![std::ptr::null_mut(); nparams];
     LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
-    let mut rest = args[if sret.is_some() { 2 } else { 1 }..].iter().copied();
-    let (mut kinds, mut values, mut shadows, mut markers) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // A result returned through memory (`sret`) is the function's first parameter, which
+    // the request does not pass (it asks in C's terms).
+    let result_memory = sret_param_type(first);
+    let params = &params[usize::from(result_memory.is_some())..];
+    let mut rest = read_arguments(&args[if sret.is_some() { 2 } else { 1 }..]).map_err(fail)?;
+    let (mut kinds, mut values, mut shadows) = (Vec::new(), Vec::new(), Vec::new());
     let mut callbacks = Vec::new();
+    let next_value = |rest: &mut Arguments, what: &str| rest.next_value(what).map_err(fail);
     for (i, pty) in params.iter().enumerate() {
-        let mut next = rest.next();
-        let mut kind = None;
-        if let Some(m) = next.and_then(|a| marker(a)) {
-            kind = Some(m.map_err(fail)?);
-            markers.push(next.expect("a marker argument"));
-            next = rest.next();
-        }
-        let Some(value) = next else {
+        let kind = match rest.items.front() {
+            Some((_, Some(kind))) => {
+                let kind = *kind;
+                rest.items.pop_front();
+                Some(kind)
+            }
+            _ => None,
+        };
+        let Some(value) = next_value(&mut rest, &format!("parameter {i}"))? else {
             return Err(fail(format!("too few arguments for `{function}`: nothing for parameter {i}")));
         };
         if !fits(LLVMTypeOf(value), *pty) {
@@ -279,10 +328,12 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         // A function passed as an argument (a callback) is `const` unless marked.
         let kind = kind.unwrap_or_else(|| if LLVMIsAFunction(value).is_null() { default_kind(*pty) } else { ArgKind::Const });
         if kind == ArgKind::Const && !LLVMIsAFunction(value).is_null() {
-            callbacks.push((i, zyg_ir::llvm::global_name(value).map_err(fail)?));
+            // By the function's own parameter index (its `sret` parameter first).
+            callbacks.push((i + usize::from(result_memory.is_some()), zyg_ir::llvm::global_name(value).map_err(fail)?));
         }
         let shadow = if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
-            Some(shadow_of(&mut rest, i, &function, *pty).map_err(fail)?)
+            let given = next_value(&mut rest, &format!("the shadow of parameter {i}"))?;
+            Some(shadow_of(given, i, &function, *pty).map_err(fail)?)
         } else {
             None
         };
@@ -293,20 +344,56 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         values.push(value);
         shadows.push(shadow);
     }
-    // The reverse half also takes the result's adjoint (for a float result) and the tape.
-    let mut extra: Vec<LLVMValueRef> = Vec::new();
-    if entry == Entry::Reverse {
-        let returns_float = is_float(LLVMGetReturnType(fn_ty));
-        extra = rest.by_ref().take(usize::from(returns_float) + 1).collect();
-        if extra.len() != usize::from(returns_float) + 1 {
-            let what = if returns_float { "the result's adjoint and the tape" } else { "the tape" };
-            return Err(fail(format!("the reverse call for `{function}` must end with {what}")));
+    let flags = &rest.flags;
+    let seed = result_seed(entry, flags, &function, LLVMGetReturnType(fn_ty), result_memory).map_err(fail)?;
+    let extra = if entry == Entry::Reverse {
+        reverse_extras(&mut rest, LLVMGetReturnType(fn_ty), &function).map_err(fail)?
+    } else {
+        Vec::new()
+    };
+    if !rest.items.is_empty() {
+        return Err(fail(format!("too many arguments for `{function}`, which takes {}", params.len())));
+    }
+    Ok(Request {
+        call,
+        entry,
+        extra,
+        function,
+        kinds,
+        values,
+        shadows,
+        sret,
+        markers: rest.markers,
+        place,
+        callbacks,
+        seed,
+        result_memory,
+    })
+}
+
+/// The reverse half's last arguments: the result's adjoint (for a float result) and the
+/// tape; with `enzyme_const_return` the adjoint is zero (`None`) and not passed.
+unsafe fn reverse_extras(
+    rest: &mut Arguments,
+    ret: LLVMTypeRef,
+    function: &str,
+) -> std::result::Result<Vec<Option<LLVMValueRef>>, String> {
+    let mut extra = Vec::new();
+    let constant = rest.flags.contains(&Flag::ConstReturn);
+    if constant && holds_float(ret) {
+        extra.push(None);
+    }
+    let takes_adjoint = is_float(ret) && !constant;
+    for _ in 0..usize::from(takes_adjoint) + 1 {
+        match rest.next_value("the reverse call's last arguments")? {
+            Some(v) => extra.push(Some(v)),
+            None => {
+                let what = if takes_adjoint { "the result's adjoint and the tape" } else { "the tape" };
+                return Err(format!("the reverse call for `{function}` must end with {what}"));
+            }
         }
     }
-    if rest.next().is_some() {
-        return Err(fail(format!("too many arguments for `{function}`, which takes {nparams}")));
-    }
-    Ok(Request { call, entry, extra, function, kinds, values, shadows, sret, markers, place, callbacks })
+    Ok(extra)
 }
 
 /// Whether a request may pass a value of type `value` for a parameter of type `param`: the
@@ -316,10 +403,10 @@ unsafe fn fits(value: LLVMTypeRef, param: LLVMTypeRef) -> bool {
     value == param || (is_float(value) && is_float(param)) || (int(value) && int(param))
 }
 
-/// The shadow that follows a `dup` argument for parameter `i` (of type `param`) of
+/// The shadow `given` after a `dup` argument for parameter `i` (of type `param`) of
 /// `function`: a pointer, for a pointer.
 unsafe fn shadow_of(
-    rest: &mut impl Iterator<Item = LLVMValueRef>,
+    given: Option<LLVMValueRef>,
     i: usize,
     function: &str,
     param: LLVMTypeRef,
@@ -328,11 +415,90 @@ unsafe fn shadow_of(
     if !is_ptr(param) {
         return Err(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer"));
     }
-    match rest.next() {
+    match given {
         Some(s) if is_ptr(LLVMTypeOf(s)) => Ok(s),
         Some(s) => Err(format!("parameter {i} of `{function}` is `dup`, but its shadow `{}` is not a pointer", value_text(s))),
         None => Err(format!("parameter {i} of `{function}` is `dup` but no shadow follows it")),
     }
+}
+
+/// The type of the memory `f` returns its result in, when its first parameter is `sret`.
+unsafe fn sret_param_type(f: LLVMValueRef) -> Option<LLVMTypeRef> {
+    if LLVMCountParams(f) == 0 {
+        return None;
+    }
+    let kind = LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4);
+    let attr = LLVMGetEnumAttributeAtIndex(f, 1, kind);
+    (!attr.is_null()).then(|| LLVMGetTypeAttributeValue(attr)).filter(|t| !t.is_null())
+}
+
+/// Whether a value of type `ty` holds a float (a float, or a struct, array or vector with one).
+unsafe fn holds_float(ty: LLVMTypeRef) -> bool {
+    match LLVMGetTypeKind(ty) {
+        LLVMTypeKind::LLVMStructTypeKind => (0..LLVMCountStructElementTypes(ty)).any(|i| holds_float(LLVMStructGetTypeAtIndex(ty, i))),
+        LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => holds_float(LLVMGetElementType(ty)),
+        _ => is_float(ty),
+    }
+}
+
+/// How the request seeds the function's result (see `Request::seed`), or why it cannot:
+/// zyg seeds a float result with 1; a struct, array or vector of floats (in registers, or
+/// in `sret` memory) needs `enzyme_const_return` (no seed) or `enzyme_active_return`
+/// (every float seeded with 1, as Enzyme does).
+unsafe fn result_seed(
+    entry: Entry,
+    flags: &[Flag],
+    function: &str,
+    ret: LLVMTypeRef,
+    memory: Option<LLVMTypeRef>,
+) -> std::result::Result<Option<ResultSeed>, String> {
+    let (constant, active) = (flags.contains(&Flag::ConstReturn), flags.contains(&Flag::ActiveReturn));
+    if constant && active {
+        return Err("`enzyme_const_return` and `enzyme_active_return` contradict each other".into());
+    }
+    if flags.contains(&Flag::NoFree) && entry != Entry::Gradient {
+        return Err("the flag `enzyme_nofree` keeps the tape alive after the reverse call; zyg does not support it \
+                    yet: zyg's reverse half frees the tape"
+            .into());
+    }
+    let result = memory.unwrap_or(ret);
+    // A named struct by its name (`%struct.quad`), not its whole definition.
+    let name = if LLVMGetTypeKind(result) == LLVMTypeKind::LLVMStructTypeKind { LLVMGetStructName(result) } else { std::ptr::null() };
+    let shown = if name.is_null() { type_text(result) } else { format!("%{}", std::ffi::CStr::from_ptr(name).to_string_lossy()) };
+    let aggregate = holds_float(result) && !is_float(result);
+    if memory.is_some() && entry != Entry::Gradient {
+        return Err(format!(
+            "`{function}` returns its result through memory (`sret` `{shown}`); split mode does not support that yet: \
+             return the outputs through a `dup` pointer argument instead"
+        ));
+    }
+    if active && !holds_float(result) {
+        return Err(format!("`enzyme_active_return` asks to seed the result, but `{function}` returns `{shown}`, which holds no float"));
+    }
+    let what = if memory.is_some() { "returns through memory" } else { "returns" };
+    Ok(match entry {
+        Entry::Gradient if constant && holds_float(result) => Some(ResultSeed::None),
+        Entry::Gradient if active && aggregate => Some(ResultSeed::Sum),
+        Entry::Gradient if aggregate => {
+            return Err(format!(
+                "`{function}` {what} `{shown}`, a struct of floats, and zyg does not seed a struct result: ask for \
+                 a scalar (a function returning one float), or write the outputs through a `dup` pointer argument; \
+                 or pass `enzyme_const_return` to seed nothing (only the outputs through memory count), or \
+                 `enzyme_active_return` to seed every float of the result with 1 (the gradient of their sum), as \
+                 Enzyme does"
+            ))
+        }
+        // The parameter the result memory is passed in must go: a wrapper allocates it.
+        Entry::Gradient if memory.is_some() => Some(ResultSeed::None),
+        Entry::Reverse if aggregate && !constant => {
+            return Err(format!(
+                "`{function}` returns `{shown}`: the reverse half takes the result's adjoint only for a float result; \
+                 pass `enzyme_const_return` if the result needs no adjoint, or return the outputs through a `dup` \
+                 pointer argument"
+            ))
+        }
+        _ => None,
+    })
 }
 
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.
@@ -480,14 +646,16 @@ unsafe fn build_replacement(
     // (after the result's memory, when it goes through memory).
     let mut given = Vec::new();
     for (v, shadow) in request.values.iter().zip(&request.shadows) {
-        given.push(*v);
-        given.extend(*shadow);
+        given.push(Some(*v));
+        if let Some(shadow) = shadow {
+            given.push(Some(*shadow));
+        }
     }
     given.extend(&request.extra);
     let skip = usize::from(target.through.is_some());
     if given.len() + skip != params.len() {
         return Err(format!(
-            "internal error: the request passes {} values but its gradient takes {}",
+            "internal error: the request passes {} values to a gradient of {} parameters (please report this)",
             given.len(),
             params.len() - skip
         ));
@@ -496,6 +664,11 @@ unsafe fn build_replacement(
     let slot = target.through.map(|ty| entry_alloca(request.call, ty));
     args.extend(slot);
     for (v, p) in given.iter().zip(&params[skip..]) {
+        // A missing value is a zero: the result's adjoint under `enzyme_const_return`.
+        let Some(v) = v else {
+            args.push(LLVMConstNull(*p));
+            continue;
+        };
         let v = replaced.get(v).copied().unwrap_or(*v);
         args.push(convert(b, v, *p)?);
     }

@@ -186,12 +186,19 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
     roots.extend(opts.function.clone());
-    let mut read = {
+    let ns = namespace(module);
+    // What the program declares about its functions and globals (inactive, function-like,
+    // allocators); calls marked inactive at the call site are renamed in the prepared copy.
+    let declared = crate::conventions::read(module, path)?;
+    let mut conventions = declared.conventions;
+    let (mut read, aliases) = {
         crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
         let prepared = prepare::prepare(module, machine, path)?;
+        let aliases = crate::conventions::mark_call_sites(&prepared, &ns, &mut conventions);
         crate::supervisor::phase("reading the functions to differentiate");
-        zyg_ir::llvm::read_functions(&prepared, &roots)
+        (zyg_ir::llvm::read_functions(&prepared, &roots), aliases)
     };
+    conventions.mark_globals(&mut read.module);
     zyg_transform::types::retype_integer_copies(&mut read.module);
     zyg_transform::rules::library::add_models(&mut read.module);
     tracing::info!(
@@ -200,6 +207,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         "prepared a copy ({}) and read the functions to differentiate",
         prepare::PREPARE_PIPELINE
     );
+    let targets = request_targets(&mut read, &ns, &requests, path)?;
     let transform_error = |source: TransformError| {
         let note = source
             .callee
@@ -211,26 +219,21 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     };
 
     crate::supervisor::phase("differentiating");
-    let ns = namespace(module);
-    // Requests passing callbacks differentiate a copy of their function specialised to them.
-    let mut targets = Vec::new();
-    for r in &requests {
-        targets.push(if r.callbacks.is_empty() {
-            r.function.clone()
-        } else {
-            zyg_transform::specialize::with_callbacks(&mut read.module, &ns, &r.function, &r.callbacks)
-                .ok_or_else(|| missing_function(path, &r.function, &read))?
-        });
-    }
     let gpu = is_gpu(module);
     let mut diff = Differentiator::new(&read.module, &ns);
     if gpu {
         diff = diff.for_gpu();
     }
-    diff.set_custom_rules(crate::custom::custom_rules(module, path)?);
+    let custom = crate::custom::custom_rules(module, path)?;
+    let registered = crate::inlining::registered(&custom, &conventions, &aliases);
+    let differentiated: Vec<String> = read.module.functions.iter().map(|f| f.name.clone()).collect();
+    let requested = requests.iter().map(|r| r.function.clone()).collect();
+    crate::inlining::warn_lost(module, path, &registered, &differentiated, &requested);
+    diff.set_custom_rules(custom);
+    diff.set_conventions(conventions);
     let mut grads = Vec::new();
     for (r, target) in requests.iter().zip(&targets) {
-        let spec = Spec { function: target.clone(), args: r.kinds.iter().map(|k| k.activity()).collect() };
+        let spec = Spec::new(target.clone(), r.kinds.iter().map(|k| k.activity()).collect());
         grads.push(diff.entry(&spec, r.entry).map_err(transform_error)?);
     }
     let mut exported = None;
@@ -238,7 +241,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         let func = read.module.function(name).ok_or_else(|| missing_function(path, name, &read))?;
         let kernel = is_kernel(module, name);
         let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
-        let spec = Spec { function: name.clone(), args: kinds.iter().map(|k| k.activity()).collect() };
+        let spec = Spec::new(name.clone(), kinds.iter().map(|k| k.activity()).collect());
         let gradient = diff.gradient(&spec).map_err(transform_error)?;
         let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
         let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
@@ -295,8 +298,37 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     let written = call_targets(module, &grads, &through);
     callsite::rewrite_all(&requests, &written, path)?;
     callsite::remove_dead_markers(&requests);
+    crate::conventions::restore_call_sites(module, &aliases);
+    crate::inlining::release_kept(module, &declared.kept);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     Ok(exported.map(|(_, text)| text))
+}
+
+/// The function each request differentiates: its own, or a copy specialised to the
+/// callbacks it passes; a request that seeds the result otherwise than with 1 differentiates
+/// a wrapper of that (`zyg_transform::wrap`).
+fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[callsite::Request], path: &Path) -> Result<Vec<String>> {
+    let mut targets = Vec::new();
+    for r in requests {
+        let mut target = if r.callbacks.is_empty() {
+            r.function.clone()
+        } else {
+            zyg_transform::specialize::with_callbacks(&mut read.module, ns, &r.function, &r.callbacks)
+                .ok_or_else(|| missing_function(path, &r.function, read))?
+        };
+        if let Some(seed) = r.seed {
+            // SAFETY: the type is one of the module's, alive as long as its context.
+            let memory = r.result_memory.map(|t| zyg_ir::llvm::type_of(unsafe { inkwell::types::AnyTypeEnum::new(t) }));
+            let memory = memory.transpose().map_err(|message| DriverError::Request {
+                path: path.to_path_buf(),
+                message: format!("{}: {message}", r.place),
+            })?;
+            target = zyg_transform::wrap::with_result(&mut read.module, ns, &target, seed, memory.as_ref())
+                .ok_or_else(|| missing_function(path, &target, read))?;
+        }
+        targets.push(target);
+    }
+    Ok(targets)
 }
 
 /// `zyg` unless the module already holds zyg's output, then `zyg1`, `zyg2`, ...

@@ -11,8 +11,11 @@ use std::path::Path;
 
 /// The canonicalisation pipeline (DESIGN.md, "Prepare"): promote memory to SSA, simplify,
 /// then put loops in simplified, LCSSA form.
+/// `inferattrs` first gives the declarations of C library functions the attributes clang
+/// gives them only when optimising (`ilogb` touches only errno), so that `-O0` input tells
+/// zyg as much about its callees as `-O2` input does.
 pub const PREPARE_PIPELINE: &str =
-    "function(sroa,mem2reg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa)";
+    "inferattrs,function(sroa,mem2reg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa)";
 
 pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path) -> Result<Module<'ctx>> {
     let copy = module.clone();

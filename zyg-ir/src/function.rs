@@ -5,7 +5,7 @@ use crate::entities::{Block, Inst, Value};
 use crate::inst::InstKind;
 use crate::types::{Signature, Type};
 use cranelift_entity::PrimaryMap;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -44,7 +44,24 @@ pub struct InstData {
     /// The result value; `None` for instructions that produce nothing.
     pub result: Option<Value>,
     pub loc: Option<SourceLoc>,
+    /// What the front end says the bytes a load, store or memory copy moves hold (clang's
+    /// type-based alias metadata), when it says so.
+    pub hint: Option<TypeHint>,
 }
+
+/// The kind of value some bytes of memory hold: what decides whether they carry a
+/// derivative (floats), a shadow (pointers) or neither (integers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarKind {
+    Float(crate::types::FloatTy),
+    Pointer,
+    Integer,
+}
+
+/// The typed pieces of the bytes an instruction moves: (offset, size, kind), in bytes from
+/// the address it reads or writes. A load or store has one piece; a memory copy one per
+/// scalar field of the struct it copies (clang's `!tbaa.struct`).
+pub type TypeHint = Arc<[(u64, u64, ScalarKind)]>;
 
 #[derive(Clone, Debug, Default)]
 pub struct BlockData {
@@ -151,7 +168,7 @@ impl Function {
 
     /// Creates an instruction (and its result value when `ty` is not void), unattached.
     pub fn make_inst(&mut self, kind: InstKind, ty: Type) -> Inst {
-        let inst = self.insts.push(InstData { kind, result: None, loc: None });
+        let inst = self.insts.push(InstData { kind, result: None, loc: None, hint: None });
         if !ty.is_void() {
             let v = self.values.push(ValueData { ty, def: ValueDef::Inst(inst) });
             self.insts[inst].result = Some(v);
@@ -217,6 +234,10 @@ impl Function {
 pub struct Module {
     pub functions: Vec<Function>,
     pub declarations: BTreeMap<String, Signature>,
+    /// Declared functions that touch no memory the program can see (LLVM's `memory(none)`,
+    /// or only inaccessible and errno memory: `sin` under `-fno-math-errno` and with it, the
+    /// intrinsics): a call to one can only pass on what its result holds.
+    pub pure: BTreeSet<String>,
     pub globals: BTreeMap<String, GlobalVar>,
 }
 
@@ -227,6 +248,9 @@ pub struct GlobalVar {
     pub constant: bool,
     /// The address space (3 is a GPU's shared memory).
     pub addrspace: u32,
+    /// The program asserts that it carries no derivative (Enzyme's
+    /// `__enzyme_inactive_global`): it never gets a shadow.
+    pub inactive: bool,
 }
 
 /// The address space of a GPU's shared memory (CUDA `__shared__`), one copy per block.
@@ -249,6 +273,11 @@ impl Module {
         self.functions.iter().find(|f| f.name == name)
     }
 
+    /// Whether `name` is a declared function that touches no memory the program can see.
+    pub fn is_pure(&self, name: &str) -> bool {
+        self.pure.contains(name)
+    }
+
     /// The signature of a function the module defines or declares.
     pub fn signature(&self, name: &str) -> Option<&Signature> {
         self.function(name).map(|f| &f.sig).or_else(|| self.declarations.get(name))
@@ -257,10 +286,11 @@ impl Module {
     /// A global variable that may hold values with derivatives: written by the program
     /// (not `constant`) and of a type with floats in it, in the default address space or
     /// in a GPU's shared memory (whose shadow is shared memory the gradient kernel zeroes).
-    /// Dynamic shared memory is not: its shadow would need a dynamic region of its own.
+    /// Dynamic shared memory is not: its shadow would need a dynamic region of its own;
+    /// nor is a global the program declares inactive.
     pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
         self.globals.get(name).filter(|g| {
-            !g.constant && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared()) && g.ty.carries_derivative()
+            !g.constant && !g.inactive && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared()) && g.ty.carries_derivative()
         })
     }
 }

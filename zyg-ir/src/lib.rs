@@ -17,6 +17,8 @@ pub mod types;
 pub use constant::Constant;
 pub use diagnostic::Diagnostic;
 pub use entities::{Block, Inst, Value};
-pub use function::{BlockData, Function, GlobalVar, InstData, Linkage, Module, SourceLoc, ValueData, ValueDef, SHARED_MEMORY};
+pub use function::{
+    BlockData, Function, GlobalVar, InstData, Linkage, Module, ScalarKind, SourceLoc, TypeHint, ValueData, ValueDef, SHARED_MEMORY,
+};
 pub use inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
 pub use types::{FloatTy, Signature, Type};

@@ -124,6 +124,15 @@ impl Type {
         matches!(self, Type::Ptr(_))
     }
 
+    /// A pointer or a vector of pointers (the addresses of a gather or scatter).
+    pub fn is_address(&self) -> bool {
+        match self {
+            Type::Ptr(_) => true,
+            Type::Vector(_, e) => e.is_ptr(),
+            _ => false,
+        }
+    }
+
     pub fn is_void(&self) -> bool {
         matches!(self, Type::Void)
     }

@@ -4,15 +4,23 @@
 //! argument, or a stack array of floats); every shadowed pointer gets a shadow pointer to
 //! the memory that accumulates that memory's adjoint.
 
+use crate::addresses::{self, Root};
+use crate::conventions::Conventions;
 use crate::error::TransformError;
 use crate::rules;
 use crate::ArgActivity;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use zyg_ir::{Callee, CastOp, Constant, Function, Inst, InstKind, Module, Type, UnOp, Value};
 
 pub struct Activity {
     active: HashSet<Value>,
     shadowed: HashSet<Value>,
+    /// Calls that cannot move a derivative whatever they are given (`moves_no_derivative`).
+    silent: HashSet<Inst>,
+    /// Integers that hold an address of differentiated memory (`addresses`).
+    roots: HashMap<Value, Root>,
+    /// Calls the program declares inactive (`Conventions::is_inactive_call`).
+    inactive_calls: HashSet<Inst>,
 }
 
 /// Calls that never move derivatives, whatever pointers they are given.
@@ -42,6 +50,13 @@ pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
     "strstr", "getenv", "atoi", "atol", "strtol", "strtoul", "malloc_usable_size", "abort", "exit", "_exit",
     "__assert_fail", "__assert_rtn", "time", "clock", "clock_gettime", "gettimeofday", "rand", "srand", "random",
     "srandom", "drand48", "srand48",
+    // Integer results of floats: piecewise constant, so no derivative (an integer holding a
+    // float's bits is checked where it becomes a float again). clang gives them no memory
+    // attributes at -O0, so they are named here.
+    "lround", "lroundf", "lroundl", "llround", "llroundf", "llroundl", "lrint", "lrintf", "lrintl", "llrint",
+    "llrintf", "llrintl", "ilogb", "ilogbf", "ilogbl", "__fpclassify", "__fpclassifyf", "__fpclassifyl", "__isnan",
+    "__isnanf", "__isnanl", "__isinf", "__isinff", "__isinfl", "__finite", "__finitef", "__finitel", "__signbit",
+    "__signbitf", "__signbitl",
 ];
 
 /// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`).
@@ -53,6 +68,20 @@ pub fn is_inert_call(name: &str) -> bool {
     INERT_CALLS.iter().any(|p| name.starts_with(p))
         || DEALLOCATIONS.contains(&name)
         || INACTIVE_LIBRARY_CALLS.contains(&name)
+}
+
+/// Whether a call to `name` (returning `ret`) cannot move a derivative, so that the adjoint
+/// leaves it alone whatever its arguments: the inert calls above, and declared functions that
+/// touch no memory the program can see and return no float or pointer (`llvm.is.fpclass`,
+/// `lround`, `ilogb`): all they pass on is an integer result, which carries no derivative
+/// (a float's bits in an integer are checked for where they become a float again).
+pub fn moves_no_derivative(module: &Module, name: &str, ret: &Type) -> bool {
+    is_inert_call(name) || (module.is_pure(name) && module.function(name).is_none() && !can_hold_derivative_or_address(ret))
+}
+
+/// A type with a float or a pointer somewhere in it.
+fn can_hold_derivative_or_address(ty: &Type) -> bool {
+    ty.carries_derivative() || ty.is_ptr() || ty.holds_pointers()
 }
 
 pub fn is_allocation(kind: &InstKind) -> bool {
@@ -69,6 +98,14 @@ impl Activity {
         self.shadowed.contains(&v)
     }
 
+    /// The shadowed pointer an integer address was computed from (`addresses`), if any.
+    pub fn address_root(&self, v: Value) -> Option<Value> {
+        match self.roots.get(&v) {
+            Some(Root::Of(p)) => Some(*p),
+            _ => None,
+        }
+    }
+
     /// The global variables among the shadowed pointers.
     pub fn shadowed_globals<'f>(&'f self, func: &'f Function) -> impl Iterator<Item = (Value, &'f str)> + 'f {
         self.shadowed.iter().filter_map(move |v| match func.constant(*v) {
@@ -80,6 +117,9 @@ impl Activity {
     /// Instructions the adjoint visits: active results, stores into differentiated memory,
     /// and calls that pass it on.
     pub fn is_active_inst(&self, func: &Function, inst: Inst) -> bool {
+        if self.inactive_calls.contains(&inst) {
+            return false;
+        }
         match &func.insts[inst].kind {
             // A GPU barrier orders the adjoint's memory updates too: it is replayed.
             InstKind::Call { callee: Callee::Direct(name), .. } if is_barrier(name) => true,
@@ -87,18 +127,42 @@ impl Activity {
             InstKind::Store { value, ptr } => {
                 self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses()
             }
-            InstKind::Call { callee: Callee::Direct(name), args, .. } if !is_inert_call(name) => {
-                args.iter().any(|a| self.has_shadow(*a))
+            // Address arithmetic: its shadow is computed beside it, its adjoint does nothing.
+            InstKind::Call { callee: Callee::Direct(name), .. } if addresses::is_address_intrinsic(name) => false,
+            // A call with any active argument is active, whatever its type or its result's:
+            // a callee without a body or rule is then an error, never skipped.
+            InstKind::Call { args, .. } if !self.silent.contains(&inst) => {
+                args.iter().any(|a| self.has_shadow(*a) || self.is_active(*a))
                     || func.result(inst).is_some_and(|v| self.is_active(v) || (func.ty(v).is_ptr() && self.has_shadow(v)))
             }
+            InstKind::Call { .. } => false,
             _ => func.result(inst).is_some_and(|v| self.is_active(v)),
         }
     }
 
     /// Analyses `func` with the given argument activities; its float result is an output,
     /// and so is all differentiated memory.
-    pub fn analyze(module: &Module, func: &Function, args: &[ArgActivity]) -> Result<Activity, TransformError> {
-        let insts: Vec<Inst> = func.inst_order().map(|(_, i)| i).collect();
+    /// Calls the program declares inactive are left out: they neither vary nor use anything.
+    pub fn analyze(
+        module: &Module,
+        conventions: &Conventions,
+        func: &Function,
+        args: &[ArgActivity],
+    ) -> Result<Activity, TransformError> {
+        Activity::analyze_with(&ModuleFacts::compute(module, conventions), conventions, module, func, args)
+    }
+
+    /// `analyze`, with the module's facts computed once for all its functions.
+    pub fn analyze_with(
+        facts: &ModuleFacts,
+        conventions: &Conventions,
+        module: &Module,
+        func: &Function,
+        args: &[ArgActivity],
+    ) -> Result<Activity, TransformError> {
+        let (inactive, insts): (Vec<Inst>, Vec<Inst>) =
+            func.inst_order().map(|(_, i)| i).partition(|i| conventions.is_inactive_call(func, *i));
+        let inactive_calls: HashSet<Inst> = inactive.into_iter().collect();
         let param = |kind: ArgActivity| -> HashSet<Value> {
             func.params.iter().zip(args).filter(|(_, a)| **a == kind).map(|(p, _)| *p).collect()
         };
@@ -116,15 +180,26 @@ impl Activity {
         }
         // Forward, to a fixed point (loops): shadows follow pointer arithmetic; derivatives
         // flow from operands and from differentiated memory.
+        let mut roots: HashMap<Value, Root> = HashMap::new();
         let mut changed = true;
         while changed {
             changed = false;
             for &inst in &insts {
                 let Some(result) = func.result(inst) else { continue };
                 let kind = &func.insts[inst].kind;
-                if func.ty(result).is_ptr() && !shadowed.contains(&result) && derives_shadow(module, kind, &shadowed) {
+                if func.ty(result).is_address()
+                    && !shadowed.contains(&result)
+                    && derives_shadow(module, facts, conventions, kind, &shadowed, &roots)
+                {
                     shadowed.insert(result);
                     changed = true;
+                }
+                if func.ty(result).is_int() {
+                    if let Some(root) = addresses::step(func, kind, &shadowed, &roots) {
+                        if roots.insert(result, root) != Some(root) {
+                            changed = true;
+                        }
+                    }
                 }
                 if varied.contains(&result) || !func.ty(result).carries_derivative() {
                     continue;
@@ -140,15 +215,39 @@ impl Activity {
                 }
             }
         }
-        check_memory(module, func, &insts, &varied, &shadowed)?;
-        let useful = useful_values(module, func, &insts, &shadowed);
-        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed })
+        let silent: HashSet<Inst> = insts
+            .iter()
+            .copied()
+            .filter(|i| match &func.insts[*i].kind {
+                InstKind::Call { callee: Callee::Direct(name), sig, .. } => {
+                    !is_barrier(name) && conventions.math_rule(name).is_none() && moves_no_derivative(module, name, &sig.ret)
+                }
+                _ => false,
+            })
+            .collect();
+        check_memory(module, facts, func, &insts, &varied, &shadowed)?;
+        addresses::check(func, &roots, &shadowed, &silent)?;
+        crate::floatbits::check(&facts.bits, module, func, &varied, &shadowed, &silent)?;
+        let useful = useful_values(module, func, &insts, &shadowed, &silent);
+        Ok(Activity { active: varied.intersection(&useful).copied().collect(), shadowed, silent, roots, inactive_calls })
     }
 }
 
 /// Whether an instruction's pointer result points into shadowed memory.
-fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -> bool {
+fn derives_shadow(
+    module: &Module,
+    facts: &ModuleFacts,
+    conventions: &Conventions,
+    kind: &InstKind,
+    shadowed: &HashSet<Value>,
+    roots: &HashMap<Value, Root>,
+) -> bool {
     match kind {
+        // An address of differentiated memory that went through an integer.
+        InstKind::Cast { op: CastOp::IntToPtr, arg } => matches!(roots.get(arg), Some(Root::Of(_))),
+        InstKind::Call { callee: Callee::Direct(name), args, .. } if addresses::is_address_intrinsic(name) => {
+            args.first().is_some_and(|p| shadowed.contains(p))
+        }
         InstKind::Gep { base, .. } => shadowed.contains(base),
         InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(arg),
         InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| shadowed.contains(v)),
@@ -159,38 +258,86 @@ fn derives_shadow(module: &Module, kind: &InstKind, shadowed: &HashSet<Value>) -
         }
         // A pointer kept in differentiated memory has its shadow in the shadow memory, at
         // the same place (Enzyme's convention: a shadow struct's pointers point to shadows).
-        InstKind::Load { ty, ptr } => ty.is_ptr() && shadowed.contains(ptr),
+        InstKind::Load { ty, ptr } => ty.is_address() && shadowed.contains(ptr),
+        // Vectors of pointers (a gather's or scatter's addresses): a splat of one pointer,
+        // lanes moved between vectors, one lane taken out.
+        InstKind::InsertElement { vec, value, .. } => shadowed.contains(vec) || shadowed.contains(value),
+        InstKind::ShuffleVector { a, b, .. } => shadowed.contains(a) || shadowed.contains(b),
+        InstKind::ExtractElement { vec, .. } => shadowed.contains(vec),
         // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
-        kind if is_allocation(kind) => true,
+        kind if conventions.is_allocation(kind) => true,
         InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-            returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(a)))
+            facts.returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(a)))
         }
         _ => false,
     }
 }
 
-/// Whether a call to `name` may return a pointer to differentiated memory: the callee is
-/// defined here, returns a pointer, and is given differentiated memory or makes its own
-/// (allocates, or uses a global that carries derivatives). Its primal then writes the
-/// returned pointer's shadow (null when it returns other memory). The callee's own calls
-/// are not followed: a wrapper around an allocating wrapper needs a shadowed argument.
-pub fn returns_shadowed(module: &Module, name: &str, given_shadowed: bool) -> bool {
-    let Some(callee) = module.function(name).filter(|f| f.sig.ret.is_ptr() && !f.is_declaration()) else {
-        return false;
-    };
-    given_shadowed
-        || callee.inst_order().any(|(_, i)| {
-            let kind = &callee.insts[i].kind;
-            is_allocation(kind)
-                || kind.operands().iter().any(|v| {
-                    matches!(callee.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
-                })
-        })
+/// What activity analysis of one function needs to know about the rest of the module,
+/// computed once per module.
+pub struct ModuleFacts {
+    /// Defined functions returning a pointer that may point to differentiated memory they
+    /// make themselves, without being given any: they allocate, use a global that carries
+    /// derivatives, or call such a function (a `cons` cell constructor, a wrapper around
+    /// one). Their primal writes the returned pointer's shadow.
+    returns_own_memory: HashSet<String>,
+    /// Which bytes of memory hold floats, pointers and integers.
+    pub memory: crate::memtypes::MemTypes,
+    /// What functions do with float bits kept in integers.
+    pub bits: crate::floatbits::BitSummaries,
+}
+
+impl ModuleFacts {
+    pub fn compute(module: &Module, conventions: &Conventions) -> ModuleFacts {
+        let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut returns_own_memory = HashSet::new();
+        let mut work = Vec::new();
+        for f in module.functions.iter().filter(|f| !f.is_declaration()) {
+            let mut direct = false;
+            for (_, i) in f.inst_order() {
+                let kind = &f.insts[i].kind;
+                if let InstKind::Call { callee: Callee::Direct(g), .. } = kind {
+                    callers.entry(&**g).or_default().push(&f.name);
+                }
+                direct |= conventions.is_allocation(kind)
+                    || kind.operands().iter().any(|v| {
+                        matches!(f.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
+                    });
+            }
+            if direct && f.sig.ret.is_ptr() && returns_own_memory.insert(f.name.clone()) {
+                work.push(f.name.as_str());
+            }
+        }
+        // Callers that return a pointer inherit it, transitively.
+        while let Some(g) = work.pop() {
+            for &caller in callers.get(g).map(Vec::as_slice).unwrap_or_default() {
+                let returns_ptr = module.function(caller).is_some_and(|f| f.sig.ret.is_ptr());
+                if returns_ptr && returns_own_memory.insert(caller.to_string()) {
+                    work.push(caller);
+                }
+            }
+        }
+        ModuleFacts {
+            returns_own_memory,
+            memory: crate::memtypes::MemTypes::compute(module),
+            bits: crate::floatbits::BitSummaries::compute(module),
+        }
+    }
+
+    /// Whether a call to `name` may return a pointer to differentiated memory: the callee is
+    /// defined here, returns a pointer, and is given differentiated memory or makes its own.
+    /// Its primal then writes the returned pointer's shadow (null when it returns other
+    /// memory).
+    pub fn returns_shadowed(&self, module: &Module, name: &str, given_shadowed: bool) -> bool {
+        let defined = module.function(name).is_some_and(|f| f.sig.ret.is_ptr() && !f.is_declaration());
+        defined && (given_shadowed || self.returns_own_memory.contains(name))
+    }
 }
 
 /// Refuses what the memory model cannot represent yet, rather than dropping derivatives.
 fn check_memory(
     module: &Module,
+    facts: &ModuleFacts,
     func: &Function,
     insts: &[Inst],
     varied: &HashSet<Value>,
@@ -198,13 +345,31 @@ fn check_memory(
 ) -> Result<(), TransformError> {
     // Null, and the poison a phi takes on paths where the pointer is not used, need no shadow.
     let has_shadow_or_null = |v: &Value| {
-        shadowed.contains(v) || matches!(func.constant(*v), Some(Constant::Null(_) | Constant::Poison(_) | Constant::Undef(_)))
+        shadowed.contains(v)
+            || matches!(
+                func.constant(*v),
+                Some(Constant::Null(_) | Constant::Poison(_) | Constant::Undef(_) | Constant::Zero(_))
+            )
     };
     let copies = crate::types::integer_copies(func);
     let entry_insts: HashSet<Inst> = func.entry().map(|b| func.blocks[b].insts.iter().copied().collect()).unwrap_or_default();
     for &inst in insts {
+        if let Some(what) = unshadowed_address_vector(func, inst, shadowed) {
+            return Err(TransformError::at(
+                func,
+                inst,
+                format!(
+                    "{what}; that is not supported yet (clang makes gathers and scatters with -march=x86-64-v4 \
+                     or AVX-512: compiling without them avoids it)"
+                ),
+            ));
+        }
         match &func.insts[inst].kind {
-            InstKind::Store { value, ptr } if varied.contains(value) && !shadowed.contains(ptr) => {
+            InstKind::Store { value, ptr }
+                if varied.contains(value)
+                    && !shadowed.contains(ptr)
+                    && !crate::conventions::is_inactive_memory(module, func, *ptr) =>
+            {
                 if let Some(name) = dynamic_shared(module, func, *ptr) {
                     return Err(TransformError::at(
                         func,
@@ -223,14 +388,19 @@ fn check_memory(
                      cannot trace to a `dup` argument); that is not supported yet",
                 ));
             }
-            kind @ (InstKind::Phi { .. } | InstKind::Select { .. }) => {
+            kind @ (InstKind::Phi { .. }
+            | InstKind::Select { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }) => {
                 if !func.result(inst).is_some_and(|r| shadowed.contains(&r)) {
                     continue;
                 }
                 let ptrs: Vec<Value> = match kind {
                     InstKind::Phi { incoming } => incoming.iter().map(|(_, v)| *v).collect(),
                     InstKind::Select { then_value, else_value, .. } => vec![*then_value, *else_value],
-                    _ => unreachable!("matched phi or select"),
+                    InstKind::InsertElement { vec, value, .. } => vec![*vec, *value],
+                    InstKind::ShuffleVector { a, b, .. } => vec![*a, *b],
+                    _ => unreachable!("matched phi, select, insertelement or shufflevector"),
                 };
                 if !ptrs.iter().all(has_shadow_or_null) {
                     return Err(TransformError::at(
@@ -243,27 +413,23 @@ fn check_memory(
             }
             InstKind::Load { ptr, .. } if shadowed.contains(ptr) && copies.contains_key(&inst) => {
                 let (_, bits, targets) = &copies[&inst];
-                if targets.iter().any(|p| shadowed.contains(p)) && matches!(bits, 32 | 64) {
+                let bytes = u64::from(bits.div_ceil(8));
+                let known = facts.memory.at(func, *ptr, bytes);
+                if targets.iter().any(|p| shadowed.contains(p))
+                    && matches!(bits, 32 | 64)
+                    && known != crate::memtypes::Known::All(zyg_ir::ScalarKind::Integer)
+                {
                     return Err(TransformError::at(
                         func,
                         inst,
                         format!(
                             "this copies {bits} bits of differentiated memory as an integer, and zyg cannot tell \
-                             whether they hold a float: the function's own float accesses do not decide it (none, \
-                             or more than one format); copy them with a float type or with memcpy"
+                             whether they hold a float, a pointer or an integer ({}); copy them with their own type \
+                             or with memcpy, or compile with -O1 or higher so that clang describes the types",
+                            crate::memtypes::describe_known(&known)
                         ),
                     ));
                 }
-            }
-            InstKind::Gep { base, .. }
-                if shadowed.contains(base) && func.result(inst).is_some_and(|v| !func.ty(v).is_ptr()) =>
-            {
-                return Err(TransformError::at(
-                    func,
-                    inst,
-                    "a vector of pointers into differentiated memory (for a gather or scatter, as clang emits \
-                     with AVX-512) is not supported yet; compile without -march=x86-64-v4 or avx512",
-                ));
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. }
                 if &**name == "realloc" && args.first().is_some_and(|p| !has_shadow_or_null(p)) =>
@@ -292,6 +458,36 @@ fn check_memory(
     Ok(())
 }
 
+/// What is wrong, when `inst` handles a vector of pointers into differentiated memory in a
+/// way that has no shadow: it makes one from shadowed pointers by an operation the shadows
+/// do not follow (a gather of pointers, `inttoptr`, a call), or it stores one through a
+/// masked store or scatter (the pointers' shadows would not be stored).
+fn unshadowed_address_vector(func: &Function, inst: Inst, shadowed: &HashSet<Value>) -> Option<String> {
+    let kind = &func.insts[inst].kind;
+    let is_vector = |v: Value| matches!(func.ty(v), Type::Vector(..)) && func.ty(v).is_address();
+    let makes = func.result(inst).is_some_and(|r| is_vector(r) && !shadowed.contains(&r));
+    if makes && kind.operands().iter().any(|v| shadowed.contains(v)) {
+        return Some(format!(
+            "this `{}` makes a vector of pointers from pointers into differentiated memory, and zyg cannot \
+             give it a shadow (the derivatives through it would be lost)",
+            kind.opcode_name()
+        ));
+    }
+    match kind {
+        InstKind::Call { callee: Callee::Direct(name), args, .. }
+            if (name.starts_with("llvm.masked.scatter.") || name.starts_with("llvm.masked.store."))
+                && args.len() == 3
+                && func.ty(args[0]).holds_pointers()
+                && shadowed.contains(&args[1]) =>
+        {
+            Some("this stores pointers into differentiated memory through a masked store or scatter, and zyg \
+                  cannot store their shadows"
+                .into())
+        }
+        _ => None,
+    }
+}
+
 /// The dynamic shared-memory global (`GlobalVar::is_dynamic_shared`) `ptr` points into.
 fn dynamic_shared<'m>(module: &'m Module, func: &Function, ptr: Value) -> Option<&'m str> {
     match func.constant(crate::memory::root(func, ptr)) {
@@ -303,8 +499,16 @@ fn dynamic_shared<'m>(module: &'m Module, func: &Function, ptr: Value) -> Option
 }
 
 /// Values that can influence an output: the float result, values stored into shadowed
-/// memory, and float arguments of calls that are given shadowed memory; then backwards.
-fn useful_values(module: &Module, func: &Function, insts: &[Inst], shadowed: &HashSet<Value>) -> HashSet<Value> {
+/// memory, and float arguments of every call that may move a derivative (a callee may keep
+/// its argument in memory it returns, write it to a global, or be one zyg knows nothing
+/// of, which must then be reported rather than skipped); then backwards.
+fn useful_values(
+    module: &Module,
+    func: &Function,
+    insts: &[Inst],
+    shadowed: &HashSet<Value>,
+    silent: &HashSet<Inst>,
+) -> HashSet<Value> {
     let mut useful: HashSet<Value> = HashSet::new();
     for &inst in insts {
         match &func.insts[inst].kind {
@@ -317,7 +521,7 @@ fn useful_values(module: &Module, func: &Function, insts: &[Inst], shadowed: &Ha
                     useful.insert(*v);
                 }
             }
-            InstKind::Call { args, .. } if args.iter().any(|a| shadowed.contains(a)) => {
+            InstKind::Call { args, .. } if !silent.contains(&inst) => {
                 useful.extend(args.iter().filter(|a| func.ty(**a).carries_derivative()));
             }
             _ => {}

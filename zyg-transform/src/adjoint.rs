@@ -38,8 +38,10 @@ pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, Transf
         local: block_local_floats(plan),
         pending: HashMap::new(),
         slots: HashMap::new(),
+        sinks: HashMap::new(),
         callee_slots: HashMap::new(),
         remaining: HashMap::new(),
+        scratch: None,
     };
     builder.create_slots(entry);
     builder.enter(entry, exit);
@@ -61,11 +63,16 @@ struct Adjoint<'p, 'a> {
     pending: HashMap<Value, Value>,
     /// The adjoint accumulator of each other active primal value.
     slots: HashMap<Value, Value>,
+    /// A scratch slot per element type, where the adjoints of masked-off gather and scatter
+    /// lanes go (`gather`).
+    sinks: HashMap<Type, Value>,
     /// Where a callee's tape is put back for its adjoint.
     callee_slots: HashMap<Inst, Value>,
     /// For each counted loop (by header), how many of its header's executions in the
     /// current activation the adjoint has yet to visit.
     remaining: HashMap<Block, Value>,
+    /// Where adjoints meant for a null shadow go (`shadows`), when some shadow may be null.
+    scratch: Option<Value>,
 }
 
 impl<'p, 'a> Adjoint<'p, 'a> {
@@ -94,6 +101,27 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         headers.sort_unstable();
         for h in headers {
             self.remaining.insert(h, c.alloca(Type::I64));
+        }
+        if !self.plan.nullable.is_empty() {
+            let accessed = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
+                InstKind::Load { ty, .. } => Some(ty),
+                InstKind::Store { value, .. } => Some(func.ty(*value)),
+                _ => None,
+            });
+            self.scratch = Some(c.alloca(crate::shadows::scratch_type(accessed)));
+        }
+    }
+
+    /// Where an adjoint goes through the shadow of `ptr`: the shadow, or the scratch slot
+    /// where a nullable shadow is null; and whether it was null, for nullable ones.
+    fn guarded(&mut self, at: Block, ptr: Value, shadow: Value) -> (Value, Option<Value>) {
+        match self.scratch.filter(|_| self.plan.nullable.contains(&ptr)) {
+            Some(scratch) => {
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                let missing = crate::shadows::is_null(&mut c, shadow);
+                (crate::shadows::or_scratch(&mut c, shadow, scratch), Some(missing))
+            }
+            None => (shadow, None),
         }
     }
 
@@ -258,6 +286,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 };
                 let ty = func.ty(v).clone();
                 let shadow = self.shadow(ab, b, *ptr)?;
+                let (shadow, _) = self.guarded(ab, *ptr, shadow);
                 let shared = self.plan.thread_private.as_ref().is_some_and(|private| !private.contains(ptr));
                 let mut c = Cursor::at_end(&mut self.adj, ab);
                 if shared {
@@ -276,6 +305,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 // The store overwrote the memory: its adjoint so far goes to the stored value,
                 // and what was there before gets none of it.
                 let shadow = self.shadow(ab, b, *ptr)?;
+                let (shadow, missing) = self.guarded(ab, *ptr, shadow);
                 let mut c = Cursor::at_end(&mut self.adj, ab);
                 if !ty.carries_derivative() {
                     // An integer overwrote whatever floats were there.
@@ -283,7 +313,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     c.store(zero, shadow);
                     return Ok(());
                 }
-                let d = c.take_from(shadow, &ty);
+                let mut d = c.take_from(shadow, &ty);
+                if let Some(missing) = missing {
+                    // Memory that is not differentiated holds no adjoint.
+                    let zero = c.constant(Constant::Zero(ty));
+                    d = c.select(missing, zero, d);
+                }
                 self.accumulate(ab, *value, d);
             }
             Pullback::Custom(rule) => {
@@ -299,13 +334,43 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                     _ => None,
                 };
                 let mut c = Cursor::at_end(&mut self.adj, ab);
-                let bytes = c.zext_to_i64(bytes);
+                let mut bytes = c.zext_to_i64(bytes);
+                // A null shadow (memory that is not differentiated): at the destination,
+                // nothing to move or clear; at the source, the copy only overwrote, so the
+                // destination's adjoint is cleared and goes nowhere.
+                let none = c.i64(0);
+                let dst_null = self.plan.nullable.contains(&dst).then(|| crate::shadows::is_null(&mut c, dst_shadow));
+                let src_null = src_shadow.filter(|_| self.plan.nullable.contains(&src)).map(|s| crate::shadows::is_null(&mut c, s));
+                if let Some(src_null) = src_null {
+                    let clear = match dst_null {
+                        Some(dst_null) => {
+                            let yes = c.constant(Constant::bool(true));
+                            let dst_there = c.binary(BinOp::Xor, dst_null, yes);
+                            c.binary(BinOp::And, src_null, dst_there)
+                        }
+                        None => src_null,
+                    };
+                    let cleared = c.select(clear, bytes, none);
+                    let zero = c.constant(Constant::int(8, 0));
+                    let volatile = c.constant(Constant::bool(false));
+                    let sig = Signature::new(vec![Type::PTR, Type::I8, Type::I64, Type::I1], Type::Void);
+                    let target = generic_pointer(&mut c, dst_shadow);
+                    c.call("llvm.memset.p0.i64", sig, vec![target, zero, cleared, volatile]);
+                }
+                if let Some(missing) = dst_null.into_iter().chain(src_null).reduce(|a, b| c.binary(BinOp::Or, a, b)) {
+                    bytes = c.select(missing, none, bytes);
+                }
                 // The helpers take generic pointers; a shared-memory shadow converts to one.
                 let dst_shadow = generic_pointer(&mut c, dst_shadow);
                 let src_shadow = src_shadow.map(|s| generic_pointer(&mut c, s));
                 match (&self.plan.pullbacks[&inst], src_shadow) {
-                    (Pullback::MemCopy(elem), Some(src_shadow)) => {
+                    (Pullback::MemCopy(crate::memory::CopyPlan::Floats(elem)), Some(src_shadow)) => {
                         let name = crate::memory::copy_adjoint_name(&self.plan.namespace, *elem);
+                        c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
+                    }
+                    // Mixed fields: only the float fields' adjoints move (and are zeroed).
+                    (Pullback::MemCopy(crate::memory::CopyPlan::Fields(_)), Some(src_shadow)) => {
+                        let name = crate::memory::field_adjoint_name(&self.plan.namespace, self.plan.copy_layouts[&inst]);
                         c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
                     }
                     // Overwritten by a memset or by a copy of constant memory: no adjoint
@@ -354,13 +419,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let (start, vec) = (args[0], args[1]);
                 self.accumulate(ab, start, d);
                 if let Type::Vector(n, _) = func.ty(vec).clone() {
-                    let mut c = Cursor::at_end(&mut self.adj, ab);
-                    let mut splat = c.constant(Constant::Poison(func.ty(vec).clone()));
-                    for lane in 0..n {
-                        let i = c.i32(i64::from(lane));
-                        splat = c.insert_element(splat, d, i);
-                    }
-                    self.accumulate(ab, vec, splat);
+                    let spread = splat(&mut Cursor::at_end(&mut self.adj, ab), d, n);
+                    self.accumulate(ab, vec, spread);
                 }
             }
             Pullback::Barrier => {
@@ -399,6 +459,39 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let d = masked_load(&mut c, shadow, mask, zero);
                 masked_store(&mut c, zero, shadow, mask);
                 self.accumulate(ab, value, d);
+            }
+            Pullback::Gather => {
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (ptrs, mask, passthru) = (args[0], args[1], args[2]);
+                // A gather of integers from differentiated memory: nothing flows.
+                let Some(d) = d else { return Ok(()) };
+                let mask = self.alpha(ab, mask)?;
+                let shadows = if self.plan.activity.has_shadow(ptrs) { Some(self.shadow(ab, b, ptrs)?) } else { None };
+                let elem = lane_type(func.ty(passthru));
+                let sink = self.sink(&elem);
+                let atomic = self.plan.thread_private.is_some();
+                let rest = crate::gather::gather_adjoint(&mut Cursor::at_end(&mut self.adj, ab), shadows, mask, d, sink, atomic);
+                self.accumulate(ab, passthru, rest);
+            }
+            Pullback::Scatter => {
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (value, ptrs, mask) = (args[0], args[1], args[2]);
+                let ty = func.ty(value).clone();
+                let mask = self.alpha(ab, mask)?;
+                let shadows = self.shadow(ab, b, ptrs)?;
+                let sink = self.sink(&lane_type(&ty));
+                let mut c = Cursor::at_end(&mut self.adj, ab);
+                if let Some(dvalue) = crate::gather::scatter_adjoint(&mut c, &ty, shadows, mask, sink) {
+                    self.accumulate(ab, value, dvalue);
+                }
+            }
+            Pullback::ReduceFMul => {
+                let d = d.expect("a reduction is visited for an active result");
+                let InstKind::Call { args, .. } = &func.insts[inst].kind else { return Ok(()) };
+                let (start, vec) = (self.alpha(ab, args[0])?, self.alpha(ab, args[1])?);
+                let (dstart, dvec) = crate::gather::reduce_fmul_adjoint(&mut Cursor::at_end(&mut self.adj, ab), start, vec, d);
+                self.accumulate(ab, args[0], dstart);
+                self.accumulate(ab, args[1], dvec);
             }
             Pullback::ReduceMinMax => {
                 let d = d.expect("a reduction is visited for an active result");
@@ -592,6 +685,20 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         d
     }
 
+    /// The scratch slot for lanes of type `ty` (zeroed at the start of the adjoint).
+    fn sink(&mut self, ty: &Type) -> Value {
+        if let Some(&slot) = self.sinks.get(ty) {
+            return slot;
+        }
+        let entry = self.adj.entry().expect("the adjoint has an entry block");
+        let mut c = Cursor::at_start(&mut self.adj, entry);
+        let slot = c.alloca(ty.clone());
+        let zero = c.constant(Constant::Zero(ty.clone()));
+        c.store(zero, slot);
+        self.sinks.insert(ty.clone(), slot);
+        slot
+    }
+
     /// `adjoint(v) += contribution` when `v` is active.
     fn accumulate(&mut self, at: Block, v: Value, contribution: Value) {
         if self.local.contains(&v) {
@@ -729,20 +836,26 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             let func = self.plan.func;
             let base = self.plan.recompute.shadow_base(func, ptr).expect("a rebuilt shadow has a base");
             let base_shadow = self.shadow(at, _block, base)?;
-            if let Some(iv) = self.plan.recompute.inductions.get(&ptr).cloned() {
+            let rebuilt = if let Some(iv) = self.plan.recompute.inductions.get(&ptr).cloned() {
                 let iteration = self.iteration(at, iv.header);
                 let mut c = Cursor::at_end(&mut self.adj, at);
-                return Ok(crate::recompute::induction_value(&mut c, &iv, base_shadow, iteration));
-            }
-            let inst = func.def_inst(ptr).expect("rebuilt shadows are instructions");
-            return Ok(match func.insts[inst].kind.clone() {
-                InstKind::Gep { source_ty, indices, inbounds, .. } => {
-                    let indices = indices.iter().map(|i| self.alpha(at, *i)).collect::<Result<Vec<_>, _>>()?;
-                    let kind = InstKind::Gep { source_ty, base: base_shadow, indices, inbounds };
-                    Cursor::at_end(&mut self.adj, at).emit(kind, func.ty(ptr).clone()).expect("a pointer")
+                crate::recompute::induction_value(&mut c, &iv, base_shadow, iteration)
+            } else {
+                let inst = func.def_inst(ptr).expect("rebuilt shadows are instructions");
+                match func.insts[inst].kind.clone() {
+                    InstKind::Gep { source_ty, indices, inbounds, .. } => {
+                        let indices = indices.iter().map(|i| self.alpha(at, *i)).collect::<Result<Vec<_>, _>>()?;
+                        let kind = InstKind::Gep { source_ty, base: base_shadow, indices, inbounds };
+                        Cursor::at_end(&mut self.adj, at).emit(kind, func.ty(ptr).clone()).expect("a pointer")
+                    }
+                    _ => base_shadow,
                 }
-                _ => base_shadow,
-            });
+            };
+            // Computed from a shadow that may be null, it stays null where that one is.
+            if rebuilt != base_shadow && self.plan.nullable.contains(&base) {
+                return Ok(crate::shadows::keep_null(&mut Cursor::at_end(&mut self.adj, at), base_shadow, rebuilt));
+            }
+            return Ok(rebuilt);
         }
         self.fetch_field(at, Field::Shadow(ptr))
     }
@@ -780,8 +893,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
             Node::Call(name, args) => {
                 let args = args.iter().map(|a| sub(self, a)).collect::<Result<Vec<_>, _>>()?;
-                math_call(&mut Cursor::at_end(&mut self.adj, at), name, args, &float)
-                    .ok_or_else(|| TransformError::at(self.plan.func, env.inst, format!("`{name}` of {float} has no LLVM intrinsic, so its derivative cannot be vectorised yet")))?
+                math_call(&mut Cursor::at_end(&mut self.adj, at), name, args, &float).ok_or_else(|| {
+                    TransformError::at(self.plan.func, env.inst, format!("internal error: no call of `{name}` for {float}"))
+                })?
             }
             Node::Select(cond, a, b) => {
                 let (cond, a, b) = (sub(self, cond)?, sub(self, a)?, sub(self, b)?);
@@ -793,9 +907,22 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let (a, b) = (sub(self, a)?, sub(self, b)?);
                 Cursor::at_end(&mut self.adj, at).fcmp(*pred, a, b)
             }
+            Node::And(a, b) | Node::Or(a, b) => {
+                let op = if matches!(&*e.0, Node::And(..)) { BinOp::And } else { BinOp::Or };
+                let (a, b) = (sub(self, a)?, sub(self, b)?);
+                Cursor::at_end(&mut self.adj, at).binary(op, a, b)
+            }
             Node::IntToFloat(a) => {
                 let a = sub(self, a)?;
-                Cursor::at_end(&mut self.adj, at).cast(CastOp::SIToFP, a, float)
+                let mut c = Cursor::at_end(&mut self.adj, at);
+                match (&float, c.func.ty(a).clone()) {
+                    // A vector rule's scalar integer operand (`llvm.powi.v4f64.i32`'s exponent).
+                    (Type::Vector(n, elem), Type::Int(_)) => {
+                        let scalar = c.cast(CastOp::SIToFP, a, (**elem).clone());
+                        splat(&mut c, scalar, *n)
+                    }
+                    _ => c.cast(CastOp::SIToFP, a, float),
+                }
             }
             Node::IntAdd(a, k) => {
                 let a = sub(self, a)?;
@@ -847,7 +974,8 @@ fn block_local_floats(plan: &Plan) -> HashSet<Value> {
 
 /// Calls a math function of family `name` in type `ty` (a float or a vector of floats):
 /// an LLVM intrinsic where LLVM has one that every backend lowers, the C library's function
-/// otherwise (scalars only: None for a vector without an intrinsic).
+/// otherwise; for a vector without an intrinsic (`cosh` for a vectorised `sinh`), the C
+/// library's function lane by lane. None for a type that is not a float or float vector.
 fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<Value> {
     const INTRINSICS: &[&str] = &[
         "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil",
@@ -860,8 +988,16 @@ fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<
         format!("llvm.powi.{suffix}.{}", params[1])
     } else if INTRINSICS.contains(&name) {
         format!("llvm.{name}.{suffix}")
-    } else if matches!(ty, Type::Vector(..)) {
-        return None;
+    } else if let Type::Vector(n, scalar) = ty {
+        let args: Vec<Value> = args.into_iter().map(|a| c.convert_float(a, ty)).collect();
+        let mut out = c.constant(Constant::Poison(ty.clone()));
+        for lane in 0..*n {
+            let i = c.i32(i64::from(lane));
+            let lanes: Vec<Value> = args.iter().map(|a| c.extract_element(*a, i)).collect();
+            let y = math_call(c, name, lanes, scalar)?;
+            out = c.insert_element(out, y, i);
+        }
+        return Some(out);
     } else {
         let libm_suffix = match elem {
             FloatTy::F32 => "f",
@@ -873,6 +1009,25 @@ fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<
     let args = args.into_iter().map(|a| c.convert_float(a, ty)).collect();
     let params = params.into_iter().map(|t| if t.float_elem().is_some() { ty.clone() } else { t }).collect();
     c.call(&callee, Signature::new(params, ty.clone()), args)
+}
+
+/// The type of one lane of a vector type.
+fn lane_type(ty: &Type) -> Type {
+    match ty {
+        Type::Vector(_, elem) => (**elem).clone(),
+        other => other.clone(),
+    }
+}
+
+/// A vector of `n` copies of `scalar`.
+fn splat(c: &mut Cursor, scalar: Value, n: u32) -> Value {
+    let ty = Type::Vector(n, c.func.ty(scalar).clone().into());
+    let mut v = c.constant(Constant::Poison(ty));
+    for lane in 0..n {
+        let i = c.i32(i64::from(lane));
+        v = c.insert_element(v, scalar, i);
+    }
+    v
 }
 
 /// `llvm.masked.load(ptr, mask, passthru)` of the passthru's vector type.

@@ -33,14 +33,13 @@ impl TransformError {
     }
 }
 
-/// `%5 = call double @mystery(...)`-style rendering for messages.
+/// The instruction in zyg's text form (`%5 = call double @mystery(double %3)`), for
+/// messages; the long tail of a very long one (a call with many arguments) is cut.
 pub fn describe(func: &Function, inst: Inst) -> String {
-    let data = &func.insts[inst];
-    let lhs = data.result.map(|v| format!("{v} = ")).unwrap_or_default();
-    let ty = data.result.map(|v| format!(" {}", func.ty(v))).unwrap_or_default();
-    let callee = match &data.kind {
-        InstKind::Call { callee: Callee::Direct(name), .. } => format!(" @{name}(...)"),
-        _ => String::new(),
-    };
-    format!("{lhs}{}{ty}{callee}", data.kind.opcode_name())
+    const LIMIT: usize = 200;
+    let text = zyg_ir::text::print_inst(func, inst);
+    match text.char_indices().nth(LIMIT) {
+        Some((cut, _)) => format!("{} ...", &text[..cut]),
+        None => text,
+    }
 }

@@ -8,19 +8,26 @@
 //! together with the tape on its stack, seeding the result's adjoint with 1.
 
 pub mod activity;
+pub mod addresses;
 pub mod adjoint;
 pub mod builder;
+pub mod conventions;
 pub mod custom;
 pub mod error;
+pub mod floatbits;
+pub mod gather;
 pub mod gpu;
 pub mod memory;
+pub mod memtypes;
 pub mod primal;
 pub mod rules;
+pub mod shadows;
 pub mod stack;
 pub mod recompute;
 pub mod specialize;
 pub mod tape;
 pub mod types;
+pub mod wrap;
 
 use activity::Activity;
 pub use error::TransformError;
@@ -53,18 +60,32 @@ pub enum ArgActivity {
 pub struct Spec {
     pub function: String,
     pub args: Vec<ArgActivity>,
+    /// The shadows given for `dup` parameters may be null (memory that is not
+    /// differentiated, `shadows`): a callee called with such a shadow. Requests give
+    /// shadows the caller owns, which must not be null.
+    pub shadows_may_be_null: bool,
 }
 
 impl Spec {
+    /// A request's spec: `dup` shadows are the caller's own, never null.
+    pub fn new(function: impl Into<String>, args: Vec<ArgActivity>) -> Spec {
+        Spec { function: function.into(), args, shadows_may_be_null: false }
+    }
+
     fn suffix(&self) -> String {
-        self.args
+        let mut suffix: String = self
+            .args
             .iter()
             .map(|a| match a {
                 ArgActivity::Const => 'c',
                 ArgActivity::Active => 'a',
                 ArgActivity::Dup => 'd',
             })
-            .collect()
+            .collect();
+        if self.shadows_may_be_null {
+            suffix.push('n');
+        }
+        suffix
     }
 }
 
@@ -143,6 +164,12 @@ pub enum Pullback {
     /// mask; a masked-off lane of a load takes `passthru`.
     MaskedLoad,
     MaskedStore,
+    /// `llvm.masked.gather(ptrs, mask, passthru)` and `llvm.masked.scatter(value, ptrs,
+    /// mask)`: loads and stores through a vector of pointers, lane by lane (`gather`).
+    Gather,
+    Scatter,
+    /// `llvm.vector.reduce.fmul(start, v)`: each factor gets the product of the others.
+    ReduceFMul,
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
     Allocation,
     /// A derivative the user registered for the callee.
@@ -152,18 +179,39 @@ pub enum Pullback {
     Barrier,
     /// `memset`: the shadow of the bytes set is zeroed.
     MemSet,
-    /// `memcpy`/`memmove` of elements of this float type: the destination's adjoint goes
-    /// back to the source (when the source is differentiated memory) and is zeroed.
-    MemCopy(zyg_ir::FloatTy),
+    /// `memcpy`/`memmove`: the destination's adjoint goes back to the source through the
+    /// float bytes (when the source is differentiated memory) and is zeroed; the primal
+    /// copies the shadows of pointer bytes (`memory::CopyPlan`).
+    MemCopy(memory::CopyPlan),
     /// `realloc` of memory holding this float type: the new shadow's adjoint goes back to
     /// the old shadow, and the new shadow is freed (`memory::is_realloc`).
     Realloc(zyg_ir::FloatTy),
     Phi,
 }
 
+impl Pullback {
+    /// Pullbacks whose only input is the result's adjoint: with an inactive result they do
+    /// nothing.
+    fn only_moves_the_result(&self) -> bool {
+        matches!(
+            self,
+            Pullback::Rule(_)
+                | Pullback::Aggregate
+                | Pullback::Lanes
+                | Pullback::ReduceFAdd
+                | Pullback::ReduceMinMax
+                | Pullback::ReduceFMul
+                | Pullback::MaskedLoad
+                | Pullback::Gather
+        )
+    }
+}
+
 /// Everything the primal and adjoint builders need to know about one function.
 pub struct Plan<'a> {
     pub module: &'a Module,
+    /// The program's own declarations: inactive calls, custom allocators...
+    pub conventions: &'a conventions::Conventions,
     /// Prefix of generated names (`zyg`, or `zyg1`... when a module already has some).
     pub namespace: String,
     pub func: &'a Function,
@@ -177,8 +225,13 @@ pub struct Plan<'a> {
     /// through any other pointer are atomic. None on a CPU.
     pub thread_private: Option<HashSet<Value>>,
     pub layout: TapeLayout,
+    /// The pointers whose shadows may be null at run time (`shadows`).
+    pub nullable: HashSet<Value>,
     pub block_of: HashMap<Inst, Block>,
     pub pullbacks: HashMap<Inst, Pullback>,
+    /// The helpers of copies of mixed fields (`memory::CopyPlan::Fields`), by instruction:
+    /// the index in their names (`memory::field_adjoint_name`).
+    pub copy_layouts: HashMap<Inst, usize>,
     pub callees: BTreeMap<Inst, Generated>,
     pub returns: Vec<Block>,
 }
@@ -219,6 +272,8 @@ pub struct Differentiator<'m> {
     namespace: String,
     /// Float types whose memcpy adjoint helper is already in `output`.
     copy_helpers: HashSet<zyg_ir::FloatTy>,
+    /// Layouts of copies of mixed fields whose helpers are in `output`, with their index.
+    field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
     /// The realloc helpers already in `output`: `None` for the shadow realloc, `Some` for
     /// an adjoint per float type.
     realloc_helpers: HashSet<Option<zyg_ir::FloatTy>>,
@@ -226,8 +281,12 @@ pub struct Differentiator<'m> {
     boxed: HashSet<Spec>,
     /// Derivatives registered by the user, by function name.
     custom: HashMap<String, custom::CustomRule>,
+    /// What the program declares about its functions and globals (`conventions`).
+    conventions: conventions::Conventions,
     /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
     gpu: bool,
+    /// What activity analysis needs to know about the whole module.
+    facts: activity::ModuleFacts,
 }
 
 impl<'m> Differentiator<'m> {
@@ -237,9 +296,11 @@ impl<'m> Differentiator<'m> {
         Differentiator {
             namespace: namespace.to_string(),
             copy_helpers: HashSet::new(),
+            field_layouts: HashMap::new(),
             realloc_helpers: HashSet::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
+            conventions: conventions::Conventions::default(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
@@ -247,6 +308,7 @@ impl<'m> Differentiator<'m> {
             in_progress: Vec::new(),
             output: stack::helpers(namespace, false),
             gpu: false,
+            facts: activity::ModuleFacts::compute(module, &conventions::Conventions::default()),
         }
     }
 
@@ -265,6 +327,14 @@ impl<'m> Differentiator<'m> {
     /// differentiating the body.
     pub fn set_custom_rules(&mut self, rules: impl IntoIterator<Item = custom::CustomRule>) {
         self.custom.extend(rules.into_iter().map(|r| (r.function.clone(), r)));
+    }
+
+    /// Sets the program's conventions: inactive functions, function-like functions, custom
+    /// allocators. (Inactive globals are marked in the module itself.)
+    pub fn set_conventions(&mut self, conventions: conventions::Conventions) {
+        // Custom allocators change which functions return memory of their own.
+        self.facts = activity::ModuleFacts::compute(self.module, &conventions);
+        self.conventions = conventions;
     }
 
     /// The shadow globals the generated code refers to (`shadow_global_name`), with their
@@ -475,11 +545,12 @@ impl<'m> Differentiator<'m> {
 
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
-        let activity = Activity::analyze(self.module, func, &spec.args)?;
+        let activity = Activity::analyze_with(&self.facts, &self.conventions, self.module, func, &spec.args)?;
         for (_, name) in activity.shadowed_globals(func) {
             let global = self.module.active_global(name).expect("only active globals are shadowed");
             self.shadow_globals.insert(shadow_global_name(name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
         }
+        let nullable = shadows::nullable(func, &activity, &spec.args, spec.shadows_may_be_null);
         let cfg = ControlFlowGraph::compute(func);
         let dom = DominatorTree::compute(func, &cfg);
         let loops = LoopAnalysis::compute(func, &cfg, &dom);
@@ -492,7 +563,12 @@ impl<'m> Differentiator<'m> {
                 if !activity.is_active_inst(func, inst) {
                     continue;
                 }
-                let pullback = self.pullback(func, inst, &activity)?;
+                let pullback = self.pullback(func, inst, &activity, &nullable)?;
+                if pullback.only_moves_the_result() && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
+                    // Active arguments (a call is active when one is), but the result is not
+                    // useful: no adjoint comes back through it.
+                    continue;
+                }
                 match (&pullback, &func.insts[inst].kind) {
                     (Pullback::Rule(adjoints), _) => {
                         let v = func.result(inst).expect("a rule's instruction has a result");
@@ -554,8 +630,13 @@ impl<'m> Differentiator<'m> {
                             }
                         }
                     }
-                    (Pullback::MaskedLoad | Pullback::MaskedStore, InstKind::Call { args, .. }) => {
-                        let (ptr, mask) = if matches!(pullback, Pullback::MaskedLoad) {
+                    (
+                        Pullback::MaskedLoad | Pullback::MaskedStore | Pullback::Gather | Pullback::Scatter,
+                        InstKind::Call { args, .. },
+                    ) => {
+                        // A gather's and a scatter's operands sit where a masked load's and
+                        // store's do.
+                        let (ptr, mask) = if matches!(pullback, Pullback::MaskedLoad | Pullback::Gather) {
                             (args[0], args[1])
                         } else {
                             (args[1], args[2])
@@ -565,6 +646,13 @@ impl<'m> Differentiator<'m> {
                         }
                         if func.constant(mask).is_none() && seen.insert(mask) {
                             needs.values.push(mask);
+                        }
+                    }
+                    (Pullback::ReduceFMul, InstKind::Call { args, .. }) => {
+                        for &v in args {
+                            if func.constant(v).is_none() && seen.insert(v) {
+                                needs.values.push(v);
+                            }
                         }
                     }
                     (Pullback::ReduceMinMax, InstKind::Call { args, .. }) => {
@@ -598,29 +686,12 @@ impl<'m> Differentiator<'m> {
         let recompute = plan_recomputation(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
         needs.inline_chunks = self.gpu;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
-        let plan = Plan {
-            module: self.module,
-            namespace: self.namespace.clone(),
-            func,
-            args: spec.args.clone(),
-            activity,
-            cfg,
-            loops,
-            block_of,
-            layout,
-            recompute,
-            thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
-            pullbacks,
-            callees,
-            returns,
-        };
-        // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
-        // inside it (GPU), also holds pointers into itself, so it must not move: callers
-        // box it on the heap instead of copying it into their own tape.
-        let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
-        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
-        for pullback in plan.pullbacks.values() {
-            if let Pullback::MemCopy(elem) | Pullback::Realloc(elem) = pullback {
+        let mut copy_layouts = HashMap::new();
+        for (inst, pullback) in &pullbacks {
+            if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
+                copy_layouts.insert(*inst, self.field_helpers(layout));
+            }
+            if let Pullback::MemCopy(memory::CopyPlan::Floats(elem)) | Pullback::Realloc(elem) = pullback {
                 if self.copy_helpers.insert(*elem) {
                     self.output.push(memory::copy_adjoint(&self.namespace, *elem));
                 }
@@ -634,6 +705,30 @@ impl<'m> Differentiator<'m> {
                 }
             }
         }
+        let plan = Plan {
+            module: self.module,
+            conventions: &self.conventions,
+            namespace: self.namespace.clone(),
+            func,
+            args: spec.args.clone(),
+            activity,
+            cfg,
+            loops,
+            block_of,
+            layout,
+            nullable,
+            recompute,
+            thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
+            pullbacks,
+            copy_layouts,
+            callees,
+            returns,
+        };
+        // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
+        // inside it (GPU), also holds pointers into itself, so it must not move: callers
+        // box it on the heap instead of copying it into their own tape.
+        let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
+        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
         let mut primal = primal::build(&plan, &generated.primal);
         let mut adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
         // Inlined into their caller (the gradient, or the caller's primal and adjoint, which
@@ -656,9 +751,27 @@ impl<'m> Differentiator<'m> {
         Ok(generated)
     }
 
+    /// The index of a mixed-field copy layout's helpers, adding them on first use.
+    fn field_helpers(&mut self, layout: &std::sync::Arc<memtypes::CopyLayout>) -> usize {
+        if let Some(k) = self.field_layouts.get(layout) {
+            return *k;
+        }
+        let k = self.field_layouts.len();
+        self.field_layouts.insert(layout.clone(), k);
+        self.output.push(memory::field_adjoint(memory::field_adjoint_name(&self.namespace, k), layout));
+        self.output.push(memory::field_shadows(memory::field_shadows_name(&self.namespace, k), layout));
+        k
+    }
+
     /// Rules before decomposition: a known rule for a call wins; otherwise differentiate
     /// through the callee; otherwise a clear error naming the construct.
-    fn pullback(&mut self, func: &Function, inst: Inst, activity: &Activity) -> Result<Pullback, TransformError> {
+    fn pullback(
+        &mut self,
+        func: &Function,
+        inst: Inst,
+        activity: &Activity,
+        nullable: &HashSet<Value>,
+    ) -> Result<Pullback, TransformError> {
         let kind = &func.insts[inst].kind;
         match kind {
             InstKind::Phi { .. } => Ok(Pullback::Phi),
@@ -688,7 +801,7 @@ impl<'m> Differentiator<'m> {
             kind if memory::is_realloc(kind) => {
                 Ok(Pullback::Realloc(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
             }
-            kind if activity::is_allocation(kind) => Ok(Pullback::Allocation),
+            kind if self.conventions.is_allocation(kind) => Ok(Pullback::Allocation),
             kind if memory::mem_op(kind).is_some() => {
                 let Some((op, dst, src, _)) = memory::mem_op(kind) else { unreachable!("checked") };
                 if !activity.has_shadow(dst) {
@@ -698,46 +811,35 @@ impl<'m> Differentiator<'m> {
                         "differentiated memory is copied into memory zyg cannot trace; that is not supported yet",
                     ));
                 }
+                let shadowed = |v| activity.has_shadow(v);
                 match op {
                     memory::MemOp::Set => Ok(Pullback::MemSet),
                     memory::MemOp::Copy if activity.has_shadow(src) => {
-                        Ok(Pullback::MemCopy(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
+                        Ok(Pullback::MemCopy(memory::copy_plan(&self.facts.memory, func, inst, &shadowed)?))
                     }
-                    // A copy of constant memory only overwrites: its adjoint is a memset.
-                    memory::MemOp::Copy => Ok(Pullback::MemSet),
+                    // A copy of constant memory only overwrites: its adjoint is a memset; the
+                    // pointers it copies point to memory that is not differentiated, so their
+                    // shadows (in the primal) are null.
+                    memory::MemOp::Copy => match memory::copy_plan(&self.facts.memory, func, inst, &shadowed) {
+                        Ok(plan) if plan.copies_shadows() => Ok(Pullback::MemCopy(plan)),
+                        _ => Ok(Pullback::MemSet),
+                    },
                 }
             }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.vector.reduce.fadd.") && args.len() == 2 =>
-            {
-                Ok(Pullback::ReduceFAdd)
-            }
             InstKind::Call { callee: Callee::Direct(name), .. } if activity::is_barrier(name) => Ok(Pullback::Barrier),
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.masked.load.") && args.len() == 3 =>
-            {
-                Ok(Pullback::MaskedLoad)
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if name.starts_with("llvm.masked.store.") && args.len() == 3 =>
-            {
-                Ok(Pullback::MaskedStore)
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if ["fmax", "fmin", "fmaximum", "fminimum"]
-                    .iter()
-                    .any(|op| name.starts_with(&format!("llvm.vector.reduce.{op}."))) && args.len() == 1 =>
-            {
-                Ok(Pullback::ReduceMinMax)
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if intrinsic_pullback(name, args.len()).is_some() => {
+                Ok(intrinsic_pullback(name, args.len()).expect("checked"))
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-                if let Some(rule) = rules::family(name) {
+                if let Some(rule) = self.conventions.math_rule(name) {
                     if rule.arity == args.len() {
                         return Ok(Pullback::Rule((rule.adjoints)()));
                     }
                 }
                 if self.module.function(name).is_some() {
+                    let shadows_may_be_null = args.iter().any(|a| activity.has_shadow(*a) && nullable.contains(a));
                     let spec = Spec {
+                        shadows_may_be_null,
                         function: name.to_string(),
                         args: args
                             .iter()
@@ -754,20 +856,75 @@ impl<'m> Differentiator<'m> {
                     };
                     return Ok(Pullback::Callee(Box::new(self.ensure(&spec)?)));
                 }
-                Err(TransformError::at(
-                    func,
-                    inst,
-                    format!("no derivative is known for `{name}`: it has no body in this module and no rule"),
-                ))
+                Err(TransformError::at(func, inst, unknown_callee_message(func, inst, name, activity)))
             }
-            InstKind::Call { .. } => {
-                Err(TransformError::at(func, inst, "indirect calls on active values are not differentiated yet"))
-            }
+            InstKind::Call { .. } => Err(TransformError::at(
+                func,
+                inst,
+                format!(
+                    "indirect calls on active values are not differentiated yet ({}); call the function directly, \
+                     or pass it to the gradient request as a `const` argument so zyg can specialise to it",
+                    active_call_parts(func, inst, activity)
+                ),
+            )),
             _ => rules::instructions::adjoints(kind).map(Pullback::Rule).ok_or_else(|| {
                 TransformError::at(func, inst, format!("zyg cannot differentiate `{}` yet", kind.opcode_name()))
             }),
         }
     }
+}
+
+/// Intrinsics with a pullback of their own: name prefix, argument count, pullback.
+const INTRINSIC_PULLBACKS: &[(&str, usize, fn() -> Pullback)] = &[
+    ("llvm.vector.reduce.fadd.", 2, || Pullback::ReduceFAdd),
+    ("llvm.vector.reduce.fmul.", 2, || Pullback::ReduceFMul),
+    ("llvm.vector.reduce.fmax.", 1, || Pullback::ReduceMinMax),
+    ("llvm.vector.reduce.fmin.", 1, || Pullback::ReduceMinMax),
+    ("llvm.vector.reduce.fmaximum.", 1, || Pullback::ReduceMinMax),
+    ("llvm.vector.reduce.fminimum.", 1, || Pullback::ReduceMinMax),
+    ("llvm.masked.load.", 3, || Pullback::MaskedLoad),
+    ("llvm.masked.store.", 3, || Pullback::MaskedStore),
+    ("llvm.masked.gather.", 3, || Pullback::Gather),
+    ("llvm.masked.scatter.", 3, || Pullback::Scatter),
+];
+
+/// The pullback of intrinsic `name` called with `arity` arguments, if it has its own.
+fn intrinsic_pullback(name: &str, arity: usize) -> Option<Pullback> {
+    INTRINSIC_PULLBACKS.iter().find(|(prefix, n, _)| name.starts_with(prefix) && *n == arity).map(|(_, _, make)| make())
+}
+
+/// Why a call to a function zyg has no derivative for is active: which arguments carry
+/// derivatives or differentiated memory, and whether the result does.
+fn active_call_parts(func: &Function, inst: Inst, activity: &Activity) -> String {
+    let InstKind::Call { args, .. } = &func.insts[inst].kind else { return String::new() };
+    let mut parts: Vec<String> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            if activity.is_active(*a) {
+                Some(format!("argument {} is an active value", i + 1))
+            } else if activity.has_shadow(*a) {
+                Some(format!("argument {} points to differentiated memory", i + 1))
+            } else {
+                None
+            }
+        })
+        .collect();
+    if func.result(inst).is_some_and(|v| activity.is_active(v) || activity.has_shadow(v)) {
+        parts.push("its result is active".into());
+    }
+    parts.join(", ")
+}
+
+/// The error for a call to a function without a body or rule that may move a derivative.
+fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Activity) -> String {
+    format!(
+        "no derivative is known for `{name}`: it has no body in this module and no rule, and {}. \
+         If it cannot change the result, declare it inactive (`void *__enzyme_inactivefn[] = {{(void *){name}}};`); \
+         otherwise register a derivative for it (`__zyg_pullback_{name}`, see README) or compile its definition \
+         into this module",
+        active_call_parts(func, inst, activity)
+    )
 }
 
 /// Decides which tape values and shadows the adjoint rebuilds (see `recompute`), and puts

@@ -1,12 +1,18 @@
 //! Adjoints of the memory intrinsics. `memset` overwrites: its adjoint zeroes the shadow.
-//! `memcpy`/`memmove` copy values: the destination's adjoint flows back to the source, which
-//! needs the element type, so zyg works it out from the function's accesses to
-//! differentiated memory (one float format, or an error that says it cannot tell).
+//! `memcpy`/`memmove` copy values: the destination's adjoint flows back to the source
+//! through the float bytes, and the primal copies the shadows of the pointer bytes (a copy
+//! of a struct with a pointer field must leave the shadow pointer in the copy's shadow).
+//! Which bytes are which comes from the type analysis of memory (`memtypes`): a `CopyPlan`.
 
 use crate::builder::Cursor;
 use crate::error::TransformError;
+use crate::memtypes::{describe_known, CopyLayout, Known, MemTypes};
 use std::collections::HashSet;
-use zyg_ir::{BinOp, Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind, IntPred, Linkage, Signature, Type, Value};
+use std::sync::Arc;
+use zyg_ir::{
+    BinOp, Block, Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind, IntPred, Linkage, ScalarKind, Signature, Type,
+    Value,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemOp {
@@ -62,7 +68,13 @@ pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> boo
     }
     match seen.len() {
         1 => Ok(*seen.iter().next().expect("one")),
-        0 => Ok(FloatTy::F64),
+        0 => Err(TransformError::at(
+            func,
+            inst,
+            "cannot tell which bytes of this copy carry derivatives: nothing in the program reads or writes them \
+             with a type (a float, a pointer, an integer); access the memory with its type, or compile with -O1 or \
+             higher so that clang describes the types",
+        )),
         _ => Err(TransformError::at(
             func,
             inst,
@@ -70,6 +82,228 @@ pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> boo
              as more than one float type",
         )),
     }
+}
+
+/// What a copy's adjoint, and its primal, do with the bytes it moves.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CopyPlan {
+    /// Floats of one type: the destination's adjoint moves back to the source.
+    Floats(FloatTy),
+    /// Fields of several kinds, repeating every `period` bytes: float fields' adjoints move
+    /// back, pointer fields' shadows are copied by the primal, integers are left alone.
+    Fields(Arc<CopyLayout>),
+}
+
+impl CopyPlan {
+    /// Whether the primal copies shadow pointers for this copy.
+    pub fn copies_shadows(&self) -> bool {
+        matches!(self, CopyPlan::Fields(layout) if layout.has_pointers())
+    }
+}
+
+/// Decides how copy `inst` (`memcpy`/`memmove` of `bytes` from `src` to `dst`) is
+/// differentiated, from what the type analysis knows of the bytes; refuses when it cannot
+/// tell which bytes carry derivatives and which carry shadows.
+pub fn copy_plan(memory: &MemTypes, func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> bool) -> Result<CopyPlan, TransformError> {
+    let Some((_, dst, src, bytes)) = mem_op(&func.insts[inst].kind) else {
+        return Err(TransformError::at(func, inst, "internal error: not a memory copy"));
+    };
+    let size = match func.constant(bytes) {
+        Some(Constant::Int { value, .. }) => u64::try_from(*value).ok(),
+        _ => None,
+    };
+    let refuse = |known: &Known| {
+        Err(TransformError::at(
+            func,
+            inst,
+            format!(
+                "cannot tell which bytes of this copy carry derivatives and which carry pointers ({}); copy the \
+                 fields one by one, or compile with -O1 or higher so that clang describes the struct it copies",
+                describe_known(known)
+            ),
+        ))
+    };
+    match memory.copy(func, dst, src, size) {
+        Known::All(ScalarKind::Float(f)) => Ok(CopyPlan::Floats(f)),
+        Known::All(kind) => {
+            let period = match kind {
+                ScalarKind::Pointer => 8,
+                _ => size.filter(|s| *s > 0).unwrap_or(8),
+            };
+            Ok(CopyPlan::Fields(Arc::new(CopyLayout { period, pieces: vec![(0, period, kind)] })))
+        }
+        Known::Layout(layout, holes) => {
+            if let Some(f) = layout.uniform_float().filter(|_| !layout.pieces.iter().any(|(_, _, k)| !matches!(k, ScalarKind::Float(_)))) {
+                // Floats of one type with gaps: the gaps are floats nothing reads here.
+                return Ok(CopyPlan::Floats(f));
+            }
+            if holes.iter().all(|hole| is_padding(&layout, *hole)) {
+                Ok(CopyPlan::Fields(Arc::new(layout)))
+            } else {
+                refuse(&Known::Layout(layout, holes))
+            }
+        }
+        known @ Known::Conflict(_) => refuse(&known),
+        // Nothing anywhere says what these bytes are: the function's own float accesses.
+        Known::Nothing => Ok(CopyPlan::Floats(element_type(func, inst, shadowed)?)),
+    }
+}
+
+/// Whether a gap in a layout is padding: the bytes alignment leaves before the piece after
+/// it, or at the end of the element after its last piece.
+fn is_padding(layout: &CopyLayout, (offset, size): (u64, u64)) -> bool {
+    let align = |(_, s, k): &(u64, u64, ScalarKind)| match k {
+        ScalarKind::Float(FloatTy::X86Fp80) => 16,
+        ScalarKind::Float(f) => u64::from(f.bits() / 8),
+        ScalarKind::Pointer => 8,
+        ScalarKind::Integer => (*s).clamp(1, 8).next_power_of_two().min(8),
+    };
+    if offset == 0 {
+        return false;
+    }
+    let end = offset + size;
+    match layout.pieces.iter().find(|(o, _, _)| *o == end) {
+        Some(next) => offset.next_multiple_of(align(next)) == end,
+        None => {
+            let widest = layout.pieces.iter().map(align).max().unwrap_or(1);
+            end == layout.period && offset.next_multiple_of(widest) == end
+        }
+    }
+}
+
+/// `__<ns>_copy_adjoint_fields<k>(dst shadow, src shadow, bytes)`: per element of a
+/// `CopyPlan::Fields` layout, `src.f += dst.f; dst.f = 0` for each float field `f`.
+pub fn field_adjoint_name(namespace: &str, k: usize) -> String {
+    format!("__{namespace}_copy_adjoint_fields{k}")
+}
+
+/// `__<ns>_copy_shadows<k>(dst shadow, src shadow, bytes)`: per element, the pointer
+/// fields of the source's shadow copied to the destination's (the primal's part of a copy).
+pub fn field_shadows_name(namespace: &str, k: usize) -> String {
+    format!("__{namespace}_copy_shadows{k}")
+}
+
+/// The helper named by `field_adjoint_name`.
+pub fn field_adjoint(name: String, layout: &CopyLayout) -> Function {
+    field_adjoint_with(name, layout, true)
+}
+
+/// The float fields' adjoint loop; `whole`: a size that is not a whole number of elements
+/// traps (see `element_loop`).
+fn field_adjoint_with(name: String, layout: &CopyLayout, whole: bool) -> Function {
+    element_loop(name, layout, false, whole, |_| None, |c, dst, src, base, _| {
+        for &(o, s, k) in &layout.pieces {
+            let ScalarKind::Float(f) = k else { continue };
+            let step = u64::from(f.bits().div_ceil(8)).next_power_of_two();
+            for t in 0..s / step {
+                let off = c.i64((o + t * step) as i64);
+                let off = c.binary(BinOp::Add, base, off);
+                let (pd, ps) = (c.byte_offset(dst, off), c.byte_offset(src, off));
+                let elem = Type::Float(f);
+                let d = c.load(elem.clone(), pd);
+                let sv = c.load(elem, ps);
+                let sum = c.binary(BinOp::FAdd, sv, d);
+                c.store(sum, ps);
+                let zero = c.float(f, 0.0);
+                c.store(zero, pd);
+            }
+        }
+    })
+}
+
+/// The helper named by `field_shadows_name`. A null source shadow stands for memory that
+/// is not differentiated: the pointers copied from it get null shadows.
+pub fn field_shadows(name: String, layout: &CopyLayout) -> Function {
+    // A slot holding null, which a missing source is read from instead (a select of the
+    // address, so that nothing is loaded from null).
+    let null_slot = |c: &mut Cursor| {
+        let slot = c.alloca(Type::PTR);
+        let null = c.constant(Constant::Null(0));
+        c.store(null, slot);
+        Some(slot)
+    };
+    element_loop(name, layout, true, true, null_slot, |c, dst, src, base, slot| {
+        let slot = slot.expect("the null slot");
+        let null = c.constant(Constant::Null(0));
+        let from_nothing = c.icmp(IntPred::Eq, src, null);
+        for &(o, s, k) in &layout.pieces {
+            if k != ScalarKind::Pointer {
+                continue;
+            }
+            for t in 0..s / 8 {
+                let off = c.i64((o + t * 8) as i64);
+                let off = c.binary(BinOp::Add, base, off);
+                let (pd, ps) = (c.byte_offset(dst, off), c.byte_offset(src, off));
+                let from = c.select(from_nothing, slot, ps);
+                let shadow = c.load(Type::PTR, from);
+                c.store(shadow, pd);
+            }
+        }
+    })
+}
+
+/// `void name(ptr dst, ptr src, i64 bytes)` running `body` once per element of the layout,
+/// with the element's byte offset and what `prelude` made in the entry block. Elements are
+/// visited away from an overlap of the two ranges, as `memmove` copies: from the end when
+/// `dst` lies above `src` for a `forward` copy, the other way round for an adjoint. With
+/// `whole`, a size that is not a whole number of elements traps (the layout would not
+/// describe its bytes); without, the trailing part is left alone.
+fn element_loop(
+    name: String,
+    layout: &CopyLayout,
+    forward: bool,
+    whole: bool,
+    prelude: impl FnOnce(&mut Cursor) -> Option<Value>,
+    body: impl Fn(&mut Cursor, Value, Value, Value, Option<Value>),
+) -> Function {
+    let mut f = Function::new(name, copy_adjoint_signature());
+    f.linkage = Linkage::Internal;
+    f.attributes = vec!["nounwind".into()];
+    let (dst, src, bytes) = (f.params[0], f.params[1], f.params[2]);
+    let entry = f.create_block(Some("entry".into()));
+    let check = f.create_block(Some("check".into()));
+    let bad = whole.then(|| f.create_block(Some("partial".into())));
+    let loop_block: Block = f.create_block(Some("element".into()));
+    let exit = f.create_block(Some("exit".into()));
+    let mut c = Cursor::at_end(&mut f, entry);
+    let made = prelude(&mut c);
+    let period = c.i64(layout.period as i64);
+    let zero = c.i64(0);
+    match bad {
+        Some(bad) => {
+            let rest = c.binary(BinOp::URem, bytes, period);
+            let is_whole = c.icmp(IntPred::Eq, rest, zero);
+            c.cond_br(is_whole, check, bad);
+            c.switch_to(bad);
+            c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
+            c.emit(InstKind::Unreachable, Type::Void);
+        }
+        None => c.br(check),
+    }
+    c.switch_to(check);
+    let count = c.binary(BinOp::UDiv, bytes, period);
+    let empty = c.icmp(IntPred::Eq, count, zero);
+    let (d_addr, s_addr) = (c.cast(CastOp::PtrToInt, dst, Type::I64), c.cast(CastOp::PtrToInt, src, Type::I64));
+    let backwards = if forward { c.icmp(IntPred::Ugt, d_addr, s_addr) } else { c.icmp(IntPred::Ult, d_addr, s_addr) };
+    let one = c.i64(1);
+    let last = c.binary(BinOp::Sub, count, one);
+    c.cond_br(empty, exit, loop_block);
+    c.switch_to(loop_block);
+    let j = c.emit(InstKind::Phi { incoming: vec![(check, zero)] }, Type::I64).expect("phi");
+    let back = c.binary(BinOp::Sub, last, j);
+    let e = c.select(backwards, back, j);
+    let base = c.binary(BinOp::Mul, e, period);
+    body(&mut c, dst, src, base, made);
+    let next = c.binary(BinOp::Add, j, one);
+    let more = c.icmp(IntPred::Ult, next, count);
+    c.cond_br(more, loop_block, exit);
+    c.switch_to(exit);
+    c.ret(None);
+    let phi = f.def_inst(j).expect("phi inst");
+    if let InstKind::Phi { incoming } = &mut f.insts[phi].kind {
+        incoming.push((loop_block, next));
+    }
+    f
 }
 
 /// `__<ns>_copy_adjoint_<ty>(dst shadow, src shadow, bytes)`: `src[i] += dst[i]; dst[i] = 0`.
@@ -81,49 +315,13 @@ pub fn copy_adjoint_signature() -> Signature {
     Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::Void)
 }
 
-/// The helper named by `copy_adjoint_name`, a loop over the elements.
+/// The helper named by `copy_adjoint_name`: the fields' helper for a layout of one float
+/// (a trailing part of an element, too short to hold one, moves nothing).
 pub fn copy_adjoint(namespace: &str, ty: FloatTy) -> Function {
-    let mut f = Function::new(copy_adjoint_name(namespace, ty), copy_adjoint_signature());
-    f.linkage = Linkage::Internal;
-    f.attributes = vec!["alwaysinline".into(), "nounwind".into()];
-    let (dst, src, bytes) = (f.params[0], f.params[1], f.params[2]);
-    let entry = f.create_block(Some("entry".into()));
-    let body = f.create_block(Some("loop".into()));
-    let exit = f.create_block(Some("exit".into()));
-    let elem = Type::Float(ty);
-    let mut c = Cursor::at_end(&mut f, entry);
-    let size = c.size_of(&elem);
-    let count = c.binary(BinOp::UDiv, bytes, size);
-    let zero = c.i64(0);
-    let empty = c.icmp(IntPred::Eq, count, zero);
-    // memmove's ranges may overlap: walk away from the overlap, downwards when the
-    // destination lies below the source, so no adjoint is moved twice.
-    let (d_addr, s_addr) = (c.cast(CastOp::PtrToInt, dst, Type::I64), c.cast(CastOp::PtrToInt, src, Type::I64));
-    let downwards = c.icmp(IntPred::Ult, d_addr, s_addr);
-    let one = c.i64(1);
-    let last = c.binary(BinOp::Sub, count, one);
-    c.cond_br(empty, exit, body);
-    c.switch_to(body);
-    let j = c.emit(InstKind::Phi { incoming: vec![(entry, zero)] }, Type::I64).expect("phi");
-    let back = c.binary(BinOp::Sub, last, j);
-    let i = c.select(downwards, back, j);
-    let pd = c.emit(InstKind::Gep { source_ty: elem.clone(), base: dst, indices: vec![i], inbounds: true }, Type::PTR).expect("gep");
-    let ps = c.emit(InstKind::Gep { source_ty: elem.clone(), base: src, indices: vec![i], inbounds: true }, Type::PTR).expect("gep");
-    let d = c.load(elem.clone(), pd);
-    let s = c.load(elem.clone(), ps);
-    let sum = c.binary(BinOp::FAdd, s, d);
-    c.store(sum, ps);
-    let fzero = c.constant(Constant::float(ty, 0.0));
-    c.store(fzero, pd);
-    let next = c.binary(BinOp::Add, j, one);
-    let more = c.icmp(IntPred::Ult, next, count);
-    c.cond_br(more, body, exit);
-    c.switch_to(exit);
-    c.ret(None);
-    let phi = f.def_inst(j).expect("phi inst");
-    if let InstKind::Phi { incoming } = &mut f.insts[phi].kind {
-        incoming.push((body, next));
-    }
+    let size = u64::from(ty.bits().div_ceil(8)).next_power_of_two();
+    let layout = CopyLayout { period: size, pieces: vec![(0, size, ScalarKind::Float(ty))] };
+    let mut f = field_adjoint_with(copy_adjoint_name(namespace, ty), &layout, false);
+    f.attributes.push("alwaysinline".into());
     f
 }
 

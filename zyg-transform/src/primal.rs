@@ -81,6 +81,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         boxed_tapes.insert(*inst, memory);
     }
     store_pointer_shadows(plan, &mut p, &shadows);
+    copy_pointer_shadows(plan, &mut p, &shadows);
     let custom_tapes = custom_forward(plan, &mut p, &shadows);
     for (inst, callee) in &plan.callees {
         let slot = match boxed_tapes.get(inst) {
@@ -229,23 +230,33 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             }
             let mut kind = plan.func.insts[inst].kind.clone();
             if let InstKind::Call { args, .. } = &kind {
-                kind = shadow_allocation(p, &kind, args, &plan.namespace);
+                kind = match plan.conventions.allocator(&kind) {
+                    Some(allocator) => shadow_of_custom_allocation(p, args[allocator.size_arg]),
+                    None => shadow_allocation(p, &kind, args, &plan.namespace),
+                };
             }
             let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
             let mut c = Cursor { func: p, block: b, at: Some(at) };
+            if let Some(kind) = address_shadow(plan, &mut c, inst, v) {
+                let shadow = c.emit(kind, plan.func.ty(v).clone()).expect("pointer result");
+                shadows.insert(v, shadow);
+                made.push((inst, p.def_inst(shadow).expect("an instruction")));
+                continue;
+            }
             // The shadow lives in the pointer's address space (shared memory's is shared).
             let shadow = c.emit(kind, plan.func.ty(v).clone()).expect("pointer result");
             shadows.insert(v, shadow);
             made.push((inst, p.def_inst(shadow).expect("an instruction")));
         }
     }
-    for (_, shadow_inst) in made {
+    for &(_, shadow_inst) in &made {
         let mut kind = p.insts[shadow_inst].kind.clone();
         let shadow_of = |v: &mut Value, p: &mut Function| {
             if let Some(s) = shadows.get(v) {
                 *v = *s;
             } else if let Type::Ptr(space) = *p.ty(*v) {
-                // Only null, poison and undef reach here (activity refuses other unshadowed pointers).
+                // Only null, poison and undef reach here (activity refuses other unshadowed pointers;
+                // a vector's poison or zero lanes stay as they are).
                 *v = p.constant_value(Constant::Null(space));
             }
         };
@@ -264,22 +275,174 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
                 shadow_of(then_value, p);
                 shadow_of(else_value, p);
             }
+            // Vectors of pointers: the same lanes of the shadows (poison and zero lanes stay).
+            InstKind::InsertElement { vec, value, .. } => {
+                shadow_of(vec, p);
+                shadow_of(value, p);
+            }
+            InstKind::ShuffleVector { a, b, .. } => {
+                shadow_of(a, p);
+                shadow_of(b, p);
+            }
+            InstKind::ExtractElement { vec, .. } => shadow_of(vec, p),
             _ => {}
         }
         p.insts[shadow_inst].kind = kind;
     }
+    guard_null_shadows(plan, p, shadows, &made);
 }
 
-/// A pointer to differentiated memory stored into differentiated memory: its shadow goes
-/// to the same place in the shadow memory, where a later load of the pointer finds it.
+/// Keeps the shadows computed from nullable shadows null where their base is, and reads a
+/// shadow pointer through a nullable shadow only where it is not null (`shadows`).
+fn guard_null_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>, made: &[(Inst, Inst)]) {
+    if plan.nullable.is_empty() {
+        return;
+    }
+    let entry = p.entry().expect("a body");
+    let null_slot = {
+        let mut c = Cursor::at_start(p, entry);
+        let slot = c.alloca(Type::PTR);
+        let null = c.constant(Constant::Null(0));
+        c.store(null, slot);
+        slot
+    };
+    // Shadow value -> the select that keeps it null, and each select's wrapped value.
+    let mut kept: HashMap<Value, Value> = HashMap::new();
+    let mut wrapped: HashMap<Inst, Value> = HashMap::new();
+    for &(orig, shadow_inst) in made {
+        let base = match &plan.func.insts[orig].kind {
+            InstKind::Gep { base, .. } | InstKind::Load { ptr: base, .. } => *base,
+            InstKind::Cast { op: zyg_ir::CastOp::IntToPtr, arg } => match plan.activity.address_root(*arg) {
+                Some(root) => root,
+                None => continue,
+            },
+            InstKind::Cast { arg, .. } => *arg,
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::addresses::is_address_intrinsic(name) => args[0],
+            _ => continue,
+        };
+        let Some(&base_shadow) = shadows.get(&base).filter(|_| plan.nullable.contains(&base)) else { continue };
+        let b = plan.block_of[&orig];
+        let at = position(p, b, shadow_inst);
+        if matches!(plan.func.insts[orig].kind, InstKind::Load { .. }) {
+            let mut c = Cursor { func: p, block: b, at: Some(at) };
+            let from = crate::shadows::or_scratch(&mut c, base_shadow, null_slot);
+            if let InstKind::Load { ptr, .. } = &mut p.insts[shadow_inst].kind {
+                *ptr = from;
+            }
+            continue;
+        }
+        let shadow = p.result(shadow_inst).expect("a shadow pointer");
+        let mut c = Cursor { func: p, block: b, at: Some(at + 1) };
+        let select = crate::shadows::keep_null(&mut c, base_shadow, shadow);
+        kept.insert(shadow, select);
+        wrapped.insert(p.def_inst(select).expect("a select"), shadow);
+    }
+    if kept.is_empty() {
+        return;
+    }
+    // Every use of a kept shadow now reads its select (but the select itself).
+    let insts: Vec<Inst> = p.inst_order().map(|(_, i)| i).collect();
+    for i in insts {
+        let own = wrapped.get(&i).copied();
+        for operand in p.insts[i].kind.operands_mut() {
+            if Some(*operand) != own {
+                if let Some(k) = kept.get(operand) {
+                    *operand = *k;
+                }
+            }
+        }
+    }
+    for shadow in shadows.values_mut() {
+        if let Some(k) = kept.get(shadow) {
+            *shadow = *k;
+        }
+    }
+}
+
+/// The shadow of a pointer computed from an address through an integer (`addresses`):
+/// `gep i8, <root>, %v - ptrtoint <root>` emitted at the cursor, whose base the caller then
+/// points at the root's shadow; or, for the identity intrinsics, a cast of the argument.
+fn address_shadow(plan: &Plan, c: &mut Cursor, inst: Inst, v: Value) -> Option<InstKind> {
+    let (root, address) = match &plan.func.insts[inst].kind {
+        InstKind::Cast { op: zyg_ir::CastOp::IntToPtr, arg } => (plan.activity.address_root(*arg)?, *arg),
+        InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::addresses::is_address_intrinsic(name) => {
+            let p = *args.first()?;
+            if crate::addresses::is_address_identity(name) {
+                return Some(InstKind::Cast { op: zyg_ir::CastOp::BitCast, arg: p });
+            }
+            (p, c.cast(zyg_ir::CastOp::PtrToInt, v, Type::I64))
+        }
+        _ => return None,
+    };
+    let int_ty = c.func.ty(address).clone();
+    let base = c.cast(zyg_ir::CastOp::PtrToInt, root, int_ty);
+    let offset = c.binary(zyg_ir::BinOp::Sub, address, base);
+    Some(InstKind::Gep { source_ty: Type::I8, base: root, indices: vec![offset], inbounds: false })
+}
+
+/// A pointer stored into differentiated memory: its shadow goes to the same place in the
+/// shadow memory, where a later load of the pointer finds it. A pointer to memory that is
+/// not differentiated (a constant table) gets a null shadow there (`shadows`).
 fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    let mut sink = None;
     for &b in &plan.func.layout {
         for &inst in &plan.func.blocks[b].insts {
             let InstKind::Store { value, ptr } = plan.func.insts[inst].kind else { continue };
-            let (Some(&value_shadow), Some(&ptr_shadow)) = (shadows.get(&value), shadows.get(&ptr)) else { continue };
+            let Some(&ptr_shadow) = shadows.get(&ptr) else { continue };
+            let value_shadow = match (shadows.get(&value), plan.func.ty(value)) {
+                (Some(s), _) => *s,
+                (None, Type::Ptr(space)) => p.constant_value(Constant::Null(*space)),
+                _ => continue,
+            };
+            let sink = *sink.get_or_insert_with(|| {
+                let entry = p.entry().expect("a body");
+                Cursor::at_start(p, entry).alloca(Type::PTR)
+            });
             let at = position(p, b, inst) + 1;
-            Cursor { func: p, block: b, at: Some(at) }.store(value_shadow, ptr_shadow);
+            let mut c = Cursor { func: p, block: b, at: Some(at) };
+            let to = if plan.nullable.contains(&ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
+            c.store(value_shadow, to);
         }
+    }
+}
+
+/// A copy of memory with pointer fields copies their shadows too (`memory::CopyPlan`): a
+/// later load of a pointer from the copy finds its shadow there. A source that is not
+/// differentiated gives null shadows.
+fn copy_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    let mut copies: Vec<(Inst, usize)> = plan
+        .pullbacks
+        .iter()
+        .filter(|(_, pb)| matches!(pb, Pullback::MemCopy(copy) if copy.copies_shadows()))
+        .map(|(inst, _)| (*inst, plan.copy_layouts[inst]))
+        .collect();
+    copies.sort_unstable();
+    for (inst, k) in copies {
+        let Some((_, dst, src, bytes)) = crate::memory::mem_op(&plan.func.insts[inst].kind) else { continue };
+        let b = plan.block_of[&inst];
+        let at = position(p, b, inst) + 1;
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        let mut bytes = c.zext_to_i64(bytes);
+        if plan.nullable.contains(&dst) {
+            let missing = crate::shadows::is_null(&mut c, shadows[&dst]);
+            let none = c.i64(0);
+            bytes = c.select(missing, none, bytes);
+        }
+        let dst_shadow = generic(&mut c, shadows[&dst]);
+        let src_shadow = match shadows.get(&src) {
+            Some(s) => generic(&mut c, *s),
+            None => c.constant(Constant::Null(0)),
+        };
+        let name = crate::memory::field_shadows_name(&plan.namespace, k);
+        c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
+    }
+}
+
+/// `ptr` in the default address space.
+fn generic(c: &mut Cursor, ptr: Value) -> Value {
+    match c.func.ty(ptr) {
+        Type::Ptr(0) => ptr,
+        _ => c.cast(zyg_ir::CastOp::AddrSpaceCast, ptr, Type::PTR),
     }
 }
 
@@ -303,6 +466,16 @@ fn shadow_allocation(p: &mut Function, kind: &InstKind, args: &[Value], namespac
     };
     let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
     InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![count, size] }
+}
+
+/// The shadow of a custom allocator's memory (`conventions::Allocator`): zeroed memory of
+/// the size it was asked for, from `calloc`, freed by the adjoint.
+fn shadow_of_custom_allocation(p: &mut Function, bytes: Value) -> InstKind {
+    let size_ty = p.ty(bytes).clone();
+    let Type::Int(bits) = size_ty else { unreachable!("the driver checks that the size argument is an integer") };
+    let one = p.constant_value(Constant::int(bits, 1));
+    let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
+    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![one, bytes] }
 }
 
 /// Where `inst` sits in block `b` of the primal now.

@@ -1,18 +1,23 @@
 //! Type analysis for memory copies made with integers. clang copies a `double` through
 //! an `i64` when it sees only bytes moving (`memcpy(&t, a, 8)`, a swap through a union): a
 //! load and a store of an integer of the same width. Such a copy still moves a derivative,
-//! so before differentiating, zyg gives it the float type of the function's other accesses
-//! to memory: a float load and store copy the same bits, so the program does not change.
-//! When the function's accesses do not decide it (none, or several float formats), the copy
-//! is left alone and activity analysis reports it if it touches differentiated memory.
+//! so before differentiating, zyg gives it the type the type analysis of memory finds for
+//! those bytes (`memtypes`): a float, or a pointer (a struct copy moves pointer fields as
+//! integers too, and their shadows must move with them); a load and store of another type
+//! copy the same bits, so the program does not change. When the analysis knows nothing of
+//! the bytes, the function's own float accesses decide (one float format); otherwise the
+//! copy is left alone and activity analysis reports it if it touches differentiated memory.
 
 use std::collections::{HashMap, HashSet};
-use zyg_ir::{FloatTy, Function, Inst, InstKind, Module, Type, Value};
+use crate::memtypes::{Known, MemTypes};
+use zyg_ir::{FloatTy, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
 
-/// Retypes every integer copy that the float accesses of its function decide, in place.
+/// Retypes every integer copy whose bytes the type analysis (`memtypes`) or, failing it,
+/// the float accesses of its function decide, in place.
 pub fn retype_integer_copies(module: &mut Module) {
+    let types = MemTypes::compute(module);
     for func in &mut module.functions {
-        retype_function(func);
+        retype_function(func, &types);
     }
 }
 
@@ -60,18 +65,33 @@ pub fn integer_copies(func: &Function) -> HashMap<Inst, (Value, u32, Vec<Value>)
         .collect()
 }
 
-fn retype_function(func: &mut Function) {
+/// A copy of float bytes becomes a float load and store, a copy of an address a pointer
+/// load and store (whose shadow the primal then copies too); a copy of integer bytes stays.
+fn retype_function(func: &mut Function, types: &MemTypes) {
     let formats = float_accesses(func);
-    let [only] = formats.iter().copied().collect::<Vec<_>>()[..] else { return };
-    let copies: Vec<(Inst, Value)> = integer_copies(func)
-        .into_iter()
-        .filter(|(_, (_, bits, _))| *bits == only.bits())
-        .map(|(i, (v, _, _))| (i, v))
-        .collect();
-    for (inst, v) in copies {
-        if let InstKind::Load { ty, .. } = &mut func.insts[inst].kind {
-            *ty = Type::Float(only);
+    let only = match formats.iter().copied().collect::<Vec<_>>()[..] {
+        [only] => Some(only),
+        _ => None,
+    };
+    let mut retyped: Vec<(Inst, Value, Type)> = Vec::new();
+    for (inst, (v, bits, _)) in integer_copies(func) {
+        let InstKind::Load { ptr, .. } = &func.insts[inst].kind else { continue };
+        let bytes = u64::from(bits.div_ceil(8));
+        let ty = match types.at(func, *ptr, bytes) {
+            Known::All(Kind::Float(f)) if f.bits() == bits => Type::Float(f),
+            Known::All(Kind::Pointer) if bits == 64 => Type::PTR,
+            Known::Nothing => match only {
+                Some(f) if f.bits() == bits => Type::Float(f),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        retyped.push((inst, v, ty));
+    }
+    for (inst, v, ty) in retyped {
+        if let InstKind::Load { ty: load_ty, .. } = &mut func.insts[inst].kind {
+            *load_ty = ty.clone();
         }
-        func.values[v].ty = Type::Float(only);
+        func.values[v].ty = ty;
     }
 }

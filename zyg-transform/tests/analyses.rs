@@ -1,10 +1,13 @@
 //! Activity and tape layout on small functions written in zyg-ir's text form.
 
+mod common;
+use common::value;
+
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::text::parse_module;
-use zyg_ir::{Function, InstKind, Module, Type, Value};
+use zyg_ir::{InstKind, Module, Type};
 use zyg_transform::activity::Activity;
 use zyg_transform::tape::{self, Storage, TapeLayout, TapeNeeds};
 use zyg_transform::ArgActivity::{Active, Const};
@@ -33,19 +36,15 @@ exit:
 "#;
 
 fn module() -> Module {
-    parse_module(PROGRAM).unwrap_or_else(|e| panic!("{e}"))
+    common::module_of(PROGRAM)
 }
 
-/// The n-th instruction result in layout order.
-fn value(f: &Function, index: usize) -> Value {
-    f.inst_order().filter_map(|(_, i)| f.result(i)).nth(index).expect("result")
-}
 
 #[test]
 fn activity_is_varied_and_useful() {
     let m = module();
     let f = &m.functions[0];
-    let a = Activity::analyze(&m, f, &[Active, Const, Const]).unwrap();
+    let a = Activity::analyze(&m, &Default::default(), f, &[Active, Const, Const]).unwrap();
     let [kx, s, i0, useless, acc, i, acc_next] = [0, 1, 2, 3, 4, 5, 6].map(|k| value(f, k));
     assert!(a.is_active(f.params[0]), "x is active");
     assert!(!a.is_active(f.params[1]), "k is const");
@@ -54,7 +53,7 @@ fn activity_is_varied_and_useful() {
     assert!(!a.is_active(i0) && !a.is_active(i), "integers carry no derivative");
     assert!(!a.is_active(useless), "x * x never reaches the result");
     // With k active too, k * 2 becomes active.
-    let both = Activity::analyze(&m, f, &[Active, Active, Const]).unwrap();
+    let both = Activity::analyze(&m, &Default::default(), f, &[Active, Active, Const]).unwrap();
     assert!(both.is_active(kx));
 }
 
@@ -86,11 +85,11 @@ fn loop_blocks_push_records_and_others_use_slots() {
 fn differentiator_names_and_signatures() {
     let m = module();
     let mut d = Differentiator::new(&m, "zyg");
-    let g = d.gradient(&Spec { function: "f".into(), args: vec![Active, Active, Const] }).unwrap();
+    let g = d.gradient(&Spec::new("f", vec![Active, Active, Const])).unwrap();
     assert_eq!(g.name, "f.zyg.grad.aac");
     assert_eq!(g.sig.ret, Type::structure(vec![Type::F64, Type::F64]));
     // Asking again reuses it.
-    let again = d.gradient(&Spec { function: "f".into(), args: vec![Active, Active, Const] }).unwrap();
+    let again = d.gradient(&Spec::new("f", vec![Active, Active, Const])).unwrap();
     assert_eq!(again.name, g.name);
     let out = d.finish();
     let names: Vec<&str> = out.iter().map(|f| f.name.as_str()).collect();
@@ -121,15 +120,15 @@ fn errors_name_the_construct() {
     )
     .unwrap();
     let mut d = Differentiator::new(&m, "zyg");
-    let e = d.gradient(&Spec { function: "g".into(), args: vec![Active, Const] }).unwrap_err();
+    let e = d.gradient(&Spec::new("g", vec![Active, Const])).unwrap_err();
     assert_eq!(e.callee.as_deref(), Some("mystery"));
     assert!(e.to_string().contains("no derivative is known for `mystery`"), "{e}");
-    let e = d.gradient(&Spec { function: "h".into(), args: vec![Active, Const] }).unwrap_err();
+    let e = d.gradient(&Spec::new("h", vec![Active, Const])).unwrap_err();
     assert!(e.to_string().contains("stored to memory"), "{e}");
     // Recursion is differentiated, with heap tapes and a tape-size function.
-    let g = d.gradient(&Spec { function: "r".into(), args: vec![Active] }).unwrap();
+    let g = d.gradient(&Spec::new("r", vec![Active])).unwrap();
     assert_eq!(g.name, "r.zyg.grad.a");
-    let e = d.gradient(&Spec { function: "nope".into(), args: vec![] }).unwrap_err();
+    let e = d.gradient(&Spec::new("nope", vec![])).unwrap_err();
     assert!(e.to_string().contains("needs the body"), "{e}");
     assert!(d.finish().iter().any(|f| f.name == "r.zyg.tapesize.a"));
 }

@@ -1,8 +1,9 @@
 //! Which shadow updates of a kernel may skip atomics (`zyg_transform::gpu`), on small
 //! kernels written in zyg-ir's text form.
 
+mod common;
+
 use std::collections::HashSet;
-use zyg_ir::text::parse_module;
 use zyg_ir::{Function, Module, Value};
 use zyg_transform::gpu::thread_private_pointers;
 
@@ -78,7 +79,7 @@ exit:
 "#;
 
 fn module() -> Module {
-    parse_module(KERNELS).unwrap_or_else(|e| panic!("{e}"))
+    common::module_of(KERNELS)
 }
 
 /// The results of the function's `getelementptr`s, in layout order.

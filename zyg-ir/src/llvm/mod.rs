@@ -6,8 +6,15 @@
 
 mod raw;
 pub mod reader;
+mod tbaa;
 pub mod writer;
 
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
+
+/// Converts an LLVM type (an inkwell handle) to a zyg-ir type, or says which type is not
+/// supported.
+pub fn type_of(t: impl inkwell::types::AsTypeRef) -> Result<crate::Type, String> {
+    raw::read_type(t.as_type_ref())
+}
 pub use reader::{read_functions, signature_of, ReadError, ReadModule};
 pub use writer::{define_shared_global, define_zeroed_global, write_function, WriteError};

@@ -42,6 +42,11 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
         match (!is_declaration).then(|| FunctionReader::read(raw)) {
             Some(Ok((func, callees))) => {
                 for (callee, sig) in callees {
+                    // SAFETY: looking a name up in the live module; the value found belongs to it.
+                    let callee_fn = unsafe { find_global(module.as_mut_ptr(), &callee).and_then(|v| inkwell::values::FunctionValue::new(v)) };
+                    if callee_fn.is_some_and(touches_no_visible_memory) {
+                        out.module.pure.insert(callee.clone());
+                    }
                     out.module.declarations.entry(callee.clone()).or_insert(sig);
                     if seen.insert(callee.clone()) {
                         queue.push_back(callee);
@@ -66,8 +71,22 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
     let defined: Vec<String> = out.module.functions.iter().map(|f| f.name.clone()).collect();
     for name in defined {
         out.module.declarations.remove(&name);
+        out.module.pure.remove(&name);
     }
     out
+}
+
+/// Whether a function's `memory` attribute says it neither reads nor writes memory the
+/// program can see: nothing through its pointer arguments and nothing else but inaccessible
+/// memory, errno, and target-specific state. The attribute packs two mod/ref bits per
+/// location (LLVM's `IRMemLocation`): argument memory is bits 0-1, other memory bits 6-7.
+fn touches_no_visible_memory(f: inkwell::values::FunctionValue<'_>) -> bool {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    const ARGUMENT_MEMORY: u64 = 0b11;
+    const OTHER_MEMORY: u64 = 0b11 << 6;
+    let kind = Attribute::get_named_enum_kind_id("memory");
+    f.get_enum_attribute(AttributeLoc::Function, kind)
+        .is_some_and(|a| a.get_enum_value() & (ARGUMENT_MEMORY | OTHER_MEMORY) == 0)
 }
 
 /// The module's global variables of types zyg can represent (the others cannot hold
@@ -80,7 +99,7 @@ fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, Global
         unsafe {
             if let (Ok(ty), Ok(name)) = (read_type(LLVMGlobalGetValueType(raw)), global_name(raw)) {
                 let addrspace = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
-                out.insert(name, GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace });
+                out.insert(name, GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false });
             }
         }
     }
@@ -147,6 +166,7 @@ impl FunctionReader {
                 while !inst.is_null() {
                     let kind = reader.read_inst(inst).map_err(|m| reader.error(inst, m))?;
                     let id = reader.func.blocks[block].insts[index];
+                    reader.func.insts[id].hint = type_hint(&reader.func, inst, &kind);
                     reader.func.insts[id].kind = kind;
                     index += 1;
                     inst = LLVMGetNextInstruction(inst);
@@ -299,6 +319,24 @@ impl FunctionReader {
         };
         let args = (0..LLVMGetNumArgOperands(inst)).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
         Ok(InstKind::Call { callee, sig, args })
+    }
+}
+
+/// The front end's type hint of a load, store or memory copy (`tbaa`).
+///
+/// # Safety
+/// `inst` must be the live instruction `kind` was read from.
+unsafe fn type_hint(func: &Function, inst: LLVMValueRef, kind: &InstKind) -> Option<crate::function::TypeHint> {
+    match kind {
+        InstKind::Load { ty, .. } => super::tbaa::access_hint(inst, ty.natural_layout()?.0),
+        InstKind::Store { value, .. } => super::tbaa::access_hint(inst, func.ty(*value).natural_layout()?.0),
+        InstKind::Call { callee: Callee::Direct(name), .. }
+            if ["llvm.memcpy.", "llvm.memmove.", "llvm.memcpy.inline."].iter().any(|p| name.starts_with(p))
+                || matches!(&**name, "memcpy" | "memmove") =>
+        {
+            super::tbaa::copy_hint(inst)
+        }
+        _ => None,
     }
 }
 

@@ -49,7 +49,7 @@ use crate::function::{Function, Module};
 use std::fmt;
 
 pub use parse::{parse_function, parse_module};
-pub use print::{print_function, print_module};
+pub use print::{print_function, print_inst, print_module};
 
 /// Why text could not be parsed, and where (1-based line and column).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -26,7 +26,10 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
             Tok::Eof => break,
             Tok::Word(w) if w == "declare" => {
                 cur.bump();
-                let (name, sig) = declaration(&mut cur)?;
+                let (name, sig, pure) = declaration(&mut cur)?;
+                if pure {
+                    module.pure.insert(name.clone());
+                }
                 match module.declarations.get(&name) {
                     Some(old) if *old != sig => return cur.error_at(start, format!("`@{name}` is declared twice, differently")),
                     _ => module.declarations.insert(name, sig),
@@ -64,17 +67,25 @@ pub fn parse_function(text: &str) -> Result<Function, ParseError> {
     Ok(module.functions.remove(0))
 }
 
-/// `RET @name(TYPES[, ...]) [attributes]` after `declare`.
-fn declaration(cur: &mut Cursor) -> Result<(String, Signature), ParseError> {
+/// `RET @name(TYPES[, ...]) [attributes]` after `declare`; also whether the attributes say
+/// the function touches no memory (`memory(none)` or `readnone`, `Module::pure`).
+fn declaration(cur: &mut Cursor) -> Result<(String, Signature, bool), ParseError> {
     let ret = cur.ty()?;
     let name = cur.global_name()?;
     cur.expect_punct('(')?;
     let (params, variadic) = cur.param_types()?;
-    // Attributes of declarations have nowhere to go in zyg-ir; read past them.
-    while matches!(cur.peek(), Tok::Word(w) if w != "declare" && w != "define") || matches!(cur.peek(), Tok::Str(_)) {
-        cur.bump();
+    // Other attributes of declarations have nowhere to go in zyg-ir; read past them.
+    let mut pure = false;
+    while matches!(cur.peek(), Tok::Word(w) if w != "declare" && w != "define")
+        || matches!(cur.peek(), Tok::Str(_) | Tok::Label(_) | Tok::Punct('(' | ')'))
+    {
+        match cur.bump() {
+            Tok::Word(w) if w == "readnone" => pure = true,
+            Tok::Word(w) if w == "memory" && matches!(cur.peek_at(1), Tok::Word(n) if n == "none") => pure = true,
+            _ => {}
+        }
     }
-    Ok((name, Signature { params, ret, variadic }))
+    Ok((name, Signature { params, ret, variadic }, pure))
 }
 
 static EOF: Tok = Tok::Eof;

@@ -37,7 +37,7 @@ impl FunctionParser<'_> {
         if ty.is_void() && result_name.is_some() {
             return self.cur.error_at(start, format!("`{op}` produces no value to name"));
         }
-        let inst = self.func.insts.push(InstData { kind, result: None, loc });
+        let inst = self.func.insts.push(InstData { kind, result: None, loc, hint: None });
         if !ty.is_void() {
             let def = ValueDef::Inst(inst);
             let v = match result_name {

@@ -15,7 +15,8 @@ use std::fmt::Write;
 pub fn print_module(module: &Module) -> String {
     let mut out = String::new();
     for (name, sig) in &module.declarations {
-        let _ = writeln!(out, "declare {} {}({})", sig.ret, sigil_name('@', name), param_types(sig));
+        let pure = if module.is_pure(name) { " memory(none)" } else { "" };
+        let _ = writeln!(out, "declare {} {}({}){pure}", sig.ret, sigil_name('@', name), param_types(sig));
     }
     for func in &module.functions {
         if !out.is_empty() {
@@ -24,6 +25,16 @@ pub fn print_module(module: &Module) -> String {
         out.push_str(&print_function(func));
     }
     out
+}
+
+/// One instruction as the text form writes it (without its source location): for messages.
+pub fn print_inst(func: &Function, inst: Inst) -> String {
+    let p = Printer::new(func);
+    let data = &func.insts[inst];
+    match data.result {
+        Some(v) => format!("{v} = {}", p.body(&data.kind, func.ty(v))),
+        None => p.body(&data.kind, &Type::Void),
+    }
 }
 
 pub fn print_function(func: &Function) -> String {

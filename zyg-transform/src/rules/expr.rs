@@ -29,6 +29,9 @@ pub enum Node {
     /// `cond ? a : b`, where `cond` is an `i1` expression.
     Select(E, E, E),
     Cmp(FloatPred, E, E),
+    /// Both / either of two `i1` expressions (rules' edge-point conditions).
+    And(E, E),
+    Or(E, E),
     /// An integer operand converted to the working float type (`sitofp`).
     IntToFloat(E),
     /// An integer operand plus a constant (`n - 1` for `powi`).
@@ -51,7 +54,13 @@ impl E {
                 }
             }
             Node::Res => *result = true,
-            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) | Node::Cmp(_, a, b) => {
+            Node::Add(a, b)
+            | Node::Sub(a, b)
+            | Node::Mul(a, b)
+            | Node::Div(a, b)
+            | Node::Cmp(_, a, b)
+            | Node::And(a, b)
+            | Node::Or(a, b) => {
                 a.needs(operands, result);
                 b.needs(operands, result);
             }
@@ -90,6 +99,8 @@ impl E {
                 }
             }
             Node::Cmp(pred, a, b) => f64::from(compare(*pred, ev(a), ev(b)) as u8),
+            Node::And(a, b) => f64::from((ev(a) != 0.0 && ev(b) != 0.0) as u8),
+            Node::Or(a, b) => f64::from((ev(a) != 0.0 || ev(b) != 0.0) as u8),
             Node::IntToFloat(a) => ev(a),
             Node::IntAdd(a, k) => ev(a) + *k as f64,
         }
@@ -141,6 +152,12 @@ pub fn select(cond: E, a: E, b: E) -> E {
 }
 pub fn cmp(pred: FloatPred, a: E, b: E) -> E {
     E::new(Node::Cmp(pred, a, b))
+}
+pub fn and(a: E, b: E) -> E {
+    E::new(Node::And(a, b))
+}
+pub fn or(a: E, b: E) -> E {
+    E::new(Node::Or(a, b))
 }
 pub fn int_to_float(a: E) -> E {
     E::new(Node::IntToFloat(a))

@@ -16,8 +16,9 @@ pub static BINARY: &[(BinOp, BinaryRule)] = &[
     (BinOp::FMul, || [d() * x(1), d() * x(0)]),
     // d(x/y)/dy = -x/y² = -r/y, which reuses the result instead of squaring y.
     (BinOp::FDiv, || [d() / x(1), -(d() * r() / x(1))]),
-    // frem(x, y) = x - trunc(x/y)·y.
-    (BinOp::FRem, || [d(), -(d() * call("trunc", vec![x(0) / x(1)]))]),
+    // frem(x, y) = x - n·y with n = trunc(x/y) exact, which is round((x - r)/y) (as fmod's
+    // rule in math.rs: trunc of the rounded quotient can be one too many).
+    (BinOp::FRem, || [d(), -(d() * call("round", vec![(x(0) - r()) / x(1)]))]),
 ];
 
 pub static UNARY: &[(UnOp, UnaryRule)] = &[(UnOp::FNeg, || -d()), (UnOp::Freeze, d)];
@@ -73,6 +74,17 @@ mod tests {
         };
         for (op, rule) in BINARY {
             check(op.name(), primal(*op), rule());
+        }
+    }
+
+    /// frem's quotient where x/y rounds up to an integer: 1 = 9·0.1 + 0.0999..., so
+    /// d frem(1, 0.1) / dy is -9 (trunc(1/0.1) would say -10); and y = inf, -0.
+    #[test]
+    fn frem_counts_the_exact_quotient() {
+        let [dx, dy] = (BINARY.iter().find(|(o, _)| *o == BinOp::FRem).unwrap().1)();
+        for (a, b, want) in [(1.0, 0.1, -9.0), (5.0, f64::INFINITY, 0.0), (-0.0, 1.0, 0.0), (-7.0, 2.0, 3.0)] {
+            let r: f64 = a % b;
+            assert_eq!((dx.eval(&[a, b], r, 1.0), dy.eval(&[a, b], r, 1.0)), (1.0, want), "frem({a}, {b})");
         }
     }
 

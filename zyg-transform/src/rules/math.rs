@@ -1,8 +1,33 @@
 //! Derivative rules for math library functions and LLVM math intrinsics: one entry per
 //! family, covering every spelling (`sin`, `sinf`, `sinl`, `llvm.sin.*`, `__nv_sin[f]`).
+//!
+//! Edge points. Each rule is exact where its function is differentiable, and at the points
+//! where it is not, it follows one stated convention (README, "What is differentiated"):
+//!
+//! - Infinite derivatives are ±inf (`log` at ±0: +inf; `asin` at ±1: +inf; `acos` at ±1:
+//!   -inf; `pow(x, y)` at x = 0 with y < 0), except at the roots, where zyg follows Enzyme's
+//!   rule for `sqrt`: `sqrt`, `cbrt` and `pow(x, y)` with 0 < y < 1 have derivative 0 at
+//!   x = ±0, so that a norm at the origin gives 0, not 0·inf = NaN (and `pow(x, 0.5)`,
+//!   which LLVM may rewrite to `sqrt`, agrees with it).
+//! - Kinks and ties take the average of the two one-sided derivatives, a subgradient that
+//!   does not depend on how LLVM orders commutative operands (and is what central finite
+//!   differences give): `fabs` and `copysign` at ±0: 0; `fmin`/`fmax` of equal operands:
+//!   half of the adjoint to each.
+//! - Jumps (the rounding functions at integers, `fmod` where the quotient is an integer)
+//!   take the derivative of the surrounding pieces: 0 for the rounding functions, 1 and
+//!   -n for `fmod`.
+//! - A zero adjoint gives zero contributions, never 0·inf = NaN, where a factor of the
+//!   rule can be infinite while the primal is finite or overflows (`exp`, `pow`, `asin`...),
+//!   and no rule computes 0·inf where the derivative is finite or zero (`pow(x, 0)`,
+//!   `powi(x, 0)`, `hypot(0, 0)`, `atan2` with an infinite operand).
+//! - NaN operands give NaN derivatives, except where C's function ignores the operand:
+//!   `fmax(x, NaN)` is x, so x takes the adjoint; `pow(x, 0)` and `pow(1, y)` are 1 for
+//!   any x and y, so their derivatives are 0. `llvm.maximum`/`minimum` propagate NaN: the
+//!   NaN operand takes the adjoint. Piecewise-constant and piecewise-linear rules (the
+//!   rounding functions, `fabs`) give 0 or the adjoint.
 
-use super::expr::{c, call, cmp, d, int_add, int_to_float, r, select, x, E};
-use zyg_ir::FloatPred::{Oge, Ogt, Ole};
+use super::expr::{and, c, call, cmp, d, int_add, int_to_float, or, r, select, x, E};
+use zyg_ir::FloatPred::{self, Oeq, Ogt, Olt, Ord, Ule, Uno};
 
 /// One family of math functions: the names it answers to, and the adjoint of each operand.
 pub struct MathRule {
@@ -21,89 +46,170 @@ fn sq(e: E) -> E {
     e.clone() * e
 }
 
+/// 0 where `cond` holds, `e` elsewhere.
+fn zero_where(cond: E, e: E) -> E {
+    select(cond, c(0.0), e)
+}
+
+/// The result's adjoint is 0 (see `strong`).
+fn no_adjoint() -> E {
+    cmp(Oeq, d(), c(0.0))
+}
+
+/// `e`, a product with the adjoint `d`, or 0 where `d` is: a factor that is infinite (an
+/// overflowing `exp`, `asin` at 1) must not turn "this result does not matter" into NaN.
+fn strong(e: E) -> E {
+    zero_where(no_adjoint(), e)
+}
+
+/// `e` is not NaN.
+fn ordered(e: E) -> E {
+    cmp(Ord, e.clone(), e)
+}
+
+/// `e` is NaN.
+fn nan(e: E) -> E {
+    cmp(Uno, e.clone(), e)
+}
+
+/// `x` with the sign of `s` (`copysign`).
+fn with_sign(x: f64, s: E) -> E {
+    call("copysign", vec![c(x), s])
+}
+
+/// x + 0, which is x but +0 for -0: `d / (x + 0)` is +inf at both zeros (log's derivative).
+fn plus_zero(e: E) -> E {
+    e + 0.0
+}
+
+/// The adjoints of `fmax` (`beats` = Ogt) or `fmin` (Olt) and their NaN-propagating
+/// `maximum`/`minimum` forms: the adjoint goes to the operand the result is; equal
+/// operands take half each. With a NaN operand, `fmax` returns the other (which takes the
+/// adjoint) and `maximum` the NaN (which takes it); of two NaNs, the first.
+fn min_max(beats: FloatPred, propagates_nan: bool) -> Vec<Option<E>> {
+    let adjoint = |this: E, other: E, first: bool| {
+        let (nan_winner, nan_loser) = if propagates_nan { (this.clone(), other.clone()) } else { (other.clone(), this.clone()) };
+        // The NaN rule: `nan_winner` is NaN and, for the second operand, `nan_loser` is not.
+        let by_nan = if first { nan(nan_winner) } else { and(nan(nan_winner), ordered(nan_loser)) };
+        let wins = or(cmp(beats, this.clone(), other.clone()), by_nan);
+        select(cmp(Oeq, this, other), d() * 0.5, select(wins, d(), c(0.0)))
+    };
+    vec![Some(adjoint(x(0), x(1), true)), Some(adjoint(x(1), x(0), false))]
+}
+
 /// The table: read top to bottom, `d` is the adjoint of the result `r`, `x(i)` operand i.
 pub static MATH_RULES: &[MathRule] = &[
     MathRule { names: &["sin"], arity: 1, adjoints: || vec![Some(d() * call("cos", vec![x(0)]))] },
     MathRule { names: &["cos"], arity: 1, adjoints: || vec![Some(-(d() * call("sin", vec![x(0)])))] },
+    // 1 + tan² is finite wherever tan is (|tan| < 2^54 at floating-point arguments).
     MathRule { names: &["tan"], arity: 1, adjoints: || vec![Some(d() * (c(1.0) + sq(r())))] },
-    MathRule { names: &["exp"], arity: 1, adjoints: || vec![Some(d() * r())] },
-    MathRule { names: &["exp2"], arity: 1, adjoints: || vec![Some(d() * r() * LN_2)] },
-    MathRule { names: &["log"], arity: 1, adjoints: || vec![Some(d() / x(0))] },
-    MathRule { names: &["log2"], arity: 1, adjoints: || vec![Some(d() / (x(0) * LN_2))] },
-    MathRule { names: &["log10"], arity: 1, adjoints: || vec![Some(d() / (x(0) * LN_10))] },
-    MathRule { names: &["sqrt"], arity: 1, adjoints: || vec![Some(d() / (r() * 2.0))] },
-    MathRule { names: &["cbrt"], arity: 1, adjoints: || vec![Some(d() / (sq(r()) * 3.0))] },
+    // Overflowing to inf (x > 709.78), the result's derivative is inf too.
+    MathRule { names: &["exp"], arity: 1, adjoints: || vec![Some(strong(d() * r()))] },
+    MathRule { names: &["exp2"], arity: 1, adjoints: || vec![Some(strong(d() * r() * LN_2))] },
+    // log at ±0: +inf (the derivative from the right); at +inf: 0.
+    MathRule { names: &["log"], arity: 1, adjoints: || vec![Some(strong(d() / plus_zero(x(0))))] },
+    MathRule { names: &["log2"], arity: 1, adjoints: || vec![Some(strong(d() / (plus_zero(x(0)) * LN_2)))] },
+    MathRule { names: &["log10"], arity: 1, adjoints: || vec![Some(strong(d() / (plus_zero(x(0)) * LN_10)))] },
+    // At ±0 the derivative is +inf; Enzyme's rule gives 0 there (see the module comment).
+    MathRule {
+        names: &["sqrt"],
+        arity: 1,
+        adjoints: || vec![Some(zero_where(cmp(Oeq, r(), c(0.0)), d() / (r() * 2.0)))],
+    },
+    MathRule {
+        names: &["cbrt"],
+        arity: 1,
+        adjoints: || vec![Some(zero_where(cmp(Oeq, r(), c(0.0)), d() / (sq(r()) * 3.0)))],
+    },
     MathRule {
         names: &["pow"],
         arity: 2,
         adjoints: || {
-            vec![
-                Some(d() * x(1) * call("pow", vec![x(0), x(1) - 1.0])),
-                // d/dy x^y = x^y log x; taken as 0 where x <= 0 (log undefined, as Enzyme does).
-                Some(select(cmp(Ogt, x(0), c(0.0)), d() * r() * call("log", vec![x(0)]), c(0.0))),
-            ]
+            let (base, exponent) = (x(0), x(1));
+            // d/dx x^y = y x^(y-1): 0 for y = 0 (pow(x, 0) = 1 for every x, NaN included;
+            // y x^(y-1) would be 0·inf at x = 0), and 0 at x = 0 for 0 < y < 1 (a root).
+            let root_at_zero =
+                and(cmp(Oeq, base.clone(), c(0.0)), and(cmp(Ogt, exponent.clone(), c(0.0)), cmp(Olt, exponent.clone(), c(1.0))));
+            let dx_zero = or(no_adjoint(), or(cmp(Oeq, exponent.clone(), c(0.0)), root_at_zero));
+            let dx = zero_where(dx_zero, d() * exponent.clone() * call("pow", vec![base.clone(), exponent - 1.0]));
+            // d/dy x^y = x^y log x, taken as 0 where x <= 0 (no derivative for x < 0, where
+            // only integer y are defined; 0^y is constant for y > 0) and where x^y is 0
+            // (x = +inf with y < 0, or underflow), which would be 0·inf at x = +inf.
+            let dy_zero = or(no_adjoint(), or(cmp(Ule, base.clone(), c(0.0)), cmp(Oeq, r(), c(0.0))));
+            let dy = zero_where(dy_zero, d() * r() * call("log", vec![base]));
+            vec![Some(dx), Some(dy)]
         },
     },
     MathRule {
         names: &["powi"],
         arity: 2,
-        adjoints: || vec![Some(d() * int_to_float(x(1)) * call("powi", vec![x(0), int_add(x(1), -1)])), None],
+        adjoints: || {
+            // n x^(n-1), and 0 for n = 0 (powi(x, 0) = 1; n x^(n-1) would be 0·inf at x = 0).
+            let n = int_to_float(x(1));
+            let zero = or(no_adjoint(), cmp(Oeq, n.clone(), c(0.0)));
+            vec![Some(zero_where(zero, d() * n * call("powi", vec![x(0), int_add(x(1), -1)]))), None]
+        },
     },
+    // |x|: sign(x), and 0 at ±0 (the kink); NaN: 0.
     MathRule {
         names: &["fabs"],
         arity: 1,
-        adjoints: || vec![Some(select(cmp(Oge, x(0), c(0.0)), d(), -d()))],
-    },
-    MathRule {
-        names: &["fmin", "minnum", "minimum", "minimumnum"],
-        arity: 2,
         adjoints: || {
-            vec![
-                Some(select(cmp(Ole, x(0), x(1)), d(), c(0.0))),
-                Some(select(cmp(Ole, x(0), x(1)), c(0.0), d())),
-            ]
+            vec![Some(select(cmp(Ogt, x(0), c(0.0)), d(), select(cmp(Olt, x(0), c(0.0)), -d(), c(0.0))))]
         },
     },
-    MathRule {
-        names: &["fmax", "maxnum", "maximum", "maximumnum"],
-        arity: 2,
-        adjoints: || {
-            vec![
-                Some(select(cmp(Oge, x(0), x(1)), d(), c(0.0))),
-                Some(select(cmp(Oge, x(0), x(1)), c(0.0), d())),
-            ]
-        },
-    },
+    MathRule { names: &["fmin", "minnum", "minimumnum", "fminimum_num"], arity: 2, adjoints: || min_max(Olt, false) },
+    MathRule { names: &["fmax", "maxnum", "maximumnum", "fmaximum_num"], arity: 2, adjoints: || min_max(Ogt, false) },
+    MathRule { names: &["minimum", "fminimum"], arity: 2, adjoints: || min_max(Olt, true) },
+    MathRule { names: &["maximum", "fmaximum"], arity: 2, adjoints: || min_max(Ogt, true) },
+    // Piecewise constant: 0, at the jumps too.
     MathRule { names: &["floor"], arity: 1, adjoints: || vec![Some(c(0.0))] },
     MathRule { names: &["ceil"], arity: 1, adjoints: || vec![Some(c(0.0))] },
     MathRule { names: &["trunc"], arity: 1, adjoints: || vec![Some(c(0.0))] },
     MathRule { names: &["round"], arity: 1, adjoints: || vec![Some(c(0.0))] },
     MathRule { names: &["rint", "nearbyint", "roundeven"], arity: 1, adjoints: || vec![Some(c(0.0))] },
-    MathRule { names: &["tanh"], arity: 1, adjoints: || vec![Some(d() * (c(1.0) - sq(r())))] },
-    MathRule { names: &["sinh"], arity: 1, adjoints: || vec![Some(d() * call("cosh", vec![x(0)]))] },
-    MathRule { names: &["cosh"], arity: 1, adjoints: || vec![Some(d() * call("sinh", vec![x(0)]))] },
+    // 1 - tanh² as (1 - r)(1 + r), without a second rounding of r². For |x| > 19, r rounds
+    // to ±1 and this to 0: the true value is below 1e-16 there (exact in absolute terms).
+    MathRule {
+        names: &["tanh"],
+        arity: 1,
+        adjoints: || vec![Some(d() * ((c(1.0) - r()) * (c(1.0) + r())))],
+    },
+    MathRule { names: &["sinh"], arity: 1, adjoints: || vec![Some(strong(d() * call("cosh", vec![x(0)])))] },
+    MathRule { names: &["cosh"], arity: 1, adjoints: || vec![Some(strong(d() * call("sinh", vec![x(0)])))] },
+    // 1/sqrt(1 - x²) with 1 - x² as (1 - x)(1 + x), exact near ±1; +inf at ±1.
     MathRule {
         names: &["asin"],
         arity: 1,
-        adjoints: || vec![Some(d() / call("sqrt", vec![c(1.0) - sq(x(0))]))],
+        adjoints: || vec![Some(strong(d() / call("sqrt", vec![(c(1.0) - x(0)) * (c(1.0) + x(0))])))],
     },
     MathRule {
         names: &["acos"],
         arity: 1,
-        adjoints: || vec![Some(-(d() / call("sqrt", vec![c(1.0) - sq(x(0))])))],
+        adjoints: || vec![Some(strong(-(d() / call("sqrt", vec![(c(1.0) - x(0)) * (c(1.0) + x(0))]))))],
     },
+    // 1 / (1 + x²): 0 at ±inf, and where x² overflows (the true value is below 1e-308).
     MathRule { names: &["atan"], arity: 1, adjoints: || vec![Some(d() / (c(1.0) + sq(x(0))))] },
     MathRule {
         names: &["atan2"],
         arity: 2,
-        // atan2(y, x): dy = x / (x² + y²), dx = -y / (x² + y²).
+        // atan2(y, x): dy = x / (x² + y²), dx = -y / (x² + y²), computed on the operands
+        // scaled by s = max(|x|, |y|) so that neither overflows nor underflows: with
+        // x' = x/s, y' = y/s, dy = x' / (x'² + y'²) / s. At (0, 0), where atan2 is not
+        // continuous, and where an operand is infinite (atan2 is constant nearby): 0.
         adjoints: || {
+            let (ay, ax) = (call("fabs", vec![x(0)]), call("fabs", vec![x(1)]));
+            let s = select(cmp(Ogt, ax.clone(), ay.clone()), ax, ay);
+            let (ys, xs) = (x(0) / s.clone(), x(1) / s.clone());
+            let q = sq(ys.clone()) + sq(xs.clone());
+            let degenerate = or(cmp(Oeq, s.clone(), c(0.0)), cmp(Oeq, s.clone(), c(f64::INFINITY)));
             vec![
-                Some(d() * x(1) / (sq(x(0)) + sq(x(1)))),
-                Some(-(d() * x(0)) / (sq(x(0)) + sq(x(1)))),
+                Some(zero_where(degenerate.clone(), d() * (xs / q.clone()) / s.clone())),
+                Some(zero_where(degenerate, -(d() * (ys / q)) / s)),
             ]
         },
     },
+    // exp(-x²) underflows to 0 for |x| > 27, where the true value is below 1e-300.
     MathRule {
         names: &["erf"],
         arity: 1,
@@ -117,11 +223,14 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule {
         names: &["fmod"],
         arity: 2,
-        // fmod(x, y) = x - trunc(x/y)·y, as the frem instruction.
-        adjoints: || vec![Some(d()), Some(-(d() * call("trunc", vec![x(0) / x(1)])))],
+        // fmod(x, y) = x - n·y with n = trunc(x/y) computed exactly. n = (x - r)/y, rounded:
+        // trunc of the rounded quotient x/y is one too many where x/y rounds up to an integer
+        // (fmod(1, 0.1): n = 9, but 1/0.1 rounds to 10).
+        adjoints: || vec![Some(d()), Some(-(d() * call("round", vec![(x(0) - r()) / x(1)])))],
     },
-    MathRule { names: &["expm1"], arity: 1, adjoints: || vec![Some(d() * (r() + 1.0))] },
-    MathRule { names: &["log1p"], arity: 1, adjoints: || vec![Some(d() / (x(0) + 1.0))] },
+    MathRule { names: &["expm1"], arity: 1, adjoints: || vec![Some(strong(d() * (r() + 1.0)))] },
+    // At x = -1: +inf (x + 1 is +0 there).
+    MathRule { names: &["log1p"], arity: 1, adjoints: || vec![Some(strong(d() / (x(0) + 1.0)))] },
     MathRule {
         names: &["fma", "fmuladd"],
         arity: 3,
@@ -130,16 +239,25 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule {
         names: &["copysign"],
         arity: 2,
-        // |x| with y's sign: the derivative in x is sign(x)·sign(y); none flows to y.
+        // |x| with y's sign: the derivative in x is sign(x)·sign(y), and 0 at x = ±0 (the
+        // kink of |x|); none flows to y.
         adjoints: || {
-            let sign = |e: E| call("copysign", vec![c(1.0), e]);
-            vec![Some(d() * sign(x(0)) * sign(x(1))), Some(c(0.0))]
+            let dx = d() * with_sign(1.0, x(0)) * with_sign(1.0, x(1));
+            vec![Some(zero_where(cmp(Oeq, x(0), c(0.0)), dx)), Some(c(0.0))]
         },
     },
     MathRule {
         names: &["hypot"],
         arity: 2,
-        adjoints: || vec![Some(d() * x(0) / r()), Some(d() * x(1) / r())],
+        // x / hypot(x, y), which lies in [-1, 1]; 0 at (0, 0) (the norm's subgradient there,
+        // as for sqrt), and sign(x) for an infinite x (x/r would be inf/inf).
+        adjoints: || {
+            let part = |v: E| {
+                let infinite = cmp(Oeq, call("fabs", vec![v.clone()]), c(f64::INFINITY));
+                zero_where(cmp(Oeq, r(), c(0.0)), d() * select(infinite, with_sign(1.0, v.clone()), v / r()))
+            };
+            vec![Some(part(x(0))), Some(part(x(1)))]
+        },
     },
 ];
 
@@ -177,6 +295,9 @@ pub fn eval_primal(name: &str, a: &[f64]) -> Option<f64> {
         "fabs" => x.abs(),
         "fmin" => x.min(y),
         "fmax" => x.max(y),
+        // NaN-propagating (`llvm.minimum`): the tests' ties are not signed zeros.
+        "minimum" => if x.is_nan() || y.is_nan() { f64::NAN } else { x.min(y) },
+        "maximum" => if x.is_nan() || y.is_nan() { f64::NAN } else { x.max(y) },
         "floor" => x.floor(),
         "ceil" => x.ceil(),
         "trunc" => x.trunc(),
@@ -264,13 +385,181 @@ mod tests {
         }
     }
 
+    /// Central differences of operand `i` of `name` at `args`, against the rule.
+    fn check_fd(name: &str, args: &[f64], i: usize) {
+        let rule = MATH_RULES.iter().find(|r| r.names[0] == name).expect("a rule");
+        let primal = |a: &[f64]| eval_primal(name, a).unwrap();
+        let got = (rule.adjoints)()[i].as_ref().expect("an adjoint").eval(args, primal(args), 1.0);
+        let h = if args[i] == 0.0 { 1e-6 } else { 1e-6 * args[i].abs() };
+        let (mut lo, mut hi) = (args.to_vec(), args.to_vec());
+        lo[i] -= h;
+        hi[i] += h;
+        let want = (primal(&hi) - primal(&lo)) / (2.0 * h);
+        let tol = 1e-6 * want.abs() + 1e-9;
+        assert!((got - want).abs() <= tol, "{name} operand {i} at {args:?}: rule {got}, fd {want}");
+    }
+
+    /// Near the edges, where the rules take care: negative bases with integer exponents,
+    /// every small integer exponent, arguments near the poles, tiny and huge operands.
+    #[test]
+    fn math_rules_match_finite_differences_near_edges() {
+        for base in [-2.5, -1.0, -0.3, 0.3, 1.0, 2.5] {
+            for n in [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 4.0] {
+                check_fd("pow", &[base, n], 0);
+                check_fd("powi", &[base, n], 0);
+            }
+        }
+        for (name, args) in [
+            ("pow", [0.05, 0.5]), ("pow", [1e-3, 1.5]), ("pow", [1.0, 2.5]), ("pow", [2.0, -40.0]),
+            ("tanh", [5.0, 0.0]), ("tanh", [-8.0, 0.0]), ("erf", [4.0, 0.0]), ("erf", [-5.0, 0.0]), ("erfc", [3.5, 0.0]),
+            ("asin", [0.999, 0.0]), ("asin", [-0.999, 0.0]), ("acos", [0.999, 0.0]), ("acos", [-0.999, 0.0]),
+            ("log", [1e-5, 0.0]), ("log1p", [-0.999, 0.0]), ("sqrt", [1e-8, 0.0]), ("cbrt", [-1e-6, 0.0]),
+            ("exp", [700.0, 0.0]), ("sinh", [-700.0, 0.0]), ("cosh", [700.0, 0.0]), ("atan", [1e6, 0.0]),
+            ("atan2", [1e-170, 3e-170]), ("atan2", [-2e200, 1e200]), ("atan2", [0.5, -1e-3]), ("atan2", [-0.5, -2.0]),
+            ("hypot", [1e300, 1e300]), ("hypot", [1e-300, 3e-300]), ("hypot", [-3.0, 0.5]),
+            ("fmod", [7.3, 2.0]), ("fmod", [-7.3, 2.0]), ("fmod", [7.3, -2.0]), ("fmod", [1.05, 0.1]),
+            ("copysign", [-2.0, -1.0]), ("copysign", [1e-3, -3.0]), ("fabs", [-1e-3, 0.0]),
+        ] {
+            let rule = MATH_RULES.iter().find(|r| r.names[0] == name).unwrap();
+            for i in 0..rule.arity {
+                if (name, i) != ("copysign", 1) {
+                    check_fd(name, &args[..rule.arity], i);
+                }
+            }
+        }
+    }
+
+    /// The documented value at each edge point (module comment): exact values where the
+    /// derivative is finite, ±inf where it is infinite, the stated convention at kinks,
+    /// ties, roots and NaN operands, and 0 wherever the result's adjoint is 0.
+    #[test]
+    fn math_rules_at_edge_points() {
+        const INF: f64 = f64::INFINITY;
+        const NAN: f64 = f64::NAN;
+        let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-12 * b.abs();
+        // (family, operands, result's adjoint, expected adjoint of each operand)
+        let cases: &[(&str, &[f64], f64, &[f64])] = &[
+            ("pow", &[0.0, 0.0], 1.0, &[0.0, 0.0]),
+            ("pow", &[0.0, 1.0], 1.0, &[1.0, 0.0]),
+            ("pow", &[-0.0, 1.0], 1.0, &[1.0, 0.0]),
+            ("pow", &[0.0, 2.0], 1.0, &[0.0, 0.0]),
+            ("pow", &[0.0, 3.5], 1.0, &[0.0, 0.0]),
+            ("pow", &[0.0, 0.5], 1.0, &[0.0, 0.0]),
+            ("pow", &[0.0, -1.0], 1.0, &[-INF, 0.0]),
+            ("pow", &[-2.0, 3.0], 1.0, &[12.0, 0.0]),
+            ("pow", &[-2.0, 2.0], 1.0, &[-4.0, 0.0]),
+            ("pow", &[-2.0, -1.0], 1.0, &[-0.25, 0.0]),
+            ("pow", &[NAN, 0.0], 1.0, &[0.0, 0.0]),
+            ("pow", &[1.0, NAN], 1.0, &[NAN, 0.0]),
+            ("pow", &[INF, -1.0], 1.0, &[-0.0, 0.0]),
+            ("pow", &[INF, 2.0], 1.0, &[INF, INF]),
+            ("pow", &[2.0, 0.0], 1.0, &[0.0, std::f64::consts::LN_2]),
+            ("pow", &[1e300, 2.0], 0.0, &[0.0, 0.0]),
+            ("pow", &[10.0, 400.0], 0.0, &[0.0, 0.0]),
+            ("powi", &[0.0, 0.0], 1.0, &[0.0]),
+            ("powi", &[NAN, 0.0], 1.0, &[0.0]),
+            ("powi", &[0.0, 1.0], 1.0, &[1.0]),
+            ("powi", &[0.0, 2.0], 1.0, &[0.0]),
+            ("powi", &[0.0, -1.0], 1.0, &[-INF]),
+            ("powi", &[0.0, -1.0], 0.0, &[0.0]),
+            ("powi", &[-2.0, 3.0], 1.0, &[12.0]),
+            ("sqrt", &[0.0], 1.0, &[0.0]),
+            ("sqrt", &[-0.0], 1.0, &[0.0]),
+            ("sqrt", &[INF], 1.0, &[0.0]),
+            ("sqrt", &[4.0], 1.0, &[0.25]),
+            ("cbrt", &[0.0], 1.0, &[0.0]),
+            ("cbrt", &[-0.0], 1.0, &[0.0]),
+            ("cbrt", &[-8.0], 1.0, &[1.0 / 12.0]),
+            ("cbrt", &[INF], 1.0, &[0.0]),
+            ("log", &[0.0], 1.0, &[INF]),
+            ("log", &[-0.0], 1.0, &[INF]),
+            ("log", &[0.0], 0.0, &[0.0]),
+            ("log", &[INF], 1.0, &[0.0]),
+            ("log2", &[-0.0], 1.0, &[INF]),
+            ("log10", &[0.0], 1.0, &[INF]),
+            ("log1p", &[-1.0], 1.0, &[INF]),
+            ("exp", &[1000.0], 1.0, &[INF]),
+            ("exp", &[1000.0], 0.0, &[0.0]),
+            ("exp", &[-INF], 1.0, &[0.0]),
+            ("exp2", &[2000.0], 0.0, &[0.0]),
+            ("expm1", &[-INF], 1.0, &[0.0]),
+            ("expm1", &[1000.0], 0.0, &[0.0]),
+            ("sinh", &[1000.0], 0.0, &[0.0]),
+            ("cosh", &[-1000.0], 1.0, &[-INF]),
+            ("cosh", &[-1000.0], 0.0, &[0.0]),
+            ("tanh", &[0.0], 1.0, &[1.0]),
+            ("tanh", &[30.0], 1.0, &[0.0]),
+            ("tanh", &[-INF], 1.0, &[0.0]),
+            ("erf", &[30.0], 1.0, &[0.0]),
+            ("erf", &[-INF], 1.0, &[0.0]),
+            ("erfc", &[INF], 1.0, &[-0.0]),
+            ("asin", &[1.0], 1.0, &[INF]),
+            ("asin", &[-1.0], 1.0, &[INF]),
+            ("asin", &[1.0], 0.0, &[0.0]),
+            ("acos", &[1.0], 1.0, &[-INF]),
+            ("acos", &[-1.0], 1.0, &[-INF]),
+            ("atan", &[INF], 1.0, &[0.0]),
+            ("atan2", &[0.0, 0.0], 1.0, &[0.0, 0.0]),
+            ("atan2", &[-0.0, -0.0], 1.0, &[0.0, 0.0]),
+            ("atan2", &[1.0, INF], 1.0, &[0.0, 0.0]),
+            ("atan2", &[INF, -1.0], 1.0, &[0.0, 0.0]),
+            ("atan2", &[3.0, 4.0], 1.0, &[0.16, -0.12]),
+            ("atan2", &[1e-170, 1e-170], 1.0, &[0.5e170, -0.5e170]),
+            ("hypot", &[0.0, 0.0], 1.0, &[0.0, 0.0]),
+            ("hypot", &[-INF, 1.0], 1.0, &[-1.0, 0.0]),
+            ("hypot", &[3.0, -4.0], 1.0, &[0.6, -0.8]),
+            ("fabs", &[0.0], 1.0, &[0.0]),
+            ("fabs", &[-0.0], 1.0, &[0.0]),
+            ("fabs", &[-2.0], 1.0, &[-1.0]),
+            ("fabs", &[NAN], 1.0, &[0.0]),
+            ("copysign", &[0.0, -1.0], 1.0, &[0.0, 0.0]),
+            ("copysign", &[-0.0, 1.0], 1.0, &[0.0, 0.0]),
+            ("copysign", &[-2.0, -1.0], 1.0, &[1.0, 0.0]),
+            ("copysign", &[2.0, -0.0], 1.0, &[-1.0, 0.0]),
+            ("fmax", &[1.0, 1.0], 1.0, &[0.5, 0.5]),
+            ("fmax", &[-0.0, 0.0], 1.0, &[0.5, 0.5]),
+            ("fmax", &[2.0, 1.0], 1.0, &[1.0, 0.0]),
+            ("fmax", &[1.0, NAN], 1.0, &[1.0, 0.0]),
+            ("fmax", &[NAN, 1.0], 1.0, &[0.0, 1.0]),
+            ("fmax", &[NAN, NAN], 1.0, &[1.0, 0.0]),
+            ("fmin", &[1.0, 1.0], 1.0, &[0.5, 0.5]),
+            ("fmin", &[2.0, 1.0], 1.0, &[0.0, 1.0]),
+            ("fmin", &[1.0, NAN], 1.0, &[1.0, 0.0]),
+            ("fmin", &[NAN, 1.0], 1.0, &[0.0, 1.0]),
+            ("maximum", &[1.0, NAN], 1.0, &[0.0, 1.0]),
+            ("maximum", &[NAN, 1.0], 1.0, &[1.0, 0.0]),
+            ("maximum", &[NAN, NAN], 1.0, &[1.0, 0.0]),
+            ("maximum", &[3.0, 3.0], 1.0, &[0.5, 0.5]),
+            ("minimum", &[1.0, NAN], 1.0, &[0.0, 1.0]),
+            ("minimum", &[-1.0, 3.0], 1.0, &[1.0, 0.0]),
+            ("floor", &[2.0], 1.0, &[0.0]),
+            ("round", &[0.5], 1.0, &[0.0]),
+            ("trunc", &[NAN], 1.0, &[0.0]),
+            ("rint", &[INF], 1.0, &[0.0]),
+            ("fmod", &[1.0, 0.1], 1.0, &[1.0, -9.0]),
+            ("fmod", &[5.0, INF], 1.0, &[1.0, 0.0]),
+            ("fmod", &[-0.0, 1.0], 1.0, &[1.0, 0.0]),
+            ("fmod", &[-7.0, 2.0], 1.0, &[1.0, 3.0]),
+        ];
+        for (name, args, dret, want) in cases {
+            let rule = MATH_RULES.iter().find(|r| r.names[0] == *name).unwrap_or_else(|| panic!("{name}"));
+            let result = eval_primal(name, args).unwrap();
+            let adjoints = (rule.adjoints)();
+            for (i, want) in want.iter().enumerate() {
+                let got = adjoints[i].as_ref().expect("an adjoint").eval(args, result, *dret);
+                assert!(same(got, *want), "{name}{args:?} with adjoint {dret}: operand {i} got {got}, want {want}");
+            }
+        }
+    }
+
     #[test]
     fn families_cover_all_spellings() {
         for (spelling, family_name) in [
             ("sin", "sin"), ("sinf", "sin"), ("sinl", "sin"), ("llvm.sin.f64", "sin"), ("__nv_sinf", "sin"),
             ("erf", "erf"), ("erff", "erf"), ("ceil", "ceil"), ("ceilf", "ceil"), ("ceill", "ceil"),
             ("llvm.powi.f64.i32", "powi"), ("llvm.fmuladd.f32", "fma"), ("llvm.maxnum.f64", "fmax"),
-            ("fminf", "fmin"), ("fmodf", "fmod"), ("expl", "exp"), ("atan2f", "atan2"), ("llvm.copysign.f64", "copysign"),
+            ("fminf", "fmin"), ("fmodf", "fmod"), ("llvm.maximum.v4f64", "maximum"),
+            ("llvm.minimumnum.f32", "fmin"), ("fmaximum_numf", "fmax"), ("expl", "exp"), ("atan2f", "atan2"), ("llvm.copysign.f64", "copysign"),
         ] {
             assert_eq!(family(spelling).map(|r| r.names[0]), Some(family_name), "{spelling}");
         }

@@ -1,0 +1,115 @@
+//! Enzyme's call-level markers, by name: the activity of the argument that follows
+//! (`enzyme_dup`...), and the flags that change the whole request (`enzyme_const_return`...).
+//! C passes them as globals (`extern int enzyme_dup;`), other front ends (MLIR, Julia) as
+//! metadata strings (`metadata !"enzyme_dup"`); both spellings name the same marker.
+//!
+//! Markers zyg does not implement are refused, each with what it means, never skipped.
+
+use crate::callsite::ArgKind;
+
+/// What a marker asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// The activity of the argument that follows.
+    Activity(ArgKind),
+    /// A flag of the whole request; it takes no argument.
+    Flag(Flag),
+}
+
+/// The flags zyg implements or accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    /// `enzyme_const_return`: the result gets no seed.
+    ConstReturn,
+    /// `enzyme_active_return`: the result is seeded (every float of a struct with 1).
+    ActiveReturn,
+    /// `enzyme_noret`: the caller does not need the result (zyg computes it anyway).
+    NoReturn,
+    /// `enzyme_nofree`: the derivative keeps the memory it allocates; accepted for a
+    /// gradient, whose memory nobody else sees.
+    NoFree,
+    /// `enzyme_not_overwritten`: the argument's memory is not overwritten after the call;
+    /// a promise zyg needs not (it saves what the function overwrites).
+    NotOverwritten,
+}
+
+/// The activity markers, by the names of the globals programs pass.
+const ACTIVITY: &[(&str, ArgKind)] = &[
+    ("enzyme_out", ArgKind::Out),
+    ("enzyme_const", ArgKind::Const),
+    ("enzyme_dup", ArgKind::Dup),
+    ("enzyme_dupnoneed", ArgKind::DupNoNeed),
+    ("zyg_out", ArgKind::Out),
+    ("zyg_const", ArgKind::Const),
+    ("zyg_dup", ArgKind::Dup),
+    ("zyg_dupnoneed", ArgKind::DupNoNeed),
+];
+
+const FLAGS: &[(&str, Flag)] = &[
+    ("enzyme_const_return", Flag::ConstReturn),
+    ("enzyme_active_return", Flag::ActiveReturn),
+    ("enzyme_noret", Flag::NoReturn),
+    ("enzyme_nofree", Flag::NoFree),
+    ("enzyme_not_overwritten", Flag::NotOverwritten),
+];
+
+/// Markers zyg does not implement yet: what each asks for, and what to do instead.
+const REFUSED: &[(&str, &str)] = &[
+    ("enzyme_width", "asks for vector mode (several derivatives in one sweep); make one request per direction instead"),
+    ("enzyme_dupv", "passes a batch of shadows at a fixed offset (vector mode, with `enzyme_width`); make one request per shadow with `enzyme_dup` instead"),
+    ("enzyme_dupnoneedv", "passes a batch of shadows at a fixed offset (vector mode, with `enzyme_width`); make one request per shadow with `enzyme_dupnoneed` instead"),
+    ("enzyme_byref", "passes an argument through a pointer to it (with its size in bytes); pass the value itself instead"),
+    ("enzyme_allocated", "gives the size of tape memory the caller allocated for split mode; `__enzyme_augmentfwd` returns a tape on the heap instead, which `__enzyme_reverse` frees"),
+    ("enzyme_tape", "passes split mode's tape through a pointer; pass the tape `__enzyme_augmentfwd` returned as the reverse call's last argument instead"),
+    ("enzyme_interface", "gives the dynamic interface of Enzyme's probabilistic programming, which zyg does not implement"),
+    ("enzyme_interleave", "puts every shadow after all the primal arguments; put each shadow right after its pointer instead"),
+    ("enzyme_primal_return", "asks the request to return the function's own result too; call the function itself for its value instead"),
+    ("enzyme_dup_return", "asks for the shadow of a returned pointer; return results through a `dup` argument instead"),
+    ("enzyme_runtime_activity", "decides at run time which pointers are active (a shadow equal to its primal is inactive); mark inactive pointers `enzyme_const` instead"),
+    ("enzyme_strong_zero", "makes a zero adjoint times an infinite or NaN partial derivative zero; zyg computes IEEE products"),
+    ("enzyme_trace", "belongs to Enzyme's probabilistic programming, which zyg does not implement"),
+    ("enzyme_duptrace", "belongs to Enzyme's probabilistic programming, which zyg does not implement"),
+    ("enzyme_likelihood", "belongs to Enzyme's probabilistic programming, which zyg does not implement"),
+    ("enzyme_duplikelihood", "belongs to Enzyme's probabilistic programming, which zyg does not implement"),
+    ("enzyme_observations", "belongs to Enzyme's probabilistic programming, which zyg does not implement"),
+    ("enzyme_active_rand_var", "belongs to Enzyme's probabilistic programming, which zyg does not implement"),
+    ("enzyme_scalar", "belongs to `__enzyme_batch`, which zyg does not implement"),
+    ("enzyme_vector", "belongs to `__enzyme_batch`, which zyg does not implement"),
+    ("enzyme_buffer", "belongs to `__enzyme_batch`, which zyg does not implement"),
+];
+
+/// The marker a name is: `None` for names that are not markers (without the `enzyme_` or
+/// `zyg_` prefix), an error saying why for markers zyg does not implement.
+pub fn classify(name: &str) -> Option<Result<Marker, String>> {
+    if let Some((_, kind)) = ACTIVITY.iter().find(|(m, _)| *m == name) {
+        return Some(Ok(Marker::Activity(*kind)));
+    }
+    if let Some((_, flag)) = FLAGS.iter().find(|(m, _)| *m == name) {
+        return Some(Ok(Marker::Flag(*flag)));
+    }
+    if let Some((_, why)) = REFUSED.iter().find(|(m, _)| *m == name) {
+        return Some(Err(format!("the marker `{name}` {why}; zyg does not support it yet")));
+    }
+    (name.starts_with("enzyme_") || name.starts_with("zyg_")).then(|| {
+        Err(format!(
+            "`{name}` is not a marker zyg knows: the activity markers are `enzyme_out`, `enzyme_const`, `enzyme_dup` \
+             and `enzyme_dupnoneed` (or `zyg_...`), and the flags `enzyme_const_return`, `enzyme_active_return`, \
+             `enzyme_noret`, `enzyme_nofree` and `enzyme_not_overwritten`"
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_flags_and_refusals() {
+        assert_eq!(classify("enzyme_dup").unwrap(), Ok(Marker::Activity(ArgKind::Dup)));
+        assert_eq!(classify("zyg_out").unwrap(), Ok(Marker::Activity(ArgKind::Out)));
+        assert_eq!(classify("enzyme_const_return").unwrap(), Ok(Marker::Flag(Flag::ConstReturn)));
+        assert!(classify("enzyme_width").unwrap().unwrap_err().contains("vector mode"));
+        assert!(classify("enzyme_dupx").unwrap().unwrap_err().contains("not a marker zyg knows"));
+        assert!(classify("weights").is_none());
+    }
+}

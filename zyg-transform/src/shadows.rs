@@ -1,0 +1,104 @@
+//! Shadows that may be null at run time, and the guards that keep the primal and the
+//! adjoint from dereferencing them.
+//!
+//! A null shadow stands for memory zyg does not differentiate (README, "What zyg assumes").
+//! It arises when a pointer to such memory (a constant table, memory a `const` argument
+//! reaches) is kept in differentiated memory: the primal stores a null shadow beside it, so
+//! a later load of the pointer finds a null shadow; when a callee returns a pointer to
+//! other memory (its returned shadow is null); where a phi or select merges a pointer with
+//! null; and in a callee given such a shadow (its `Spec` says its shadow parameters may be
+//! null). Loads through such a pointer read constants, whose adjoint goes nowhere.
+//!
+//! The invariant kept: a shadow is null or valid. A shadow computed from a nullable one (a
+//! `getelementptr` of it) is made null again where its base is (`select`), and every access
+//! through a nullable shadow is guarded: an adjoint added into it goes to a scratch slot
+//! instead, an adjoint taken from it is zero, a shadow pointer loaded from it is null.
+
+use crate::activity::Activity;
+use crate::builder::Cursor;
+use crate::ArgActivity;
+use std::collections::HashSet;
+use zyg_ir::{CastOp, Constant, Function, InstKind, IntPred, Type, Value};
+
+/// The pointers of `func` whose shadows may be null.
+pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], params_may_be_null: bool) -> HashSet<Value> {
+    let mut out: HashSet<Value> = HashSet::new();
+    if params_may_be_null {
+        out.extend(func.params.iter().zip(args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(p, _)| *p));
+    }
+    let is_null_constant =
+        |v: &Value| matches!(func.constant(*v), Some(Constant::Null(_) | Constant::Poison(_) | Constant::Undef(_)));
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (_, inst) in func.inst_order() {
+            // Scalar pointers only: vectors of them (a gather's lanes) keep their shadows.
+            let Some(v) = func.result(inst).filter(|v| func.ty(*v).is_ptr() && activity.has_shadow(*v) && !out.contains(v))
+            else {
+                continue;
+            };
+            let nullable = match &func.insts[inst].kind {
+                InstKind::Load { .. } => true,
+                InstKind::Call { callee: zyg_ir::Callee::Direct(name), args, .. } => {
+                    if crate::addresses::is_address_intrinsic(name) {
+                        args.first().is_some_and(|p| out.contains(p))
+                    } else {
+                        !crate::activity::is_allocation(&func.insts[inst].kind)
+                    }
+                }
+                InstKind::Call { .. } => true,
+                InstKind::Phi { incoming } => incoming.iter().any(|(_, x)| out.contains(x) || is_null_constant(x)),
+                InstKind::Select { then_value, else_value, .. } => {
+                    [then_value, else_value].into_iter().any(|x| out.contains(x) || is_null_constant(x))
+                }
+                InstKind::Gep { base, .. } => out.contains(base),
+                InstKind::Cast { op: CastOp::IntToPtr, arg } => activity.address_root(*arg).is_some_and(|r| out.contains(&r)),
+                InstKind::Cast { arg, .. } => out.contains(arg),
+                _ => false,
+            };
+            if nullable {
+                out.insert(v);
+                changed = true;
+            }
+        }
+    }
+    out
+}
+
+/// `derived` where `base` is not null, null where it is: a shadow computed from a nullable
+/// shadow stays null (so that guards can test it) rather than becoming null plus an offset.
+pub fn keep_null(c: &mut Cursor, base: Value, derived: Value) -> Value {
+    let is_null = is_null(c, base);
+    let null = c.constant(Constant::Null(pointer_space(c, derived)));
+    c.select(is_null, null, derived)
+}
+
+/// `shadow == null`.
+pub fn is_null(c: &mut Cursor, shadow: Value) -> Value {
+    let null = c.constant(Constant::Null(pointer_space(c, shadow)));
+    c.icmp(IntPred::Eq, shadow, null)
+}
+
+/// Where an access through `shadow` goes: `shadow`, or `scratch` where it is null.
+pub fn or_scratch(c: &mut Cursor, shadow: Value, scratch: Value) -> Value {
+    let is_null = is_null(c, shadow);
+    let scratch = match (c.func.ty(shadow).clone(), c.func.ty(scratch).clone()) {
+        (Type::Ptr(a), Type::Ptr(b)) if a != b => c.cast(CastOp::AddrSpaceCast, scratch, Type::Ptr(a)),
+        _ => scratch,
+    };
+    c.select(is_null, scratch, shadow)
+}
+
+fn pointer_space(c: &Cursor, v: Value) -> u32 {
+    match c.func.ty(v) {
+        Type::Ptr(space) => *space,
+        _ => 0,
+    }
+}
+
+/// The bytes a scratch slot needs for accesses of these types: the largest (at least a
+/// 64-byte vector).
+pub fn scratch_type<'t>(types: impl Iterator<Item = &'t Type>) -> Type {
+    let bytes = types.filter_map(|t| t.natural_layout().map(|(s, _)| s)).max().unwrap_or(0).max(64);
+    Type::Array(bytes.div_ceil(16), std::sync::Arc::new(Type::Vector(2, std::sync::Arc::new(Type::F64))))
+}
