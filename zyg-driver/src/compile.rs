@@ -96,6 +96,7 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
                 f.remove_string_attribute(inkwell::attributes::AttributeLoc::Function, key);
             }
         }
+        crate::input::refuse_host_floats(&module, path)?;
         scalarize_vector_math(&module, &machine, path)?;
         use_libdevice(&context, &module, path, opts.libdevice.as_deref())?;
     } else {

@@ -115,47 +115,75 @@ unsafe fn verify(m: LLVMModuleRef) -> Option<String> {
 /// Refuses a module that uses scalable vectors anywhere: in a global, a signature, an
 /// instruction's result or operand, an allocation or an address computation.
 fn refuse_scalable_vectors(module: &Module<'_>, path: &Path) -> Result<()> {
-    let mut seen: HashMap<LLVMTypeRef, bool> = HashMap::new();
-    let fail = |function: String, instruction: Option<LLVMValueRef>, ty: LLVMTypeRef| {
-        let message = format!(
-            "scalable vectors (`{}`) are not supported: zyg differentiates and compiles fixed-width vectors only",
-            // SAFETY: a live type; LLVM's string is copied and freed.
-            unsafe { take_message(LLVMPrintTypeToString(ty)) }
-        );
+    let scalable = |k| k == LLVMTypeKind::LLVMScalableVectorTypeKind;
+    match find_type(module, scalable) {
+        None => Ok(()),
+        Some(found) => Err(found.refused(path, |ty| {
+            format!("scalable vectors (`{ty}`) are not supported: zyg differentiates and compiles fixed-width vectors only")
+        })),
+    }
+}
+
+/// Refuses, for a GPU, the float types only a CPU has (`x86_fp80`, C's `long double` on
+/// x86; `fp128`, `ppc_fp128`): NVPTX has no form for them, and its backend stopped the
+/// process on one ("unsupported library call operation").
+pub fn refuse_host_floats(module: &Module<'_>, path: &Path) -> Result<()> {
+    use LLVMTypeKind::*;
+    let host = |k| matches!(k, LLVMX86_FP80TypeKind | LLVMFP128TypeKind | LLVMPPC_FP128TypeKind);
+    match find_type(module, host) {
+        None => Ok(()),
+        Some(found) => Err(found.refused(path, |ty| {
+            format!("`{ty}` (C's `long double` on x86) has no form on the GPU, which computes in `float` and `double`")
+        })),
+    }
+}
+
+/// Where a type first appears in a module: in a function (or a global), in an instruction
+/// or the signature.
+struct Found {
+    owner: String,
+    instruction: Option<LLVMValueRef>,
+    ty: LLVMTypeRef,
+}
+
+impl Found {
+    fn refused(&self, path: &Path, message: impl Fn(&str) -> String) -> DriverError {
+        // SAFETY: a live type and instruction; LLVM's strings are copied and freed.
+        let (ty, instruction) = unsafe {
+            (take_message(LLVMPrintTypeToString(self.ty)), self.instruction.map(|i| take_message(LLVMPrintValueToString(i))))
+        };
         DriverError::Read {
             path: path.to_path_buf(),
-            source: Box::new(zyg_ir::llvm::ReadError {
-                function,
-                // SAFETY: a live instruction; LLVM's string is copied and freed.
-                instruction: instruction.map(|i| unsafe { take_message(LLVMPrintValueToString(i)) }),
-                loc: None,
-                message,
-            }),
+            source: Box::new(zyg_ir::llvm::ReadError { function: self.owner.clone(), instruction, loc: None, message: message(&ty) }),
         }
-    };
+    }
+}
+
+/// The first type of a kind `wanted` accepts in the module: in a global, a signature, an
+/// instruction's result or operand, an allocation or an address computation.
+fn find_type(module: &Module<'_>, wanted: impl Fn(LLVMTypeKind) -> bool) -> Option<Found> {
+    let mut search = TypeSearch { wanted: &wanted, seen: HashMap::new() };
     // SAFETY: walking the live module's globals, functions, blocks and instructions.
     unsafe {
         let m = module.as_mut_ptr();
         let mut g = LLVMGetFirstGlobal(m);
         while !g.is_null() {
-            if let Some(t) = scalable_in(LLVMGlobalGetValueType(g), &mut seen) {
-                let message = format!("global `@{}`", value_name(g));
-                return Err(fail(message, None, t));
+            if let Some(ty) = search.find(LLVMGlobalGetValueType(g)) {
+                return Some(Found { owner: format!("global `@{}`", value_name(g)), instruction: None, ty });
             }
             g = LLVMGetNextGlobal(g);
         }
         let mut f = LLVMGetFirstFunction(m);
         while !f.is_null() {
-            let name = value_name(f);
-            if let Some(t) = scalable_in(LLVMGlobalGetValueType(f), &mut seen) {
-                return Err(fail(name, None, t));
+            if let Some(ty) = search.find(LLVMGlobalGetValueType(f)) {
+                return Some(Found { owner: value_name(f), instruction: None, ty });
             }
             let mut bb = LLVMGetFirstBasicBlock(f);
             while !bb.is_null() {
                 let mut inst = LLVMGetFirstInstruction(bb);
                 while !inst.is_null() {
-                    if let Some(t) = scalable_in_instruction(inst, &mut seen) {
-                        return Err(fail(name, Some(inst), t));
+                    if let Some(ty) = search.in_instruction(inst) {
+                        return Some(Found { owner: value_name(f), instruction: Some(inst), ty });
                     }
                     inst = LLVMGetNextInstruction(inst);
                 }
@@ -164,58 +192,70 @@ fn refuse_scalable_vectors(module: &Module<'_>, path: &Path) -> Result<()> {
             f = LLVMGetNextFunction(f);
         }
     }
-    Ok(())
+    None
 }
 
-/// A scalable vector type in `inst`'s result, operands, allocated or indexed type.
-///
-/// # Safety
-/// `inst` must be a live instruction.
-unsafe fn scalable_in_instruction(inst: LLVMValueRef, seen: &mut HashMap<LLVMTypeRef, bool>) -> Option<LLVMTypeRef> {
-    let mut types = vec![LLVMTypeOf(inst)];
-    for i in 0..LLVMGetNumOperands(inst).max(0) as u32 {
-        let op = LLVMGetOperand(inst, i);
-        if !op.is_null() {
-            types.push(LLVMTypeOf(op));
-        }
-    }
-    if !LLVMIsAAllocaInst(inst).is_null() {
-        types.push(LLVMGetAllocatedType(inst));
-    }
-    if !LLVMIsAGetElementPtrInst(inst).is_null() {
-        types.push(LLVMGetGEPSourceElementType(inst));
-    }
-    if !LLVMIsACallInst(inst).is_null() || !LLVMIsAInvokeInst(inst).is_null() {
-        types.push(LLVMGetCalledFunctionType(inst));
-    }
-    types.into_iter().find_map(|t| scalable_in(t, seen))
+/// A search for types of the kinds `wanted` accepts, inside other types, remembering what
+/// each type was found to hold.
+struct TypeSearch<'a> {
+    wanted: &'a dyn Fn(LLVMTypeKind) -> bool,
+    seen: HashMap<LLVMTypeRef, bool>,
 }
 
-/// The scalable vector type `t` is or holds, if any.
-///
-/// # Safety
-/// `t` must be a live type.
-unsafe fn scalable_in(t: LLVMTypeRef, seen: &mut HashMap<LLVMTypeRef, bool>) -> Option<LLVMTypeRef> {
-    if seen.get(&t) == Some(&false) {
-        return None;
+impl TypeSearch<'_> {
+    /// A wanted type in `inst`'s result, operands, allocated or indexed type.
+    ///
+    /// # Safety
+    /// `inst` must be a live instruction.
+    unsafe fn in_instruction(&mut self, inst: LLVMValueRef) -> Option<LLVMTypeRef> {
+        let mut types = vec![LLVMTypeOf(inst)];
+        for i in 0..LLVMGetNumOperands(inst).max(0) as u32 {
+            let op = LLVMGetOperand(inst, i);
+            if !op.is_null() {
+                types.push(LLVMTypeOf(op));
+            }
+        }
+        if !LLVMIsAAllocaInst(inst).is_null() {
+            types.push(LLVMGetAllocatedType(inst));
+        }
+        if !LLVMIsAGetElementPtrInst(inst).is_null() {
+            types.push(LLVMGetGEPSourceElementType(inst));
+        }
+        if !LLVMIsACallInst(inst).is_null() || !LLVMIsAInvokeInst(inst).is_null() {
+            types.push(LLVMGetCalledFunctionType(inst));
+        }
+        types.into_iter().find_map(|t| self.find(t))
     }
-    let found = match LLVMGetTypeKind(t) {
-        LLVMTypeKind::LLVMScalableVectorTypeKind => Some(t),
-        LLVMTypeKind::LLVMVectorTypeKind | LLVMTypeKind::LLVMArrayTypeKind => scalable_in(LLVMGetElementType(t), seen),
-        LLVMTypeKind::LLVMStructTypeKind => {
-            // Marked first: a struct's fields cannot hold the struct itself (pointers are
-            // opaque), but a guard costs nothing.
-            seen.insert(t, false);
-            (0..LLVMCountStructElementTypes(t)).find_map(|i| scalable_in(LLVMStructGetTypeAtIndex(t, i), seen))
+
+    /// The wanted type `t` is or holds, if any.
+    ///
+    /// # Safety
+    /// `t` must be a live type.
+    unsafe fn find(&mut self, t: LLVMTypeRef) -> Option<LLVMTypeRef> {
+        if self.seen.get(&t) == Some(&false) {
+            return None;
         }
-        LLVMTypeKind::LLVMFunctionTypeKind => {
-            let n = LLVMCountParamTypes(t) as usize;
-            let mut params = vec![std::ptr::null_mut(); n];
-            LLVMGetParamTypes(t, params.as_mut_ptr());
-            std::iter::once(LLVMGetReturnType(t)).chain(params).find_map(|p| scalable_in(p, seen))
-        }
-        _ => None,
-    };
-    seen.insert(t, found.is_some());
-    found
+        let kind = LLVMGetTypeKind(t);
+        let found = match kind {
+            _ if (self.wanted)(kind) => Some(t),
+            LLVMTypeKind::LLVMVectorTypeKind | LLVMTypeKind::LLVMScalableVectorTypeKind | LLVMTypeKind::LLVMArrayTypeKind => {
+                self.find(LLVMGetElementType(t))
+            }
+            LLVMTypeKind::LLVMStructTypeKind => {
+                // Marked first: a struct's fields cannot hold the struct itself (pointers are
+                // opaque), but a guard costs nothing.
+                self.seen.insert(t, false);
+                (0..LLVMCountStructElementTypes(t)).find_map(|i| self.find(LLVMStructGetTypeAtIndex(t, i)))
+            }
+            LLVMTypeKind::LLVMFunctionTypeKind => {
+                let n = LLVMCountParamTypes(t) as usize;
+                let mut params = vec![std::ptr::null_mut(); n];
+                LLVMGetParamTypes(t, params.as_mut_ptr());
+                std::iter::once(LLVMGetReturnType(t)).chain(params).find_map(|p| self.find(p))
+            }
+            _ => None,
+        };
+        self.seen.insert(t, found.is_some());
+        found
+    }
 }

@@ -419,3 +419,18 @@ fn devices_are_not_modules() {
     }
     assert!(files(dir.path()).is_empty());
 }
+
+/// `long double` code (x86_fp80) compiled for the GPU stopped NVPTX's backend ("unsupported
+/// library call operation", found by ci/fuzz-cli.py): refused, naming the function.
+#[test]
+fn host_floats_are_refused_for_the_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "define x86_fp80 @f(x86_fp80 %x) {\n  %s = call x86_fp80 @sinl(x86_fp80 %x)\n  ret x86_fp80 %s\n}\n\
+                declare x86_fp80 @sinl(x86_fp80)\n";
+    refused(
+        dir.path(),
+        text,
+        &["compile", "in.ll", "-o", "out.ptx", "--target", "nvptx64"],
+        &["in function `f`: `x86_fp80` (C's `long double` on x86) has no form on the GPU"],
+    );
+}
