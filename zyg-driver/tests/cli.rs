@@ -434,3 +434,23 @@ fn host_floats_are_refused_for_the_gpu() {
         &["in function `f`: `x86_fp80` (C's `long double` on x86) has no form on the GPU"],
     );
 }
+
+/// A call through another type than the callee's own (found by the llvm_module fuzz
+/// target: `call void @g(i64 10, ...)` to `define void @g(i32, ...)`) made zyg call the
+/// callee's primal with the call's arguments: output that did not verify, reported as an
+/// internal error. Such a call is read as a call through a pointer: refused when active,
+/// passed through when not.
+#[test]
+fn calls_through_another_type_are_calls_through_a_pointer() {
+    let dir = tempfile::tempdir().unwrap();
+    let active = "define double @h(double %x, double %y) {\n  %m = fmul double %x, %y\n  ret double %m\n}\n\
+                  define double @f(double %x) {\n  %t = call float @h(float 1.0, double %x)\n  %u = fpext float %t to double\n  ret double %u\n}\n";
+    let message = refused(dir.path(), active, &["grad", "in.ll", "-o", "out.ll", "--fn", "f"], &["in function `f`", "indirect calls"]);
+    assert!(!message.contains("does not verify"), "{message}");
+    let inactive = "define i32 @h(i32 %n) {\n  %m = mul i32 %n, 3\n  ret i32 %m\n}\n\
+                    define double @f(double %x, i32 %n) {\n  %k = call i64 @h(i64 10)\n  %c = sitofp i64 %k to double\n  \
+                    %y = fmul double %x, %c\n  ret double %y\n}\n";
+    std::fs::write(dir.path().join("inactive.ll"), inactive).unwrap();
+    let out = zyg(&["grad", "inactive.ll", "-o", "inactive.out.ll", "-O0", "--fn", "f"], dir.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
