@@ -903,6 +903,13 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let (a, b) = (c.convert_float(a, &float), c.convert_float(b, &float));
                 c.select(cond, a, b)
             }
+            // `x == 0` as a test of the bits: an `fcmp` on an adjoint makes LLVM's Float2Int
+            // pass walk the whole adjoint computation behind it, once per comparison (on a
+            // 25,000-instruction straight-line gradient, 2.3 s of a 3.4 s -O2 run).
+            Node::Cmp(zyg_ir::FloatPred::Oeq, a, b) if matches!(&*b.0, Node::Const(z) if *z == 0.0) => {
+                let a = sub(self, a)?;
+                Cursor::at_end(&mut self.adj, at).is_float_zero(a)
+            }
             Node::Cmp(pred, a, b) => {
                 let (a, b) = (sub(self, a)?, sub(self, b)?);
                 Cursor::at_end(&mut self.adj, at).fcmp(*pred, a, b)

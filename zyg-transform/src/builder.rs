@@ -107,6 +107,35 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::FCmp { pred, args: [a, b] }, ty)
     }
 
+    /// `a == ±0.0` for a float or a vector of floats, tested on its bits (the sign bit
+    /// masked off); `x86_fp80` by `fcmp`.
+    pub fn is_float_zero(&mut self, a: Value) -> Value {
+        let ty = self.func.ty(a).clone();
+        let (lanes, elem) = match &ty {
+            Type::Vector(n, e) => (Some(*n), e.float_ty()),
+            t => (None, t.float_ty()),
+        };
+        let bits = match elem {
+            Some(FloatTy::F32) => 32,
+            Some(FloatTy::F64) => 64,
+            _ => {
+                let zero = self.constant(Constant::Zero(ty));
+                return self.fcmp(FloatPred::Oeq, a, zero);
+            }
+        };
+        let int = Type::Int(bits);
+        let mask = Constant::int(bits, (1i128 << (bits - 1)) - 1);
+        let (int_ty, mask) = match lanes {
+            Some(n) => (Type::Vector(n, std::sync::Arc::new(int)), Constant::Vector(vec![mask; n as usize])),
+            None => (int, mask),
+        };
+        let raw = self.cast(CastOp::BitCast, a, int_ty.clone());
+        let mask = self.constant(mask);
+        let magnitude = self.binary(BinOp::And, raw, mask);
+        let zero = self.constant(Constant::Zero(int_ty));
+        self.icmp(IntPred::Eq, magnitude, zero)
+    }
+
     pub fn icmp(&mut self, pred: IntPred, a: Value, b: Value) -> Value {
         let ty = self.func.ty(a).bool_like();
         self.value(InstKind::ICmp { pred, args: [a, b] }, ty)
