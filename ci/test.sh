@@ -16,6 +16,13 @@ cargo bench -p zyg-bench --no-run
 make -C examples/cuda ZYG="$PWD/target/release/zyg"
 examples/cuda/build/gradcheck
 
+# The command-line fuzzer on a fixed range of cases (README, "Robustness"): about two
+# minutes on two cores. Its result joins the lit suite's in the last line.
+set +e
+python3 ci/fuzz-cli.py --seeds 0:1500 --jobs 2
+fuzz_status=$?
+set -e
+
 lit_bin=/usr/lib/llvm-22/bin/lit
 [ -x "$lit_bin" ] && "$lit_bin" --version >/dev/null 2>&1 || lit_bin=lit
 export ZYG="$PWD/target/release/zyg"
@@ -28,6 +35,8 @@ set -e
 passed=$(awk -F: '/^ *(Passed|Expectedly Failed) *:/ {n += $2 + 0} END {print n + 0}' "$log")
 failed=$(awk -F: '/^ *(Failed|Unexpectedly Passed|Unresolved|Timed Out) *:/ {n += $2 + 0} END {print n + 0}' "$log")
 rm -f "$log"
+# The command-line fuzzer counts as one test.
+if [ "$fuzz_status" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
 # The last line, read by CI: exactly "N passed, N failed".
 echo "${passed} passed, ${failed} failed"
 exit "$status"

@@ -11,13 +11,15 @@
 //! zyg's own binaries get an rpath to it; cargo puts OUT_DIR (where a link to it is made)
 //! on the library path of build scripts and tests of crates that depend on this one.
 //!
-//! `src/mlir/import.cpp` uses MLIR's C++ API for what the C API lacks (LLVM IR to MLIR).
+//! `src/mlir/import.cpp` uses MLIR's C++ API for what the C API lacks (LLVM IR to MLIR), and
+//! `src/cpu_names.cpp` LLVM's (the CPU names a target knows).
 
 use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/mlir/import.cpp");
+    println!("cargo:rerun-if-changed=src/cpu_names.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     let prefix = PathBuf::from(std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into()));
     let lib = prefix.join("lib");
@@ -61,6 +63,7 @@ fn main() {
         .cpp(true)
         .compiler(compiler(&prefix))
         .file("src/mlir/import.cpp")
+        .file("src/cpu_names.cpp")
         .include(prefix.join("include"))
         .flag("-std=c++17")
         .flag("-fno-exceptions")

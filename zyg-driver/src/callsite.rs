@@ -107,10 +107,20 @@ pub fn find_requests(module: &Module, path: &Path) -> Result<Vec<Request>> {
             while !bb.is_null() {
                 let mut inst = LLVMGetFirstInstruction(bb);
                 while !inst.is_null() {
-                    if !LLVMIsACallInst(inst).is_null() {
+                    let is_call = !LLVMIsACallInst(inst).is_null();
+                    if is_call || !LLVMIsAInvokeInst(inst).is_null() || !LLVMIsACallBrInst(inst).is_null() {
                         let callee = LLVMGetCalledValue(inst);
                         if !LLVMIsAFunction(callee).is_null() {
                             if let Some(entry) = request_entry(&name_of(callee)) {
+                                if !is_call {
+                                    return Err(DriverError::Request {
+                                        path: path.to_path_buf(),
+                                        message: format!(
+                                            "{}: a gradient request made with `invoke` or `callbr` (a call that may throw) is not supported; call it with `call` (in C++, from a `noexcept` context)",
+                                            place_of(inst)
+                                        ),
+                                    });
+                                }
                                 out.push(parse_request(inst, entry, path)?);
                             }
                         }
@@ -156,11 +166,20 @@ pub(crate) unsafe fn place_of(call: LLVMValueRef) -> String {
 
 /// The function a value names, looking through pointer casts.
 unsafe fn function_operand(mut v: LLVMValueRef) -> Option<LLVMValueRef> {
+    use LLVMOpcode::*;
     for _ in 0..4 {
         if !LLVMIsAFunction(v).is_null() {
             return Some(v);
         }
-        if LLVMIsAConstantExpr(v).is_null() && LLVMIsACastInst(v).is_null() {
+        // Casts keep the address; an offset (`getelementptr (i8, ptr @f, i64 1)`) does not.
+        let opcode = if !LLVMIsAConstantExpr(v).is_null() {
+            LLVMGetConstOpcode(v)
+        } else if !LLVMIsACastInst(v).is_null() {
+            LLVMGetInstructionOpcode(v)
+        } else {
+            return None;
+        };
+        if !matches!(opcode, LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr) {
             return None;
         }
         v = LLVMGetOperand(v, 0);
@@ -189,6 +208,38 @@ pub fn global_variable(v: LLVMValueRef) -> Option<String> {
         }
         None
     }
+}
+
+/// What a value that should name a function is instead, for messages.
+unsafe fn describe(v: LLVMValueRef) -> String {
+    if !LLVMIsAConstantPointerNull(v).is_null() {
+        "a null pointer".into()
+    } else if !LLVMIsAGlobalVariable(v).is_null() {
+        format!("the global variable `@{}`", name_of(v))
+    } else if !LLVMIsAConstantInt(v).is_null() {
+        format!("the integer `{}`", value_text(v))
+    } else if !LLVMIsAConstant(v).is_null() {
+        format!("the constant `{}`", value_text(v))
+    } else if !LLVMIsAArgument(v).is_null() || !LLVMIsAInstruction(v).is_null() {
+        "a value computed at run time (a pointer variable)".into()
+    } else {
+        format!("`{}`", value_text(v))
+    }
+}
+
+/// LLVM's printing of a value; a function or global as its type and name (LLVM prints a
+/// function's whole body).
+unsafe fn value_text(v: LLVMValueRef) -> String {
+    if !LLVMIsAGlobalValue(v).is_null() {
+        return format!("{} @{}", type_text(LLVMTypeOf(v)), name_of(v));
+    }
+    zyg_ir::llvm::take_message(LLVMPrintValueToString(v)).trim().to_string()
+}
+
+/// Whether the call's first argument carries the `sret` attribute.
+unsafe fn has_sret(call: LLVMValueRef) -> bool {
+    let kind = LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4);
+    LLVMGetNumArgOperands(call) > 0 && !LLVMGetCallSiteEnumAttribute(call, 1, kind).is_null()
 }
 
 /// The marker an argument is, if it is one: a global named `enzyme_*` or `zyg_*` (or a
@@ -255,16 +306,17 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
     let fail = |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{place}: {message}") };
     let n = LLVMGetNumArgOperands(call);
     let args: Vec<LLVMValueRef> = (0..n).map(|i| LLVMGetOperand(call, i)).collect();
-    // With an `sret` result, the first argument is the result's memory and the function
-    // comes second.
-    let (sret, first) = match args.first().and_then(|a| function_operand(*a)) {
-        Some(f) => (None, f),
-        None => match args.get(1).and_then(|a| function_operand(*a)) {
-            Some(f) => (Some(args[0]), f),
-            None => return Err(fail("the first argument of a gradient request must name a function known at compile time, not a pointer variable".into())),
-        },
+    // With an `sret` result (the attribute on the call's first argument), the first
+    // argument is the result's memory and the function comes second.
+    let sret = has_sret(call).then(|| args.first().copied()).flatten();
+    let named = args.get(usize::from(sret.is_some())).copied();
+    let Some(first) = named.and_then(|a| function_operand(a)) else {
+        let what = named.map(|v| describe(v)).unwrap_or_else(|| "nothing".into());
+        return Err(fail(format!(
+            "the first argument of a gradient request must name a function known at compile time, but it is {what}"
+        )));
     };
-    let function = name_of(first);
+    let function = zyg_ir::llvm::global_name(first).map_err(fail)?;
     let fn_ty = LLVMGlobalGetValueType(first);
     let nparams = LLVMCountParamTypes(fn_ty) as usize;
     let mut params = vec![std::ptr::null_mut(); nparams];
@@ -289,20 +341,22 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
         let Some(value) = next_value(&mut rest, &format!("parameter {i}"))? else {
             return Err(fail(format!("too few arguments for `{function}`: nothing for parameter {i}")));
         };
+        if !fits(LLVMTypeOf(value), *pty) {
+            return Err(fail(format!(
+                "parameter {i} of `{function}` is a `{}`, but the request passes `{}`",
+                type_text(*pty),
+                value_text(value)
+            )));
+        }
         // A function passed as an argument (a callback) is `const` unless marked.
         let kind = kind.unwrap_or_else(|| if LLVMIsAFunction(value).is_null() { default_kind(*pty) } else { ArgKind::Const });
         if kind == ArgKind::Const && !LLVMIsAFunction(value).is_null() {
             // By the function's own parameter index (its `sret` parameter first).
-            callbacks.push((i + usize::from(result_memory.is_some()), name_of(value)));
+            callbacks.push((i + usize::from(result_memory.is_some()), zyg_ir::llvm::global_name(value).map_err(fail)?));
         }
         let shadow = if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
-            if LLVMGetTypeKind(*pty) != LLVMTypeKind::LLVMPointerTypeKind {
-                return Err(fail(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer")));
-            }
-            match next_value(&mut rest, &format!("the shadow of parameter {i}"))? {
-                Some(s) => Some(s),
-                None => return Err(fail(format!("parameter {i} of `{function}` is `dup` but no shadow follows it"))),
-            }
+            let given = next_value(&mut rest, &format!("the shadow of parameter {i}"))?;
+            Some(shadow_of(given, i, &function, *pty).map_err(fail)?)
         } else {
             None
         };
@@ -363,6 +417,32 @@ unsafe fn reverse_extras(
         }
     }
     Ok(extra)
+}
+
+/// Whether a request may pass a value of type `value` for a parameter of type `param`: the
+/// same type, or floats or integers of other widths (C's promotions through `...`).
+unsafe fn fits(value: LLVMTypeRef, param: LLVMTypeRef) -> bool {
+    let int = |t| LLVMGetTypeKind(t) == LLVMTypeKind::LLVMIntegerTypeKind;
+    value == param || (is_float(value) && is_float(param)) || (int(value) && int(param))
+}
+
+/// The shadow `given` after a `dup` argument for parameter `i` (of type `param`) of
+/// `function`: a pointer, for a pointer.
+unsafe fn shadow_of(
+    given: Option<LLVMValueRef>,
+    i: usize,
+    function: &str,
+    param: LLVMTypeRef,
+) -> std::result::Result<LLVMValueRef, String> {
+    let is_ptr = |t| LLVMGetTypeKind(t) == LLVMTypeKind::LLVMPointerTypeKind;
+    if !is_ptr(param) {
+        return Err(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer"));
+    }
+    match given {
+        Some(s) if is_ptr(LLVMTypeOf(s)) => Ok(s),
+        Some(s) => Err(format!("parameter {i} of `{function}` is `dup`, but its shadow `{}` is not a pointer", value_text(s))),
+        None => Err(format!("parameter {i} of `{function}` is `dup` but no shadow follows it")),
+    }
 }
 
 /// The type of the memory `f` returns its result in, when its first parameter is `sret`.
@@ -444,7 +524,6 @@ unsafe fn result_seed(
     })
 }
 
-
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.
 unsafe fn default_kind(ty: LLVMTypeRef) -> ArgKind {
     match LLVMGetTypeKind(ty) {
@@ -501,6 +580,16 @@ pub(crate) fn type_text(t: LLVMTypeRef) -> String {
     }
 }
 
+/// The function a request's call becomes a call to.
+pub struct Target {
+    /// The gradient (or split mode's half), returning a struct of the `out` gradients...
+    pub function: LLVMValueRef,
+    /// ...or, with the struct's type here, a function that takes a pointer to such a struct
+    /// first and stores the gradients there: for a struct of many fields, which the call
+    /// site then reads from memory (see `grad::WIDE_GRADIENT`).
+    pub through: Option<LLVMTypeRef>,
+}
+
 /// Replaces each request's call with a call to its gradient function (which returns a struct
 /// of the `out` gradients in argument order), and then deletes the requests' calls.
 ///
@@ -508,9 +597,9 @@ pub(crate) fn type_text(t: LLVMTypeRef) -> String {
 /// forward half returned. So the old calls stay until all are rewritten, and a request's
 /// arguments go through `replaced`: an argument that is an earlier request's call becomes
 /// that call's replacement, and one rewritten later is caught by its replace-all-uses.
-pub(crate) fn rewrite_all(requests: &[Request], gradients: &[LLVMValueRef], path: &Path) -> Result<()> {
+pub(crate) fn rewrite_all(requests: &[Request], gradients: &[Target], path: &Path) -> Result<()> {
     let mut replaced: HashMap<LLVMValueRef, LLVMValueRef> = HashMap::new();
-    for (request, &gradient) in requests.iter().zip(gradients) {
+    for (request, gradient) in requests.iter().zip(gradients) {
         let fail = |message: String| DriverError::Request {
             path: path.to_path_buf(),
             message: format!("{}: {message}", request.place),
@@ -526,15 +615,25 @@ pub(crate) fn rewrite_all(requests: &[Request], gradients: &[LLVMValueRef], path
             LLVMSetCurrentDebugLocation2(b, inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call));
             let result = build_replacement(b, request, gradient, &replaced);
             LLVMDisposeBuilder(b);
-            if let Some(r) = result.map_err(fail)? {
-                LLVMReplaceAllUsesWith(call, r);
-                replaced.insert(call, r);
+            match result.map_err(fail)? {
+                Some(r) => {
+                    LLVMReplaceAllUsesWith(call, r);
+                    replaced.insert(call, r);
+                }
+                // The call is erased below: nothing may use its result.
+                None if !LLVMGetFirstUse(call).is_null() => {
+                    return Err(fail(format!(
+                        "the request's own result (`{}`) is used, but its gradients go to its `sret` memory",
+                        type_text(LLVMTypeOf(call))
+                    )))
+                }
+                None => {}
             }
         }
     }
     for request in requests {
         // SAFETY: every use of the call was replaced above (a call whose replacement is
-        // `None` returns nothing its caller uses).
+        // `None` has no use: checked above).
         unsafe { LLVMInstructionEraseFromParent(request.call) };
     }
     Ok(())
@@ -559,14 +658,15 @@ pub fn remove_dead_markers(requests: &[Request]) {
 unsafe fn build_replacement(
     b: LLVMBuilderRef,
     request: &Request,
-    gradient: LLVMValueRef,
+    target: &Target,
     replaced: &HashMap<LLVMValueRef, LLVMValueRef>,
 ) -> std::result::Result<Option<LLVMValueRef>, String> {
     let name = c"".as_ptr();
-    let fn_ty = LLVMGlobalGetValueType(gradient);
+    let fn_ty = LLVMGlobalGetValueType(target.function);
     let mut params = vec![std::ptr::null_mut(); LLVMCountParamTypes(fn_ty) as usize];
     LLVMGetParamTypes(fn_ty, params.as_mut_ptr());
-    // The gradient takes the function's arguments, each `dup` one followed by its shadow.
+    // The gradient takes the function's arguments, each `dup` one followed by its shadow
+    // (after the result's memory, when it goes through memory).
     let mut given = Vec::new();
     for (v, shadow) in request.values.iter().zip(&request.shadows) {
         given.push(Some(*v));
@@ -575,15 +675,18 @@ unsafe fn build_replacement(
         }
     }
     given.extend(&request.extra);
-    if given.len() != params.len() {
+    let skip = usize::from(target.through.is_some());
+    if given.len() + skip != params.len() {
         return Err(format!(
             "internal error: the request passes {} values to a gradient of {} parameters (please report this)",
             given.len(),
-            params.len()
+            params.len() - skip
         ));
     }
     let mut args = Vec::new();
-    for (v, p) in given.iter().zip(&params) {
+    let slot = target.through.map(|ty| entry_alloca(request.call, ty));
+    args.extend(slot);
+    for (v, p) in given.iter().zip(&params[skip..]) {
         // A missing value is a zero: the result's adjoint under `enzyme_const_return`.
         let Some(v) = v else {
             args.push(LLVMConstNull(*p));
@@ -592,14 +695,24 @@ unsafe fn build_replacement(
         let v = replaced.get(v).copied().unwrap_or(*v);
         args.push(convert(b, v, *p)?);
     }
-    let grads = LLVMBuildCall2(b, fn_ty, gradient, args.as_mut_ptr(), args.len() as u32, name);
+    let made = LLVMBuildCall2(b, fn_ty, target.function, args.as_mut_ptr(), args.len() as u32, name);
     if request.entry == Entry::Augmented {
-        return augmented_result(b, request.call, grads);
+        return augmented_result(b, request.call, made);
     }
-    let outs = LLVMCountStructElementTypes(LLVMTypeOf(grads));
-    let field = |i: u32| LLVMBuildExtractValue(b, grads, i, name);
+    let grads_ty = target.through.unwrap_or(LLVMTypeOf(made));
+    if LLVMGetTypeKind(grads_ty) != LLVMTypeKind::LLVMStructTypeKind {
+        return Err(format!("internal error: the gradient returns `{}`, not a struct", type_text(grads_ty)));
+    }
+    let outs = LLVMCountStructElementTypes(grads_ty);
+    let field = |i: u32| match slot {
+        Some(slot) => {
+            let at = LLVMBuildStructGEP2(b, grads_ty, slot, i, name);
+            LLVMBuildLoad2(b, LLVMStructGetTypeAtIndex(grads_ty, i), at, name)
+        }
+        None => LLVMBuildExtractValue(b, made, i, name),
+    };
     if let Some(sret) = request.sret {
-        let ty = sret_type(request.call).unwrap_or(LLVMTypeOf(grads));
+        let ty = sret_type(request.call).unwrap_or(grads_ty);
         let value = aggregate(b, ty, outs, &field)?;
         LLVMBuildStore(b, value, sret);
         return Ok(None);
@@ -621,6 +734,18 @@ unsafe fn build_replacement(
         },
         _ => Ok(Some(aggregate(b, ty, outs, &field)?)),
     }
+}
+
+/// A stack slot of type `ty` at the start of the entry block of the function holding
+/// `call` (where SROA finds it once the callee is inlined).
+unsafe fn entry_alloca(call: LLVMValueRef, ty: LLVMTypeRef) -> LLVMValueRef {
+    let entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)));
+    let ctx = LLVMGetTypeContext(ty);
+    let at = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilder(at, entry, LLVMGetFirstInstruction(entry));
+    let slot = LLVMBuildAlloca(at, ty, c"gradients".as_ptr());
+    LLVMDisposeBuilder(at);
+    slot
 }
 
 /// The forward half returns the tape, or `{ tape, result }`: give the call what it declared.
@@ -671,7 +796,7 @@ unsafe fn aggregate(
         return Err(format!("cannot return gradients as `{}`", type_text(ty)));
     }
     let leaves = count_leaves(ty);
-    if leaves != outs {
+    if leaves != u64::from(outs) {
         return Err(format!(
             "the request's result `{}` holds {leaves} values but there are {outs} `out` arguments",
             type_text(ty)
@@ -681,14 +806,15 @@ unsafe fn aggregate(
     fill(b, ty, &mut next, field)
 }
 
-/// How many scalars a (possibly nested) aggregate holds.
-unsafe fn count_leaves(ty: LLVMTypeRef) -> u32 {
+/// How many scalars a (possibly nested) aggregate holds (saturating: a declared result of
+/// billions of values is compared with the `out` count, not built).
+unsafe fn count_leaves(ty: LLVMTypeRef) -> u64 {
     match LLVMGetTypeKind(ty) {
-        LLVMTypeKind::LLVMStructTypeKind => {
-            (0..LLVMCountStructElementTypes(ty)).map(|i| count_leaves(LLVMStructGetTypeAtIndex(ty, i))).sum()
-        }
-        LLVMTypeKind::LLVMArrayTypeKind => LLVMGetArrayLength2(ty) as u32 * count_leaves(LLVMGetElementType(ty)),
-        LLVMTypeKind::LLVMVectorTypeKind => LLVMGetVectorSize(ty),
+        LLVMTypeKind::LLVMStructTypeKind => (0..LLVMCountStructElementTypes(ty))
+            .map(|i| count_leaves(LLVMStructGetTypeAtIndex(ty, i)))
+            .fold(0u64, u64::saturating_add),
+        LLVMTypeKind::LLVMArrayTypeKind => LLVMGetArrayLength2(ty).saturating_mul(count_leaves(LLVMGetElementType(ty))),
+        LLVMTypeKind::LLVMVectorTypeKind => u64::from(LLVMGetVectorSize(ty)),
         _ => 1,
     }
 }

@@ -6,10 +6,10 @@
 use crate::error::{DriverError, Result};
 use crate::llvm_io;
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use crate::target::Cpu;
+use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
 use std::path::{Path, PathBuf};
 
@@ -62,9 +62,7 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         module = not_pie(&context, &module, path)?;
     }
     let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
-    Target::initialize_x86(&InitializationConfig::default());
-    Target::initialize_aarch64(&InitializationConfig::default());
-    Target::initialize_nvptx(&InitializationConfig::default());
+    crate::target::initialize();
     let target = Target::from_triple(&triple).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     let cpu = match (&opts.cpu, gpu) {
         (Some(c), _) if c == "native" => TargetMachine::get_host_cpu_name().to_string(),
@@ -72,6 +70,9 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         (None, true) => "sm_70".to_string(),
         (None, false) => String::new(),
     };
+    if !cpu.is_empty() {
+        check_cpu(&triple, &cpu, gpu)?;
+    }
     let features = if opts.cpu.as_deref() == Some("native") {
         TargetMachine::get_host_cpu_features().to_string()
     } else {
@@ -95,20 +96,29 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
                 f.remove_string_attribute(inkwell::attributes::AttributeLoc::Function, key);
             }
         }
+        crate::input::refuse_host_floats(&module, path)?;
+        scalarize_vector_math(&module, &machine, path)?;
         use_libdevice(&context, &module, path, opts.libdevice.as_deref())?;
+    } else {
+        // Compiled for another target than the module names: its functions' CPUs must be
+        // that target's.
+        crate::target::check_function_cpus(&module, &triple, path)?;
     }
     let pipeline = format!("default<O{}>", opts.opt_level.min(3));
+    crate::supervisor::phase(&format!("optimising the module ({pipeline})"));
     module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })?;
     // Written beside the output and renamed into place: no half-written output.
     let tmp = llvm_io::temp_beside(&opts.output, ".o")?;
     let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
+    crate::supervisor::phase(&format!("generating code for `{}`", triple.as_str().to_string_lossy()));
     machine.write_to_file(&module, file_type, tmp.path()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     match emit {
         Emit::Object | Emit::Assembly => {
             llvm_io::persist(tmp, &opts.output, 0o644)?;
         }
         Emit::SharedLibrary => {
+            crate::supervisor::phase("linking the shared library");
             let lib = llvm_io::temp_beside(&opts.output, ".so")?;
             let linker = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
             let status = std::process::Command::new(&linker)
@@ -126,6 +136,20 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses a `--cpu` (or `--gpu`) the target does not know, listing those it does.
+fn check_cpu(triple: &TargetTriple, cpu: &str, gpu: bool) -> Result<()> {
+    let option = if gpu { "--gpu" } else { "--cpu" };
+    match crate::target::cpu(triple, cpu) {
+        Cpu::Known => Ok(()),
+        Cpu::Unknown(names) => Err(DriverError::Usage(format!(
+            "{option} {cpu}: `{}` has no CPU of that name; it knows: {}",
+            crate::target::triple_text(triple),
+            names.join(", ")
+        ))),
+        Cpu::NoTarget => Err(DriverError::Usage(format!("--target: LLVM has no target for `{}`", crate::target::triple_text(triple)))),
+    }
 }
 
 /// The module as code for a shared library. clang marks `-fPIE` output (its default) with a
@@ -146,8 +170,7 @@ fn not_pie<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Path) -> 
         }
         out.push('\n');
     }
-    let buffer = MemoryBuffer::create_from_memory_range_copy(out.as_bytes(), &path.display().to_string());
-    context.create_module_from_ir(buffer).map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })
+    llvm_io::parse_ir(context, out.as_bytes(), path)
 }
 
 /// The C math functions libdevice has, by their C names (`f` suffix: float).
@@ -162,6 +185,24 @@ const INTRINSICS: &[&str] = &[
     "sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow", "tanh", "sinh", "cosh", "asin",
     "acos", "atan", "atan2",
 ];
+
+/// Splits calls of vector math intrinsics (`llvm.sin.v4f64`, from code vectorised for the
+/// host) into one call per lane, which `use_libdevice` then points at libdevice: NVPTX has
+/// no vector sine, and its backend stopped the process on one ("Cannot select: fsin").
+fn scalarize_vector_math(module: &Module<'_>, machine: &TargetMachine, path: &Path) -> Result<()> {
+    let vector_math = module.get_functions().any(|f| {
+        let name = f.get_name().to_string_lossy();
+        name.strip_prefix("llvm.")
+            .and_then(|base| base.split_once('.'))
+            .is_some_and(|(op, ty)| INTRINSICS.contains(&op) && ty.starts_with('v'))
+    });
+    if !vector_math {
+        return Ok(());
+    }
+    module
+        .run_passes("function(scalarizer)", machine, PassBuilderOptions::create())
+        .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })
+}
 
 /// Points math calls at libdevice and links it in (its functions internal, so the
 /// optimiser keeps only those used).
@@ -204,11 +245,9 @@ fn use_libdevice<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Pat
             )))
         }
     };
-    let io = |source| DriverError::Io { path: file.clone(), source };
-    let buffer = MemoryBuffer::create_from_file(&file).map_err(|e| io(std::io::Error::other(e.to_string())))?;
-    let libdevice = context
-        .create_module_from_ir(buffer)
-        .map_err(|e| DriverError::Parse { path: file.clone(), message: e.to_string_lossy().into_owned() })?;
+    let bytes = llvm_io::read_input(&file)?;
+    let libdevice = llvm_io::parse_ir(context, &bytes, &file)?;
+    crate::input::check(&libdevice, &file)?;
     libdevice.set_triple(&module.get_triple());
     libdevice.set_data_layout(&module.get_data_layout());
     let provided: Vec<String> = libdevice

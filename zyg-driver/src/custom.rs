@@ -7,7 +7,7 @@ use inkwell::llvm_sys::core::*;
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
 use std::path::Path;
-use zyg_ir::llvm::{signature_of, value_name};
+use zyg_ir::llvm::{global_name, signature_of};
 use zyg_transform::custom::{CustomKind, CustomRule};
 
 const ENZYME_PREFIX: &str = "__enzyme_register_gradient";
@@ -30,7 +30,7 @@ pub fn custom_rules(module: &Module, path: &Path) -> Result<Vec<CustomRule>> {
             return Err(fail(format!("a registration holds {shape}, {want} functions, but this one has {}", functions.len())));
         }
         let sig = |n: &str| {
-            let f = module.get_function(n).ok_or_else(|| fail(format!("`{n}` is not a function of this module")))?;
+            let f = crate::grad::function(module, n).ok_or_else(|| fail(format!("`{n}` is not a function of this module")))?;
             signature_of(f).map_err(fail)
         };
         let kind = if enzyme {
@@ -65,7 +65,7 @@ fn registered_functions(global: inkwell::llvm_sys::prelude::LLVMValueRef) -> std
                 if LLVMIsAFunction(f).is_null() {
                     Err(format!("element {i} is not a function"))
                 } else {
-                    Ok(value_name(f))
+                    global_name(f)
                 }
             })
             .collect()

@@ -11,6 +11,9 @@ pub enum DriverError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: cannot parse LLVM IR: {message}")]
     Parse { path: PathBuf, message: String },
+    /// An input that parses but that LLVM's verifier rejects (`input::check`).
+    #[error("{path}: the input is not valid LLVM IR (LLVM's verifier):\n{message}")]
+    Invalid { path: PathBuf, message: String },
     #[error("{path}: {source}")]
     Read { path: PathBuf, source: Box<ReadError> },
     #[error("{path}: {source}{note}")]

@@ -1,8 +1,6 @@
 //! `--header`: the C prototype of an exported gradient (see `grad::export_wrapper` for the
 //! convention: one gradient is returned, several are written through a struct pointer).
 
-use crate::error::Result;
-use std::path::Path;
 use zyg_ir::{FloatTy, Type};
 use zyg_transform::ArgActivity;
 
@@ -60,11 +58,6 @@ pub fn render(name: &str, function: &str, params: &[Type], args: &[ArgActivity])
     let c_args = if c_args.is_empty() { "void".to_string() } else { c_args.join(", ") };
     out.push_str(&format!("{ret} {name}({c_args});\n\n#ifdef __cplusplus\n}}\n#endif\n#endif\n"));
     out
-}
-
-/// Writes the header atomically, as every output (`llvm_io::persist`).
-pub fn write(path: &Path, text: &str) -> Result<()> {
-    crate::llvm_io::write_atomically(path, text.as_bytes(), 0o644)
 }
 
 #[cfg(test)]

@@ -9,11 +9,15 @@ pub mod error;
 pub mod grad;
 pub mod header;
 pub mod inlining;
+pub mod input;
 pub mod llvm_io;
 pub mod markers;
 pub mod mlir;
 pub mod opt;
+pub mod paths;
 pub mod prepare;
+pub mod supervisor;
+pub mod target;
 pub mod unfilled;
 
 pub use error::DriverError;

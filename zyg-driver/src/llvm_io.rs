@@ -5,30 +5,127 @@ use crate::error::{DriverError, Result};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
-use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
-use inkwell::OptimizationLevel;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Reads `.ll` or `.bc` (LLVM tells them apart by content), or `.mlir`; `-` is standard
-/// input (LLVM IR).
+/// input (LLVM IR). The module is verified before it is returned (`input::check`).
 pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'ctx>> {
+    crate::supervisor::phase(&format!("reading {}", path.display()));
+    crate::input::configure_reader();
     // `.mlir`: lowered and translated by MLIR, with its gradient requests (src/mlir/).
-    if crate::mlir::is_mlir(path) {
-        return crate::mlir::read_module(context, path);
-    }
-    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
-    let bytes = if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(io)?;
-        buf
+    let module = if crate::mlir::is_mlir(path) {
+        crate::mlir::read_module(context, path)?
     } else {
-        std::fs::read(path).map_err(io)?
+        let bytes = read_input(path)?;
+        let _bound = is_bitcode(&bytes).then(|| AddressSpaceBound::new(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
+        parse_ir(context, &bytes, path)?
     };
-    let buffer = MemoryBuffer::create_from_memory_range_copy(&bytes, &path.display().to_string());
-    context
-        .create_module_from_ir(buffer)
-        .map_err(|e| DriverError::Parse { path: path.to_path_buf(), message: e.to_string() })
+    crate::supervisor::phase(&format!("verifying {}", path.display()));
+    crate::input::check(&module, path)?;
+    Ok(module)
+}
+
+/// The most zyg reads from one input: LLVM's memory buffers and bitcode offsets are 32-bit
+/// on the way, and an input without end (`/dev/zero`, a pipe that never closes) would
+/// otherwise fill memory.
+const INPUT_LIMIT: u64 = 4 << 30;
+
+/// The bytes of `path` (`-`: standard input). A device is refused: reading `/dev/zero` as
+/// a module never ends.
+pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>> {
+    use std::os::unix::fs::FileTypeExt;
+    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+    let mut bytes = Vec::new();
+    let read = if path == Path::new("-") {
+        std::io::stdin().lock().take(INPUT_LIMIT + 1).read_to_end(&mut bytes)
+    } else {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let kind = file.metadata().map_err(io)?.file_type();
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(DriverError::Usage(format!("{}: a device, not a module (give a file, or `-` for standard input)", path.display())));
+        }
+        file.take(INPUT_LIMIT + 1).read_to_end(&mut bytes)
+    };
+    read.map_err(io)?;
+    if bytes.len() as u64 > INPUT_LIMIT {
+        return Err(DriverError::Usage(format!("{}: more than 4 GiB: not a module zyg reads", path.display())));
+    }
+    Ok(bytes)
+}
+
+/// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages. (inkwell 0.11's
+/// `create_module_from_ir` leaks its buffer with LLVM 22, whose `LLVMParseIRInContext2` no
+/// longer takes it over: the input's size per module read, which adds up where zyg reads
+/// many, as its fuzz targets do.)
+pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], path: &Path) -> Result<Module<'ctx>> {
+    use inkwell::llvm_sys::core::LLVMDisposeMemoryBuffer;
+    use inkwell::llvm_sys::ir_reader::LLVMParseIRInContext2;
+    let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, &path.display().to_string());
+    let mut module = std::ptr::null_mut();
+    let mut message = std::ptr::null_mut();
+    // SAFETY: the context and buffer are live; LLVM fills `module` or `message`. The buffer
+    // stays this function's (LLVMParseIRInContext2 does not take it): disposed below, and
+    // forgotten so that inkwell does not dispose it again.
+    unsafe {
+        let failed = LLVMParseIRInContext2(context.raw(), buffer.as_mut_ptr(), &mut module, &mut message) != 0;
+        LLVMDisposeMemoryBuffer(buffer.as_mut_ptr());
+        std::mem::forget(buffer);
+        if failed {
+            let message = zyg_ir::llvm::take_message(message);
+            return Err(DriverError::Parse { path: path.to_path_buf(), message: message.trim_end().to_string() });
+        }
+        Ok(Module::new(module))
+    }
+}
+
+/// LLVM's bitcode reader sizes its tables from counts written in the file, so a corrupt
+/// file can make it ask for any amount of memory: more than there is (LLVM then stops with
+/// "out of memory", which the supervising parent reports), or, worse, an amount the kernel
+/// grants and that it then fills, until the machine swaps or kills something. While it
+/// reads, the process's address space is bounded to what it uses plus this much and as
+/// much again per byte of bitcode (an LLVM module takes some ten times its bitcode's size).
+const BITCODE_BUDGET_BASE: u64 = 2 << 30;
+const BITCODE_BUDGET_PER_BYTE: u64 = 64;
+
+/// Bitcode's magic numbers: raw (`BC` C0DE) or in its wrapper (0x0B17C0DE).
+fn is_bitcode(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
+}
+
+/// A bound on the address space (`RLIMIT_AS`), lifted again when dropped. Process-wide:
+/// for a single-threaded process, around one step (reading bitcode).
+pub struct AddressSpaceBound {
+    old: libc::rlimit,
+}
+
+impl AddressSpaceBound {
+    /// The current address space plus `extra` bytes (never above the hard limit); `None`
+    /// when the limits cannot be read or set.
+    pub fn new(extra: u64) -> Option<Self> {
+        let pages: u64 = std::fs::read_to_string("/proc/self/statm").ok()?.split_whitespace().next()?.parse().ok()?;
+        // SAFETY: sysconf only reads a constant.
+        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+        let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit fills the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut old) } != 0 {
+            return None;
+        }
+        let want = pages.saturating_mul(page).saturating_add(extra).min(old.rlim_max);
+        if want >= old.rlim_cur {
+            return None;
+        }
+        let new = libc::rlimit { rlim_cur: want, rlim_max: old.rlim_max };
+        // SAFETY: lowering this process's own soft limit.
+        (unsafe { libc::setrlimit(libc::RLIMIT_AS, &new) } == 0).then_some(AddressSpaceBound { old })
+    }
+}
+
+impl Drop for AddressSpaceBound {
+    fn drop(&mut self) {
+        // SAFETY: restoring the soft limit read in `new` (at most the hard limit).
+        unsafe { libc::setrlimit(libc::RLIMIT_AS, &self.old) };
+    }
 }
 
 /// How to write the output, following `opt`: `-S` or a `.ll` name gives text (a `.mlir`
@@ -37,79 +134,195 @@ pub fn wants_text(output: &Path, force_text: bool) -> bool {
     force_text || output.extension().is_some_and(|e| e == "ll")
 }
 
-/// Writes the module atomically: to a temporary file beside `output`, renamed into place,
-/// so a failure never leaves a truncated file. `-` is standard output.
-pub fn write_module(module: &Module, output: &Path, text: bool) -> Result<()> {
-    let bytes: Vec<u8> = if crate::mlir::is_mlir(output) {
+/// The module's bytes as `output` asks for them: MLIR, text or bitcode.
+pub fn module_bytes(module: &Module, output: &Path, text: bool) -> Result<Vec<u8>> {
+    crate::supervisor::phase(&format!("writing {}", output.display()));
+    Ok(if crate::mlir::is_mlir(output) {
         crate::mlir::to_text(module, output)? // MLIR's LLVM dialect (src/mlir/)
     } else if text {
         module.print_to_string().to_bytes().to_vec()
     } else {
         module.write_bitcode_to_memory().as_slice().to_vec()
-    };
-    if output == Path::new("-") {
-        let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-        return std::io::stdout().write_all(&bytes).map_err(io);
-    }
-    write_atomically(output, &bytes, 0o644)
+    })
 }
 
-/// Writes `bytes` to `output` through a temporary file beside it (see `persist`).
+/// Writes the module atomically (see `Outputs`); `-` is standard output.
+pub fn write_module(module: &Module, output: &Path, text: bool) -> Result<()> {
+    let mut outputs = Outputs::default();
+    outputs.stage(output, &module_bytes(module, output, text)?, 0o644)?;
+    outputs.commit()
+}
+
+/// Writes `bytes` to `output` through a temporary file beside it (see `Outputs`).
 pub fn write_atomically(output: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-    let mut tmp = temp_beside(output, "")?;
-    tmp.write_all(bytes).map_err(io)?;
-    persist(tmp, output, mode)
+    let mut outputs = Outputs::default();
+    outputs.stage(output, bytes, mode)?;
+    outputs.commit()
+}
+
+/// Whether standard output was closed when zyg started (`zyg grad m.ll -o - >&-`), as the
+/// `zyg` binary found before Rust's runtime reopened it on `/dev/null`; `-o -` is then an
+/// error rather than a success that wrote nothing.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called by the `zyg` binary when standard output was closed at its start.
+pub fn note_stdout_closed() {
+    STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The error for `-o -` when standard output was closed at the start.
+pub fn check_stdout(output: &Path) -> Result<()> {
+    if output == Path::new("-") && STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(DriverError::Usage("-o -: standard output is closed; nothing can be written to it".into()));
+    }
+    Ok(())
 }
 
 /// A temporary file in `output`'s directory (so that renaming it into place is atomic),
-/// named with `suffix` (tools that look at the extension: the linker).
+/// named `.zyg-PID-...` (so that the supervising parent can remove it if LLVM stops this
+/// process, see `supervisor`) and ending with `suffix` (tools that look at the extension:
+/// the linker).
 pub fn temp_beside(output: &Path, suffix: &str) -> Result<tempfile::NamedTempFile> {
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+    let dir = crate::supervisor::directory_of(output);
+    // tempfile's own message names the temporary file, which the user never asked for.
+    let io = |e: std::io::Error| DriverError::Io {
+        path: output.to_path_buf(),
+        source: std::io::Error::new(e.kind(), format!("cannot write in `{}`: {}", dir.display(), std::io::Error::from(e.kind()))),
     };
-    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-    tempfile::Builder::new().suffix(suffix).tempfile_in(&dir).map_err(io)
+    tempfile::Builder::new().prefix(&crate::supervisor::temp_prefix()).suffix(suffix).tempfile_in(&dir).map_err(io)
 }
 
-/// Puts a finished temporary file in place: renamed over `output` with ordinary
-/// permissions (a temporary file is created private, 0600; an output is not), so a failed
-/// run never leaves a half-written output. An output that exists and is not a regular file
-/// (`/dev/null`, a named pipe, a symbolic link such as `/dev/stdout`) is written through
-/// instead, as LLVM's tools do: renaming over it would replace the device, pipe or link.
-pub fn persist(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
+/// The files a command writes, put in place together: each is written in full to a
+/// temporary file beside its destination first (`stage`); `commit` then renames them all
+/// into place, or, if one cannot be, puts back what the others replaced, so an output and
+/// its `--header` land together or not at all, and a failed run never leaves a half-written
+/// file. An output that exists and is not a regular file (`/dev/null`, a named pipe, a
+/// symbolic link such as `/dev/stdout`) is written through instead, as LLVM's tools do:
+/// renaming over it would replace the device, pipe or link. Standard output (`-`) is written
+/// last. What is written through cannot be taken back.
+#[derive(Default)]
+pub struct Outputs {
+    staged: Vec<Staged>,
+}
+
+enum Staged {
+    File { tmp: tempfile::NamedTempFile, path: PathBuf, mode: u32 },
+    Stdout(Vec<u8>),
+}
+
+impl Outputs {
+    /// Writes `bytes` for `path` (`-`: standard output) into a temporary file beside it.
+    pub fn stage(&mut self, path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+        if path == Path::new("-") {
+            check_stdout(path)?;
+            self.staged.push(Staged::Stdout(bytes.to_vec()));
+            return Ok(());
+        }
+        let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+        let mut tmp = temp_beside(path, "")?;
+        tmp.write_all(bytes).and_then(|_| tmp.flush()).map_err(io)?;
+        self.staged.push(Staged::File { tmp, path: path.to_path_buf(), mode });
+        Ok(())
+    }
+
+    /// A finished temporary file (from `temp_beside`) to put at `path`.
+    pub fn stage_file(&mut self, tmp: tempfile::NamedTempFile, path: &Path, mode: u32) {
+        self.staged.push(Staged::File { tmp, path: path.to_path_buf(), mode });
+    }
+
+    /// Puts every staged file in place, or none (see the type's comment).
+    pub fn commit(self) -> Result<()> {
+        let mut renames = Vec::new();
+        let mut through = Vec::new();
+        let mut stdout = Vec::new();
+        for s in self.staged {
+            match s {
+                Staged::File { tmp, path, mode } if is_special(&path) => through.push((tmp, path, mode)),
+                Staged::File { tmp, path, mode } => renames.push((tmp, path, mode)),
+                Staged::Stdout(bytes) => stdout.push(bytes),
+            }
+        }
+        let mut done: Vec<(PathBuf, Option<tempfile::NamedTempFile<()>>)> = Vec::new();
+        let result = (|| {
+            for (tmp, path, mode) in renames {
+                let backup = backup_of(&path)?;
+                rename_into_place(tmp, &path, mode)?;
+                done.push((path, backup));
+            }
+            for (tmp, path, _) in through {
+                write_through(&tmp, &path)?;
+            }
+            for bytes in stdout {
+                let io = |source| DriverError::Io { path: PathBuf::from("-"), source };
+                let mut out = std::io::stdout().lock();
+                out.write_all(&bytes).and_then(|_| out.flush()).map_err(io)?;
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            for (path, backup) in done.into_iter().rev() {
+                match backup {
+                    Some(b) => {
+                        let _ = b.persist(&path);
+                    }
+                    None => {
+                        let _ = std::fs::remove_file(&path);
+                    }
+                }
+            }
+        }
+        result
+    }
+}
+
+/// An output that exists and is not a regular file: written through, not renamed over.
+fn is_special(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file())
+}
+
+/// A second name (a hard link, `.zyg-PID-...` beside it) for the regular file at `path`,
+/// to put it back if a later output of the same run cannot be written; `None` when there
+/// is no file there. Where hard links are not possible, a copy.
+fn backup_of(path: &Path) -> Result<Option<tempfile::NamedTempFile<()>>> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
+        return Ok(None);
+    }
+    let io = |source| DriverError::Io { path: path.to_path_buf(), source };
+    let dir = crate::supervisor::directory_of(path);
+    let prefix = crate::supervisor::temp_prefix();
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".old");
+    let backup = match builder.make_in(&dir, |p| std::fs::hard_link(path, p)) {
+        Ok(b) => b,
+        Err(_) => builder.make_in(&dir, |p| std::fs::copy(path, p).map(|_| ())).map_err(io)?,
+    };
+    Ok(Some(backup))
+}
+
+/// Renames a finished temporary file over `output`, with ordinary permissions (a
+/// temporary file is created private, 0600; an output is not).
+fn rename_into_place(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let io = |source| DriverError::Io { path: output.to_path_buf(), source };
-    let special = std::fs::symlink_metadata(output).is_ok_and(|m| !m.file_type().is_file());
-    if special {
-        let mut from = std::fs::File::open(tmp.path()).map_err(io)?;
-        let mut to = std::fs::OpenOptions::new().write(true).truncate(true).open(output).map_err(io)?;
-        std::io::copy(&mut from, &mut to).map_err(io)?;
-        return Ok(());
-    }
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
     tmp.persist(output).map_err(|e| io(e.error))?;
     Ok(())
 }
 
-/// A target machine for the module's triple (the host's when the module names none).
-pub fn target_machine(module: &Module, path: &Path) -> Result<TargetMachine> {
-    Target::initialize_x86(&InitializationConfig::default());
-    Target::initialize_aarch64(&InitializationConfig::default());
-    Target::initialize_nvptx(&InitializationConfig::default());
-    let triple = module.get_triple();
-    let triple = if triple.as_str().to_bytes().is_empty() { TargetMachine::get_default_triple() } else { triple };
-    let llvm = |e: inkwell::support::LLVMString| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() };
-    let target = Target::from_triple(&triple).map_err(llvm)?;
-    target
-        .create_target_machine(&triple, "", "", OptimizationLevel::Default, RelocMode::PIC, CodeModel::Default)
-        .ok_or_else(|| DriverError::Llvm {
-            path: path.to_path_buf(),
-            message: format!("no target machine for `{}`", triple_text(&triple)),
-        })
+/// Copies a finished temporary file into the existing special file `output`.
+fn write_through(tmp: &tempfile::NamedTempFile, output: &Path) -> Result<()> {
+    let io = |source| DriverError::Io { path: output.to_path_buf(), source };
+    let mut from = std::fs::File::open(tmp.path()).map_err(io)?;
+    let mut to = std::fs::OpenOptions::new().write(true).truncate(true).open(output).map_err(io)?;
+    std::io::copy(&mut from, &mut to).map_err(io)?;
+    to.flush().map_err(io)
 }
 
-fn triple_text(t: &TargetTriple) -> String {
-    t.as_str().to_string_lossy().into_owned()
+/// Puts one finished temporary file in place (see `Outputs`).
+pub fn persist(tmp: tempfile::NamedTempFile, output: &Path, mode: u32) -> Result<()> {
+    let mut outputs = Outputs::default();
+    outputs.stage_file(tmp, output, mode);
+    outputs.commit()
 }
+
+pub use crate::target::target_machine;

@@ -100,8 +100,41 @@ fn parse_kind(word: &str) -> Result<ArgKind, String> {
     ArgKind::parse(word).ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
 }
 
+/// Whether standard output was closed when the process started (`zyg ... -o - >&-`).
+/// Rust's runtime reopens a closed standard descriptor on `/dev/null` before `main`, after
+/// which `-o -` would write into nothing and succeed; this runs before that, as an ELF
+/// constructor (what the `ctor` crate makes), and notes it.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
+
+extern "C" fn note_closed_stdout() {
+    // SAFETY: F_GETFD only asks whether descriptor 1 is open.
+    if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Command-line mistakes end like every other failure: `zyg: error:`, status 1 (clap's
+    // own convention is status 2).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    eprint!("{}", e.render());
+                    eprintln!("zyg: error: a command is needed: grad, opt or compile");
+                }
+                _ => eprint!("zyg: {}", e.render()),
+            }
+            return ExitCode::FAILURE;
+        }
+    };
     let level = match cli.verbose {
         0 => "warn",
         1 => "info",
@@ -114,20 +147,37 @@ fn main() -> ExitCode {
         .with_target(false)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        zyg_driver::llvm_io::note_stdout_closed();
+    }
     // A panic is a bug in zyg: report it as one, with status 1 like any other failure
     // (outputs are only renamed into place at the very end, so nothing partial is left).
     std::panic::set_hook(Box::new(|info| {
         eprintln!("zyg: internal error: {info}\nzyg: please report this, with the input that caused it");
     }));
-    let result = std::panic::catch_unwind(|| run(cli.command));
-    match result {
+    // The work runs in a child process, so that even LLVM stopping the process ends as
+    // `zyg: error:` with no temporary file left (src/supervisor.rs).
+    let watch = watch(&cli.command);
+    zyg_driver::supervisor::run(&watch, || match std::panic::catch_unwind(|| run(cli.command)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
             eprintln!("zyg: error: {e}");
             ExitCode::FAILURE
         }
         Err(_) => ExitCode::FAILURE,
-    }
+    })
+}
+
+/// The input and the outputs of a command, for the supervisor's messages and clean-up.
+fn watch(command: &Command) -> zyg_driver::supervisor::Watch {
+    let (input, mut outputs, header) = match command {
+        Command::Grad { input, output, export, .. } | Command::Opt { input, output, export, .. } => {
+            (input, vec![output.clone()], export.header.clone())
+        }
+        Command::Compile { input, output, .. } => (input, vec![output.clone()], None),
+    };
+    outputs.extend(header);
+    zyg_driver::supervisor::Watch { input: input.clone(), outputs }
 }
 
 fn options(input: PathBuf, output: PathBuf, opt_level: u8, text: bool, e: Export) -> GradOptions {

@@ -18,7 +18,8 @@ pub fn with_callbacks(module: &mut Module, namespace: &str, function: &str, call
     let mut copy = module.function(function)?.clone();
     copy.name = name.clone();
     for (index, callee) in callbacks {
-        let Some(&param) = copy.params.get(*index) else { continue };
+        // Only a pointer parameter can be fixed to a function.
+        let Some(&param) = copy.params.get(*index).filter(|p| copy.ty(**p).is_ptr()) else { continue };
         let target = copy.constant_value(Constant::Global(callee.clone(), 0));
         for inst in copy.inst_order().map(|(_, i)| i).collect::<Vec<_>>() {
             for operand in copy.insts[inst].kind.operands_mut() {
@@ -28,7 +29,7 @@ pub fn with_callbacks(module: &mut Module, namespace: &str, function: &str, call
             }
         }
     }
-    direct_calls(&mut copy);
+    direct_calls(module, &mut copy);
     let nested = nested_callbacks(module, &copy);
     module.functions.push(copy);
     for (inst, callee, fixed) in nested {
@@ -42,12 +43,18 @@ pub fn with_callbacks(module: &mut Module, namespace: &str, function: &str, call
     Some(name)
 }
 
-/// Calls through a value that is now a known function become direct calls.
-fn direct_calls(func: &mut Function) {
+/// Calls through a value that is now a known function become direct calls, where the call
+/// has the function's own signature (a call through another type stays indirect: it is
+/// undefined behaviour, and a direct call would not verify).
+fn direct_calls(module: &Module, func: &mut Function) {
     let insts: Vec<_> = func.inst_order().map(|(_, i)| i).collect();
     for inst in insts {
-        let InstKind::Call { callee: Callee::Indirect(v), .. } = &func.insts[inst].kind else { continue };
+        let InstKind::Call { callee: Callee::Indirect(v), sig, .. } = &func.insts[inst].kind else { continue };
         if let Some(Constant::Global(name, _)) = func.constant(*v).cloned() {
+            let own = module.function(&name).map(|f| &f.sig).or_else(|| module.declarations.get(&name));
+            if own != Some(sig) {
+                continue;
+            }
             if let InstKind::Call { callee, .. } = &mut func.insts[inst].kind {
                 *callee = Callee::Direct(name.into());
             }

@@ -9,7 +9,7 @@ pub mod reader;
 mod tbaa;
 pub mod writer;
 
-pub use raw::value_name;
+pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
 
 /// Converts an LLVM type (an inkwell handle) to a zyg-ir type, or says which type is not
 /// supported.

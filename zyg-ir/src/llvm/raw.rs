@@ -21,6 +21,73 @@ pub unsafe fn value_name(v: LLVMValueRef) -> String {
     String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len)).into_owned()
 }
 
+/// The name zyg-ir knows a global value (variable, function, alias) by: its own, or for an
+/// unnamed one (`@0`, as OpenMP's outlined code and some C++ code have) the number LLVM
+/// prints for it, `"0"` (see `unnamed_globals`). An unnamed value whose number another
+/// value has as its name (`@"0"`) cannot be told apart: an error.
+///
+/// # Safety
+/// `v` must be a global value of a live module.
+pub unsafe fn global_name(v: LLVMValueRef) -> Result<String, String> {
+    let name = value_name(v);
+    if !name.is_empty() {
+        return Ok(name);
+    }
+    let module = LLVMGetGlobalParent(v);
+    let number = unnamed_globals(module).iter().position(|g| *g == v).ok_or("a global value outside its module")?;
+    let key = number.to_string();
+    if named_global(module, &key).is_some() {
+        return Err(format!("the unnamed global `@{key}` cannot be told apart from the one named `@\"{key}\"`"));
+    }
+    Ok(key)
+}
+
+/// The module's unnamed global values in the order LLVM numbers them (`@0`, `@1`, ...):
+/// variables, aliases, ifuncs, then functions.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn unnamed_globals(m: LLVMModuleRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let lists: [(unsafe extern "C" fn(LLVMModuleRef) -> LLVMValueRef, unsafe extern "C" fn(LLVMValueRef) -> LLVMValueRef); 4] = [
+        (LLVMGetFirstGlobal, LLVMGetNextGlobal),
+        (LLVMGetFirstGlobalAlias, LLVMGetNextGlobalAlias),
+        (LLVMGetFirstGlobalIFunc, LLVMGetNextGlobalIFunc),
+        (LLVMGetFirstFunction, LLVMGetNextFunction),
+    ];
+    for (first, next) in lists {
+        let mut v = first(m);
+        while !v.is_null() {
+            if value_name(v).is_empty() {
+                out.push(v);
+            }
+            v = next(v);
+        }
+    }
+    out
+}
+
+/// The global value (variable, function, alias, ifunc) named `name`.
+unsafe fn named_global(m: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
+    let cname = CString::new(name).ok()?;
+    [LLVMGetNamedGlobal(m, cname.as_ptr()), LLVMGetNamedFunction(m, cname.as_ptr())]
+        .into_iter()
+        .chain([LLVMGetNamedGlobalAlias(m, cname.as_ptr(), name.len()), LLVMGetNamedGlobalIFunc(m, cname.as_ptr(), name.len())])
+        .find(|v| !v.is_null())
+}
+
+/// The global value `global_name` calls `name`: by its name, or an unnamed one by number.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn find_global(m: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
+    if let Some(v) = named_global(m, name) {
+        return Some(v);
+    }
+    let number: usize = name.parse().ok().filter(|_| name.bytes().all(|b| b.is_ascii_digit()))?;
+    unnamed_globals(m).get(number).copied()
+}
+
 /// LLVM's own printing of a value (used in diagnostics and to read x86_fp80 constants).
 pub fn print_value(v: LLVMValueRef) -> String {
     // SAFETY: LLVM allocates the message; we copy it and free it with LLVMDisposeMessage.

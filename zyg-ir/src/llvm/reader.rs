@@ -1,7 +1,7 @@
 //! Reads LLVM functions into zyg-ir. Unknown instructions are errors that name the
 //! function, the instruction and its source line; they never panic or pass silently.
 
-use super::raw::{debug_loc, print_value, read_type, value_name};
+use super::raw::{debug_loc, find_global, global_name, print_value, read_type, value_name};
 use crate::constant::{Constant};
 use crate::entities::{Block, Value};
 use crate::function::{Function, GlobalVar, Module};
@@ -31,14 +31,20 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
     let mut queue: VecDeque<String> = roots.iter().cloned().collect();
     let mut seen: std::collections::HashSet<String> = queue.iter().cloned().collect();
     while let Some(name) = queue.pop_front() {
-        let Some(fv) = module.get_function(&name) else { continue };
-        let raw = fv.as_value_ref();
+        // SAFETY: looking a name up in the live module.
+        let Some(raw) = (unsafe { find_global(module.as_mut_ptr(), &name) }) else { continue };
+        // SAFETY: `raw` is a global value of the live module.
+        if unsafe { LLVMIsAFunction(raw).is_null() } {
+            continue;
+        }
         // SAFETY: `raw` is a function of the live module.
         let is_declaration = unsafe { LLVMIsDeclaration(raw) != 0 };
         match (!is_declaration).then(|| FunctionReader::read(raw)) {
             Some(Ok((func, callees))) => {
                 for (callee, sig) in callees {
-                    if module.get_function(&callee).is_some_and(touches_no_visible_memory) {
+                    // SAFETY: looking a name up in the live module; the value found belongs to it.
+                    let callee_fn = unsafe { find_global(module.as_mut_ptr(), &callee).and_then(|v| inkwell::values::FunctionValue::new(v)) };
+                    if callee_fn.is_some_and(touches_no_visible_memory) {
                         out.module.pure.insert(callee.clone());
                     }
                     out.module.declarations.entry(callee.clone()).or_insert(sig);
@@ -51,7 +57,14 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
             Some(Err(err)) => {
                 out.unreadable.insert(name, err);
             }
-            None => {}
+            // A declaration asked for by name (a callback a request passes) is known by its
+            // signature, as the functions called are.
+            // SAFETY: `raw` is a function of the live module.
+            None => {
+                if let Ok(sig) = unsafe { read_signature(LLVMGlobalGetValueType(raw)) } {
+                    out.module.declarations.entry(name).or_insert(sig);
+                }
+            }
         }
     }
     out.module.globals = read_globals(module);
@@ -84,9 +97,9 @@ fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, Global
         let raw = g.as_value_ref();
         // SAFETY: `raw` is a global variable of the live module.
         unsafe {
-            if let Ok(ty) = read_type(LLVMGlobalGetValueType(raw)) {
+            if let (Ok(ty), Ok(name)) = (read_type(LLVMGlobalGetValueType(raw)), global_name(raw)) {
                 let addrspace = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
-                out.insert(value_name(raw), GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false });
+                out.insert(name, GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false });
             }
         }
     }
@@ -104,7 +117,8 @@ struct FunctionReader {
 impl FunctionReader {
     fn read(raw: LLVMValueRef) -> Result<(Function, BTreeMap<String, Signature>), ReadError> {
         // SAFETY: `raw` is a function of a live module (read_functions found it there).
-        let name = unsafe { value_name(raw) };
+        let name = unsafe { global_name(raw) }
+            .map_err(|message| ReadError { function: String::new(), instruction: None, loc: None, message })?;
         let fail = |message: String| ReadError { function: name.clone(), instruction: None, loc: None, message };
         // SAFETY: `raw` is a defined function; its type is a function type.
         let sig = unsafe { read_signature(LLVMGlobalGetValueType(raw)) }.map_err(fail)?;
@@ -290,8 +304,12 @@ impl FunctionReader {
     unsafe fn read_call(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
         let sig = read_signature(LLVMGetCalledFunctionType(inst))?;
         let called = LLVMGetCalledValue(inst);
-        let callee = if !LLVMIsAFunction(called).is_null() {
-            let name = value_name(called);
+        // A call through another type than the function's own (C's `double f();` called
+        // as `f(1.0)`, or undefined behaviour) is read as a call through a pointer: zyg's
+        // primal and adjoint of the function have its own signature.
+        let same_type = !LLVMIsAFunction(called).is_null() && LLVMGlobalGetValueType(called) == LLVMGetCalledFunctionType(inst);
+        let callee = if same_type {
+            let name = global_name(called)?;
             self.callees.entry(name.clone()).or_insert_with(|| sig.clone());
             Callee::Direct(name.into())
         } else if !LLVMIsAInlineAsm(called).is_null() {
@@ -388,7 +406,7 @@ unsafe fn read_constant(v: LLVMValueRef) -> Result<Constant, String> {
         return Ok(Constant::Zero(ty));
     }
     if !LLVMIsAGlobalValue(v).is_null() {
-        return Ok(Constant::Global(value_name(v), LLVMGetPointerAddressSpace(LLVMTypeOf(v))));
+        return Ok(Constant::Global(global_name(v)?, LLVMGetPointerAddressSpace(LLVMTypeOf(v))));
     }
     if !LLVMIsAConstantExpr(v).is_null() {
         return Err(format!("constant expression `{}` is not supported yet", print_value(v)));

@@ -169,11 +169,11 @@ impl<'f> Writer<'f> {
 
     /// The function named `name` in the module, declared with `sig` if it is not there yet.
     unsafe fn get_or_declare(&self, name: &str, sig: &Signature) -> LLVMValueRef {
-        let cname = CString::new(name).unwrap_or_default();
-        let existing = LLVMGetNamedFunction(self.module, cname.as_ptr());
-        if !existing.is_null() {
+        // An unnamed function (`@0`) is found by its number (`raw::global_name`).
+        if let Some(existing) = super::raw::find_global(self.module, name).filter(|f| !LLVMIsAFunction(*f).is_null()) {
             return existing;
         }
+        let cname = CString::new(name).unwrap_or_default();
         LLVMAddFunction(self.module, cname.as_ptr(), self.fn_type(sig))
     }
 
@@ -248,15 +248,10 @@ impl<'f> Writer<'f> {
             }
             Constant::Float { .. } => LLVMConstReal(ty, c.as_f64().expect("float constant")),
             Constant::Null(_) => LLVMConstPointerNull(ty),
-            Constant::Global(name, _) => {
-                let cname = CString::new(name.as_str()).unwrap_or_default();
-                let f = LLVMGetNamedFunction(self.module, cname.as_ptr());
-                let g = if f.is_null() { LLVMGetNamedGlobal(self.module, cname.as_ptr()) } else { f };
-                if g.is_null() {
-                    return Err(self.invalid(format!("reference to unknown global `@{name}`")));
-                }
-                g
-            }
+            Constant::Global(name, _) => match super::raw::find_global(self.module, name) {
+                Some(g) => g,
+                None => return Err(self.invalid(format!("reference to unknown global `@{name}`"))),
+            },
             Constant::Undef(_) => LLVMGetUndef(ty),
             Constant::Poison(_) => LLVMGetPoison(ty),
             Constant::Zero(_) => LLVMConstNull(ty),

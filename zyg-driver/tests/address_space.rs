@@ -1,0 +1,34 @@
+//! `llvm_io::AddressSpaceBound`, which zyg puts around LLVM's bitcode reader: while it is
+//! there an allocation beyond it fails at once (LLVM then reports "out of memory") instead
+//! of being granted and filled; dropped, the process's limit is what it was. Alone in its
+//! test binary, since the bound holds for the whole process.
+
+use std::hint::black_box;
+use zyg_driver::llvm_io::AddressSpaceBound;
+
+fn limit() -> u64 {
+    let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit fills the struct it is given.
+    unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut l) };
+    l.rlim_cur
+}
+
+/// Whether 1 GiB can be had from malloc now (freed at once).
+fn gigabyte_available() -> bool {
+    // SAFETY: malloc and free of one block; black_box keeps the compiler from eliding them.
+    unsafe {
+        let p = black_box(libc::malloc(1 << 30));
+        libc::free(p);
+        !p.is_null()
+    }
+}
+
+#[test]
+fn a_bound_refuses_large_allocations_until_dropped() {
+    let before = limit();
+    let bound = AddressSpaceBound::new(256 << 20).expect("the limit can be lowered");
+    assert!(!gigabyte_available(), "1 GiB past a bound of 256 MiB over what is used");
+    drop(bound);
+    assert_eq!(limit(), before);
+    assert!(gigabyte_available(), "the bound is lifted");
+}
