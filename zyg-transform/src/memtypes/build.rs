@@ -83,8 +83,18 @@ impl Builder {
                 }
             }
         }
+        // Each value's users, once (an integer load's uses say what it read).
+        let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
         for (_, inst) in func.inst_order() {
-            self.facts_of(module, func, inst, &mut places);
+            for v in func.insts[inst].kind.operands() {
+                let list = users.entry(v).or_default();
+                if list.last() != Some(&inst) {
+                    list.push(inst);
+                }
+            }
+        }
+        for (_, inst) in func.inst_order() {
+            self.facts_of(module, func, &users, inst, &mut places);
         }
         self.places.insert(func.name.clone(), places);
     }
@@ -182,7 +192,14 @@ impl Builder {
     }
 
     /// The facts and merges an instruction gives.
-    fn facts_of(&mut self, module: &Module, func: &Function, inst: Inst, places: &mut HashMap<Value, Place>) {
+    fn facts_of(
+        &mut self,
+        module: &Module,
+        func: &Function,
+        users: &HashMap<Value, Vec<Inst>>,
+        inst: Inst,
+        places: &mut HashMap<Value, Place>,
+    ) {
         let data = &func.insts[inst];
         let hint = |classes: &mut Classes, at: Place| {
             for &(o, s, k) in data.hint.iter().flat_map(|h| h.iter()) {
@@ -194,7 +211,7 @@ impl Builder {
                 let Some(at) = self.operand_place(module, func, *ptr, places) else { return };
                 hint(&mut self.classes, at);
                 let v = data.result.expect("a load has a result");
-                match value_kind(func, ty, v) {
+                match value_kind(func, users, ty, v) {
                     Some(ValueKind::Is(k, size)) => self.classes.fact(at, 0, size, k),
                     Some(ValueKind::Copied(to)) => {
                         for q in to {
@@ -315,7 +332,7 @@ enum ValueKind {
 /// What a load of type `ty` says about the bytes it reads: floats and pointers by their
 /// type; an integer by its uses (arithmetic: an integer; turned into a float or a pointer:
 /// that); an integer only stored elsewhere is a copy, which says nothing by itself.
-fn value_kind(func: &Function, ty: &Type, v: Value) -> Option<ValueKind> {
+fn value_kind(func: &Function, users: &HashMap<Value, Vec<Inst>>, ty: &Type, v: Value) -> Option<ValueKind> {
     let size = ty.natural_layout()?.0;
     if let Some(f) = ty.float_elem() {
         return Some(ValueKind::Is(Kind::Float(f), size));
@@ -328,11 +345,8 @@ fn value_kind(func: &Function, ty: &Type, v: Value) -> Option<ValueKind> {
     }
     let mut stores = Vec::new();
     let mut kind = None;
-    for (_, i) in func.inst_order() {
+    for &i in users.get(&v).map(Vec::as_slice).unwrap_or_default() {
         let k = &func.insts[i].kind;
-        if !k.operands().contains(&v) {
-            continue;
-        }
         match k {
             InstKind::Store { value, ptr } if *value == v && *ptr != v => stores.push(*ptr),
             InstKind::Cast { op: CastOp::BitCast, .. } => {

@@ -148,10 +148,14 @@ impl Classes {
             }
             return;
         }
-        let moved = std::mem::take(&mut self.class[ra]);
-        self.parent[ra] = rb;
-        self.shift[ra] = d;
-        let target = &mut self.class[rb];
+        // The class with fewer facts moves into the other (so that merging stays cheap
+        // however the unions come): byte j of `from` is byte j + d of `into`.
+        let (from, into, d) =
+            if self.class[ra].facts.len() <= self.class[rb].facts.len() { (ra, rb, d) } else { (rb, ra, -d) };
+        let moved = std::mem::take(&mut self.class[from]);
+        self.parent[from] = into;
+        self.shift[from] = d;
+        let target = &mut self.class[into];
         if moved.period != 0 {
             target.repeat(moved.period);
         }
