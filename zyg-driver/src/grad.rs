@@ -266,6 +266,16 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
             zyg_ir::llvm::define_zeroed_global(module, name, &global.ty, false);
         }
     }
+    // A shadow's pointers start as the global's do, at the other shadows (`double *cur = buf`
+    // has the shadow `&__zyg_shadow_buf`): all of them are defined by now.
+    let shadow_of = |g: &str| {
+        let name = zyg_transform::shadow_global_name(g);
+        diff.shadow_globals().contains_key(&name).then_some(name)
+    };
+    for (name, _) in diff.shadow_globals().iter().filter(|(_, g)| !g.is_shared() && g.ty.holds_pointers()) {
+        let primal = name.strip_prefix(&zyg_transform::shadow_global_name("")).expect("shadow globals are named after theirs");
+        zyg_ir::llvm::mirror_initializer(module, name, primal, &shadow_of);
+    }
     if !gpu {
         let (cache, cache_ty) = zyg_transform::stack::cache_global(&ns);
         zyg_ir::llvm::define_zeroed_global(module, &cache, &cache_ty, true);

@@ -251,6 +251,9 @@ pub struct GlobalVar {
     /// The program asserts that it carries no derivative (Enzyme's
     /// `__enzyme_inactive_global`): it never gets a shadow.
     pub inactive: bool,
+    /// The global variables whose addresses the initialiser holds (`double *cur = buf;`):
+    /// the shadow's initialiser holds their shadows' addresses at the same places.
+    pub points_to: Vec<String>,
 }
 
 /// The address space of a GPU's shared memory (CUDA `__shared__`), one copy per block.
@@ -289,8 +292,18 @@ impl Module {
     /// Dynamic shared memory is not: its shadow would need a dynamic region of its own;
     /// nor is a global the program declares inactive.
     pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
-        self.globals.get(name).filter(|g| {
+        let holds_floats = |g: &&GlobalVar| {
             !g.constant && !g.inactive && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared()) && g.ty.carries_derivative()
-        })
+        };
+        // A pointer variable initialised to point at one (`double *cur = buf;`) has a shadow
+        // too, pointing at that one's: a load through it reaches differentiated memory. So
+        // does a constant one (LLVM marks a variable nothing writes constant).
+        let points_at_floats = |g: &&GlobalVar| {
+            !g.inactive
+                && g.addrspace == 0
+                && g.ty.holds_pointers()
+                && g.points_to.iter().any(|h| self.globals.get(h).filter(holds_floats).is_some())
+        };
+        self.globals.get(name).filter(|g| holds_floats(g) || points_at_floats(g))
     }
 }

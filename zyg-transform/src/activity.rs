@@ -304,7 +304,22 @@ pub fn active_globals_reached(module: &Module, function: &str) -> std::collectio
             }
         }
     }
-    found
+    with_pointed_at(module, found)
+}
+
+/// `globals` and the active globals their initialisers point at, transitively
+/// (`GlobalVar::points_to`): their shadows point at those ones' shadows.
+pub fn with_pointed_at(module: &Module, globals: std::collections::BTreeSet<String>) -> std::collections::BTreeSet<String> {
+    let mut todo: Vec<String> = globals.iter().cloned().collect();
+    let mut out = globals;
+    while let Some(g) = todo.pop() {
+        for h in module.globals.get(&g).map(|g| g.points_to.as_slice()).unwrap_or_default() {
+            if module.active_global(h).is_some() && out.insert(h.clone()) {
+                todo.push(h.clone());
+            }
+        }
+    }
+    out
 }
 
 /// What activity analysis of one function needs to know about the rest of the module,

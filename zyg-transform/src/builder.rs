@@ -171,6 +171,56 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::Gep { source_ty: ty.clone(), base, indices, inbounds: true }, ptr_ty)
     }
 
+    /// Zeroes the value of type `ty` at `ptr` but its pointers: a shadow's pointer fields hold
+    /// shadow pointers (set by the program, or by the initialiser), not adjoints. A long array
+    /// of elements with pointers is zeroed in a loop; the cursor ends after it.
+    pub fn zero_keeping_pointers(&mut self, ty: &Type, ptr: Value) {
+        if !ty.holds_pointers() {
+            let zero = self.constant(Constant::Zero(ty.clone()));
+            self.store(zero, ptr);
+            return;
+        }
+        match ty {
+            Type::Struct(fields) => {
+                for (k, field) in fields.iter().enumerate() {
+                    let at = self.field_ptr(ty, ptr, &[k as u32]);
+                    self.zero_keeping_pointers(field, at);
+                }
+            }
+            Type::Array(n, elem) if *n <= 4 => {
+                for k in 0..*n {
+                    let at = self.field_ptr(ty, ptr, &[k as u32]);
+                    self.zero_keeping_pointers(elem, at);
+                }
+            }
+            Type::Array(n, elem) => {
+                debug_assert!(self.at.is_none(), "a loop is built at the end of a block");
+                let (before, body, after) = (self.block, self.func.create_block(None), self.func.create_block(None));
+                let zero = self.i64(0);
+                self.br(body);
+                self.switch_to(body);
+                let i = self.emit(InstKind::Phi { incoming: vec![(before, zero)] }, Type::I64).expect("phi");
+                let first = self.i32(0);
+                let ptr_ty = self.func.ty(ptr).clone();
+                let at = self.value(InstKind::Gep { source_ty: ty.clone(), base: ptr, indices: vec![first, i], inbounds: true }, ptr_ty);
+                self.zero_keeping_pointers(elem, at);
+                let one = self.i64(1);
+                let next = self.binary(BinOp::Add, i, one);
+                let count = self.i64(*n as i64);
+                let more = self.icmp(IntPred::Ult, next, count);
+                let latch = self.block;
+                self.cond_br(more, body, after);
+                self.switch_to(after);
+                let phi = self.func.def_inst(i).expect("phi inst");
+                if let InstKind::Phi { incoming } = &mut self.func.insts[phi].kind {
+                    incoming.push((latch, next));
+                }
+            }
+            // A pointer, or a vector of them.
+            _ => {}
+        }
+    }
+
     /// `*ptr += value` for a value of type `ty` holding floats: a float or float vector is
     /// added whole; a struct or array field by field, skipping fields without floats (the
     /// shadow of an integer or pointer field is not an adjoint and is left alone).

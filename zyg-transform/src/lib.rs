@@ -227,6 +227,9 @@ pub struct Plan<'a> {
     pub layout: TapeLayout,
     /// The pointers whose shadows may be null at run time (`shadows`).
     pub nullable: HashSet<Value>,
+    /// The stores through nullable shadows that the primal checks (`shadows::lossy_stores`),
+    /// with the helper that stops the program where the shadow is null.
+    pub lossy_stores: Vec<(Inst, String)>,
     pub block_of: HashMap<Inst, Block>,
     pub pullbacks: HashMap<Inst, Pullback>,
     /// The helpers of copies of mixed fields (`memory::CopyPlan::Fields`), by instruction:
@@ -277,6 +280,9 @@ pub struct Differentiator<'m> {
     /// The realloc helpers already in `output`: `None` for the shadow realloc, `Some` for
     /// an adjoint per float type.
     realloc_helpers: HashSet<Option<zyg_ir::FloatTy>>,
+    /// The helpers that stop a program at a store a null shadow would lose
+    /// (`shadows::abort_helper`), by message.
+    abort_helpers: HashMap<String, String>,
     /// Specs some call reached recursively: they also get a `tapesize` function.
     boxed: HashSet<Spec>,
     /// Derivatives registered by the user, by function name.
@@ -298,6 +304,7 @@ impl<'m> Differentiator<'m> {
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
             realloc_helpers: HashSet::new(),
+            abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
             conventions: conventions::Conventions::default(),
@@ -402,12 +409,12 @@ impl<'m> Differentiator<'m> {
         if !self.gpu && kind != Entry::Reverse {
             // The shadow of a global holds the gradient with respect to its value on entry to
             // this call: one left from an earlier call would be taken as the seed of what
-            // this call stores there.
+            // this call stores there. Its pointers stay: they are the shadows of the
+            // global's pointers (from its initialiser, or set by the program).
             for name in activity::active_globals_reached(self.module, &spec.function) {
                 if let Some(g) = self.shadow_globals.get(&shadow_global_name(&name)) {
-                    let zero = c.constant(Constant::Zero(g.ty.clone()));
                     let shadow = c.constant(Constant::Global(shadow_global_name(&name), g.addrspace));
-                    c.store(zero, shadow);
+                    c.zero_keeping_pointers(&g.ty, shadow);
                 }
             }
         }
@@ -565,9 +572,10 @@ impl<'m> Differentiator<'m> {
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
         let activity = Activity::analyze_with(&self.facts, &self.conventions, self.module, func, &spec.args)?;
-        for (_, name) in activity.shadowed_globals(func) {
-            let global = self.module.active_global(name).expect("only active globals are shadowed");
-            self.shadow_globals.insert(shadow_global_name(name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
+        let shadowed = activity.shadowed_globals(func).map(|(_, name)| name.to_string()).collect();
+        for name in activity::with_pointed_at(self.module, shadowed) {
+            let global = self.module.active_global(&name).expect("only active globals are shadowed");
+            self.shadow_globals.insert(shadow_global_name(&name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
         }
         let nullable = shadows::nullable(func, &activity, &spec.args, spec.shadows_may_be_null);
         let cfg = ControlFlowGraph::compute(func);
@@ -724,6 +732,16 @@ impl<'m> Differentiator<'m> {
                 }
             }
         }
+        let mut lossy_stores = Vec::new();
+        for inst in shadows::lossy_stores(func, &activity, &nullable) {
+            let message = shadows::lossy_store_message(func, inst);
+            let k = self.abort_helpers.len();
+            let name = self.abort_helpers.entry(message.clone()).or_insert_with(|| format!("__{}_lost_derivative{k}", self.namespace)).clone();
+            if k < self.abort_helpers.len() {
+                self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
+            }
+            lossy_stores.push((inst, name));
+        }
         let plan = Plan {
             module: self.module,
             conventions: &self.conventions,
@@ -736,6 +754,7 @@ impl<'m> Differentiator<'m> {
             block_of,
             layout,
             nullable,
+            lossy_stores,
             recompute,
             thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
             pullbacks,

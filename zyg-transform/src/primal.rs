@@ -82,6 +82,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     }
     store_pointer_shadows(plan, &mut p, &shadows);
     copy_pointer_shadows(plan, &mut p, &shadows);
+    check_lossy_stores(plan, &mut p, &shadows);
     let custom_tapes = custom_forward(plan, &mut p, &shadows);
     for (inst, callee) in &plan.callees {
         let slot = match boxed_tapes.get(inst) {
@@ -403,6 +404,35 @@ fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value,
             let to = if plan.nullable.contains(&ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
             c.store(value_shadow, to);
         }
+    }
+}
+
+/// Before each store a null shadow would lose (`shadows::lossy_stores`): stop the program
+/// where the destination's shadow is null (and, for a pointer stored, its own is not).
+fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    for (inst, helper) in &plan.lossy_stores {
+        let b = plan.block_of[inst];
+        let at = position(p, b, *inst);
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        let kind = &plan.func.insts[*inst].kind;
+        let (dst, condition) = match kind {
+            InstKind::Store { value, ptr } => (*ptr, shadows.get(value).filter(|_| plan.nullable.contains(value)).copied()),
+            _ => (crate::memory::mem_op(kind).expect("a store or a copy").1, None),
+        };
+        let mut missing = crate::shadows::is_null(&mut c, shadows[&dst]);
+        if let Some(value_shadow) = condition {
+            // A pointer whose own shadow is null points at constants: nothing is lost.
+            let null = crate::shadows::is_null(&mut c, value_shadow);
+            let yes = c.constant(Constant::bool(true));
+            let there = c.binary(zyg_ir::BinOp::Xor, null, yes);
+            missing = c.binary(zyg_ir::BinOp::And, missing, there);
+        }
+        if let Some((_, _, _, bytes)) = crate::memory::mem_op(kind) {
+            let none = c.constant(Constant::Zero(plan.func.ty(bytes).clone()));
+            let some = c.icmp(zyg_ir::IntPred::Ne, bytes, none);
+            missing = c.binary(zyg_ir::BinOp::And, missing, some);
+        }
+        c.call(helper, Signature::new(vec![Type::I1], Type::Void), vec![missing]);
     }
 }
 

@@ -18,7 +18,7 @@ use crate::activity::Activity;
 use crate::builder::Cursor;
 use crate::ArgActivity;
 use std::collections::HashSet;
-use zyg_ir::{CastOp, Constant, Function, InstKind, IntPred, Type, Value};
+use zyg_ir::{CastOp, Constant, Function, Inst, InstKind, IntPred, Signature, Type, Value};
 
 /// The pointers of `func` whose shadows may be null.
 pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], params_may_be_null: bool) -> HashSet<Value> {
@@ -101,4 +101,73 @@ fn pointer_space(c: &Cursor, v: Value) -> u32 {
 pub fn scratch_type<'t>(types: impl Iterator<Item = &'t Type>) -> Type {
     let bytes = types.filter_map(|t| t.natural_layout().map(|(s, _)| s)).max().unwrap_or(0).max(64);
     Type::Array(bytes.div_ceil(16), std::sync::Arc::new(Type::Vector(2, std::sync::Arc::new(Type::F64))))
+}
+
+/// The accesses that would put a derivative where a null shadow loses it: an active float
+/// stored, a pointer to differentiated memory stored, or differentiated memory copied,
+/// through a pointer whose shadow may be null. Memory with a null shadow stands for
+/// constants (a `const` argument's, a pointer field of a shadow nobody set); what is stored
+/// there would be read back without its derivative. The primal checks these at run time
+/// and stops the program with a message (`abort_helper`): that is the user's mistake
+/// (memory passed as `const`, or a shadow's pointer field not set), and it cannot be
+/// decided before the program runs.
+pub fn lossy_stores(func: &Function, activity: &Activity, nullable: &HashSet<Value>) -> Vec<Inst> {
+    let mut out = Vec::new();
+    for (_, inst) in func.inst_order() {
+        let lossy = match &func.insts[inst].kind {
+            InstKind::Store { value, ptr } if nullable.contains(ptr) => {
+                let ty = func.ty(*value);
+                (activity.is_active(*value) && ty.carries_derivative()) || (ty.holds_only_addresses() && activity.has_shadow(*value))
+            }
+            kind => match crate::memory::mem_op(kind) {
+                Some((_, dst, src, _)) if nullable.contains(&dst) => activity.has_shadow(src) && !nullable.contains(&src),
+                _ => false,
+            },
+        };
+        if lossy {
+            out.push(inst);
+        }
+    }
+    out
+}
+
+/// What the program prints before it stops at a store `lossy_stores` found.
+pub fn lossy_store_message(func: &Function, inst: Inst) -> String {
+    let at = func.insts[inst].loc.as_ref().map(|l| format!(" at {l}")).unwrap_or_default();
+    format!(
+        "zyg: runtime error: in function `{}`{at}: a value with a derivative is written to memory zyg does not \
+         differentiate (its pointer's shadow is null: memory reached from a `const` argument, or a pointer field \
+         of a shadow that was not set); the derivative would be lost. Pass that memory with `enzyme_dup` and a \
+         shadow buffer, or set the pointer in the shadow.\n",
+        func.name
+    )
+}
+
+/// `void NAME(i1 missing)`: prints `message` and aborts where `missing` (on a GPU, traps).
+pub fn abort_helper(name: String, message: &str, gpu: bool) -> Function {
+    let mut f = Function::new(name, Signature::new(vec![Type::I1], Type::Void));
+    f.linkage = zyg_ir::Linkage::Internal;
+    let missing = f.params[0];
+    let entry = f.create_block(Some("entry".into()));
+    let fail = f.create_block(Some("missing".into()));
+    let ok = f.create_block(Some("ok".into()));
+    let mut c = Cursor::at_end(&mut f, entry);
+    c.cond_br(missing, fail, ok);
+    c.switch_to(ok);
+    c.ret(None);
+    c.switch_to(fail);
+    if !gpu {
+        let bytes: Vec<Constant> = message.bytes().map(|b| Constant::int(8, i128::from(b))).collect();
+        let n = bytes.len();
+        let text = c.constant(Constant::Vector(bytes));
+        let buffer = c.alloca(Type::Vector(n as u32, std::sync::Arc::new(Type::I8)));
+        c.store(text, buffer);
+        let fd = c.i32(2);
+        let len = c.i64(n as i64);
+        c.call("write", Signature::new(vec![Type::I32, Type::PTR, Type::I64], Type::I64), vec![fd, buffer, len]);
+        c.call("abort", Signature::new(vec![], Type::Void), vec![]);
+    }
+    c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
+    c.emit(InstKind::Unreachable, Type::Void);
+    f
 }

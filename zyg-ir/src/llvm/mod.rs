@@ -17,4 +17,4 @@ pub fn type_of(t: impl inkwell::types::AsTypeRef) -> Result<crate::Type, String>
     raw::read_type(t.as_type_ref())
 }
 pub use reader::{read_functions, signature_of, ReadError, ReadModule};
-pub use writer::{define_shared_global, define_zeroed_global, write_function, WriteError};
+pub use writer::{define_shared_global, define_zeroed_global, mirror_initializer, write_function, WriteError};

@@ -99,8 +99,36 @@ fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, Global
         unsafe {
             if let (Ok(ty), Ok(name)) = (read_type(LLVMGlobalGetValueType(raw)), global_name(raw)) {
                 let addrspace = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
-                out.insert(name, GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false });
+                let points_to = addresses_in(LLVMGetInitializer(raw));
+                out.insert(name, GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false, points_to });
             }
+        }
+    }
+    out
+}
+
+/// The global variables whose addresses constant `init` holds (in its fields, elements and
+/// address arithmetic), each once; an initialiser of over 100,000 constants is read only
+/// that far (what it holds beyond gets null shadows).
+///
+/// # Safety
+/// `init` is null or a constant of a live module.
+unsafe fn addresses_in(init: LLVMValueRef) -> Vec<String> {
+    let (mut out, mut todo, mut visited) = (Vec::new(), vec![init], 0usize);
+    while let Some(c) = todo.pop() {
+        visited += 1;
+        if c.is_null() || visited > 100_000 {
+            continue;
+        }
+        if !LLVMIsAGlobalVariable(c).is_null() {
+            if let Ok(name) = global_name(c) {
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        } else if LLVMIsAGlobalValue(c).is_null() {
+            // Functions and aliases hold no derivatives; data arrays have no operands.
+            todo.extend((0..LLVMGetNumOperands(c).max(0)).map(|k| LLVMGetOperand(c, k as u32)));
         }
     }
     out

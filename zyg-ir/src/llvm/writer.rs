@@ -82,6 +82,94 @@ fn define_global(module: &inkwell::module::Module<'_>, name: &str, ty: &Type, sp
     }
 }
 
+/// Gives the shadow global `shadow` (already defined, zero) the initialiser that mirrors
+/// `primal`'s: where `primal` holds the address of a global that `shadow_of` gives a shadow
+/// (at some offset), `shadow` holds that shadow's address (at the same offset); everything
+/// else is zero or null (a pointer to a function or a constant: nothing differentiated).
+/// Left zero where `primal` has no initialiser or the program declared `shadow` with
+/// another type.
+pub fn mirror_initializer(
+    module: &inkwell::module::Module<'_>,
+    shadow: &str,
+    primal: &str,
+    shadow_of: &dyn Fn(&str) -> Option<String>,
+) {
+    // SAFETY: the module and its context are alive; every constant built belongs to them.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let (Some(s), Some(p)) = (super::find_global(m, shadow), super::find_global(m, primal)) else { return };
+        let init = LLVMGetInitializer(p);
+        if init.is_null() || LLVMIsDeclaration(s) != 0 {
+            return;
+        }
+        let mut budget = 100_000usize;
+        let Some(mirrored) = mirror(m, init, shadow_of, &mut budget) else { return };
+        let ty = LLVMTypeOf(mirrored);
+        let s = if LLVMGlobalGetValueType(s) == ty {
+            s
+        } else {
+            // The program declared the shadow with the named struct type while the
+            // initialiser has a literal one (clang's, with padding fields): the same bytes.
+            // Pointers are opaque, so a global of the initialiser's type takes its place.
+            use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
+            let data_layout = LLVMGetModuleDataLayout(m);
+            if LLVMABISizeOfType(data_layout, ty) != LLVMABISizeOfType(data_layout, LLVMGlobalGetValueType(s)) {
+                return;
+            }
+            let name = CString::new(shadow).expect("global names have no NUL");
+            let replacement = LLVMAddGlobalInAddressSpace(m, ty, c"".as_ptr(), LLVMGetPointerAddressSpace(LLVMTypeOf(s)));
+            LLVMSetLinkage(replacement, LLVMGetLinkage(s));
+            LLVMSetAlignment(replacement, LLVMGetAlignment(s));
+            LLVMSetThreadLocal(replacement, LLVMIsThreadLocal(s));
+            LLVMReplaceAllUsesWith(s, replacement);
+            LLVMDeleteGlobal(s);
+            LLVMSetValueName2(replacement, name.as_ptr(), shadow.len());
+            replacement
+        };
+        LLVMSetInitializer(s, mirrored);
+    }
+}
+
+/// The shadow of constant `c` (`mirror_initializer`); None where it is all zero.
+unsafe fn mirror(m: LLVMModuleRef, c: LLVMValueRef, shadow_of: &dyn Fn(&str) -> Option<String>, budget: &mut usize) -> Option<LLVMValueRef> {
+    if *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let ty = LLVMTypeOf(c);
+    if !LLVMIsAGlobalVariable(c).is_null() {
+        let name = super::global_name(c).ok()?;
+        return super::find_global(m, &shadow_of(&name)?);
+    }
+    if !LLVMIsAConstantExpr(c).is_null() && LLVMGetConstOpcode(c) == LLVMOpcode::LLVMGetElementPtr {
+        let base = mirror(m, LLVMGetOperand(c, 0), shadow_of, budget)?;
+        let mut indices: Vec<LLVMValueRef> = (1..LLVMGetNumOperands(c).max(1)).map(|k| LLVMGetOperand(c, k as u32)).collect();
+        let flags = LLVMGEPGetNoWrapFlags(c);
+        return Some(LLVMConstGEPWithNoWrapFlags(LLVMGetGEPSourceElementType(c), base, indices.as_mut_ptr(), indices.len() as u32, flags));
+    }
+    let aggregate = !LLVMIsAConstantStruct(c).is_null() || !LLVMIsAConstantArray(c).is_null() || !LLVMIsAConstantVector(c).is_null();
+    if !aggregate {
+        return None;
+    }
+    let n = LLVMGetNumOperands(c).max(0) as u32;
+    let fields: Vec<Option<LLVMValueRef>> = (0..n).map(|k| mirror(m, LLVMGetOperand(c, k), shadow_of, budget)).collect();
+    if fields.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut values: Vec<LLVMValueRef> =
+        (0..n).zip(fields).map(|(k, f)| f.unwrap_or_else(|| LLVMConstNull(LLVMTypeOf(LLVMGetOperand(c, k))))).collect();
+    Some(match LLVMGetTypeKind(ty) {
+        inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind if !LLVMGetStructName(ty).is_null() => {
+            LLVMConstNamedStruct(ty, values.as_mut_ptr(), n)
+        }
+        inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind => {
+            LLVMConstStructInContext(LLVMGetModuleContext(m), values.as_mut_ptr(), n, LLVMIsPackedStruct(ty))
+        }
+        inkwell::llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => LLVMConstArray2(LLVMGetElementType(ty), values.as_mut_ptr(), u64::from(n)),
+        _ => LLVMConstVector(values.as_mut_ptr(), n),
+    })
+}
+
 /// zyg-ir does not keep a load's or store's alignment, and LLVM's default for a vector is
 /// its whole size (16 for `<2 x double>`), which clang `-O2` code does not promise: its
 /// vector accesses to a `double` array are aligned to a `double`. So vector accesses get
