@@ -13,6 +13,7 @@ pub mod llvm;
 pub mod loops;
 pub mod text;
 pub mod types;
+pub mod verify;
 
 pub use constant::Constant;
 pub use diagnostic::Diagnostic;
@@ -22,3 +23,4 @@ pub use function::{
 };
 pub use inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
 pub use types::{FloatTy, Signature, Type};
+pub use verify::{verify, VerifyError};

@@ -96,6 +96,10 @@ fn round_trip(text: &str) -> String {
 #[test]
 fn every_instruction_round_trips() {
     let printed = round_trip(EVERYTHING);
+    // Valid zyg-ir too: every instruction kind passes the verifier.
+    for f in &parse_module(EVERYTHING).expect("parses").functions {
+        zyg_ir::verify(f).unwrap_or_else(|e| panic!("{e}"));
+    }
     for needle in [
         "define internal double @all(",
         "#alwaysinline #nounwind",

@@ -239,6 +239,16 @@ pub struct Plan<'a> {
     pub returns: Vec<Block>,
 }
 
+/// A phase's output, checked by `zyg_ir::verify` (always: it costs little beside LLVM's own
+/// passes). A phase that breaks SSA or types is reported here, naming the phase and the
+/// instruction, instead of as an LLVM verifier error (or a crash in the writer) later.
+fn verified(f: Function, phase: &str) -> Result<Function, TransformError> {
+    match zyg_ir::verify(&f) {
+        Ok(()) => Ok(f),
+        Err(e) => Err(TransformError::in_function(&f, format!("internal error: the {phase} phase wrote invalid IR: {e}"))),
+    }
+}
+
 /// The operands a rule's `x(i)` refers to: call arguments for calls, operands otherwise.
 pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
     match kind {
@@ -456,7 +466,7 @@ impl<'m> Differentiator<'m> {
                     None => tape,
                 };
                 c.ret(Some(out));
-                return Ok(self.finish_entry(spec, kind, w, name, sig));
+                return self.finish_entry(spec, kind, w, name, sig);
             }
         }
         let mut adjoint_args = vec![tape];
@@ -474,14 +484,14 @@ impl<'m> Differentiator<'m> {
             c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![tape]);
         }
         c.ret(grads);
-        Ok(self.finish_entry(spec, kind, w, name, sig))
+        self.finish_entry(spec, kind, w, name, sig)
     }
 
-    fn finish_entry(&mut self, spec: &Spec, kind: Entry, w: Function, name: String, sig: Signature) -> Gradient {
-        self.output.push(w);
+    fn finish_entry(&mut self, spec: &Spec, kind: Entry, w: Function, name: String, sig: Signature) -> Result<Gradient, TransformError> {
+        self.output.push(verified(w, "entry")?);
         let gradient = Gradient { name, sig };
         self.gradients.insert((spec.clone(), kind), gradient.clone());
-        gradient
+        Ok(gradient)
     }
 
     fn function(&self, name: &str) -> Result<&'m Function, TransformError> {
@@ -784,8 +794,8 @@ impl<'m> Differentiator<'m> {
                 }
             }
         }
-        self.output.push(primal);
-        self.output.push(adjoint);
+        self.output.push(verified(primal, "primal")?);
+        self.output.push(verified(adjoint, "adjoint")?);
         Ok(generated)
     }
 
