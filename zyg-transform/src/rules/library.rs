@@ -3,6 +3,11 @@
 //! here and differentiates it like any other callee; calls that carry no derivative still
 //! go to the library. The bodies compute the mathematical value; the libraries' recovery
 //! of infinities and NaNs (C99 Annex G) does not change derivatives where they exist.
+//! Quotients divide as Smith's algorithm does (by the larger of the divisor's parts), not
+//! by `c*c + d*d`, which overflows for a divisor past 1e154 (1e19 in `float`) and
+//! underflows below 1e-154: the model's primal would be wrong there, and its derivative 0
+//! or NaN (the libraries scale too; both branches are the same function, so either gives
+//! the derivative).
 //! Written in zyg's text form (`zyg_ir::text`), one function per model.
 
 use zyg_ir::Module;
@@ -29,17 +34,35 @@ entry:
         "__divdc3",
         "define { double, double } @__divdc3(double %a, double %b, double %c, double %d) {
 entry:
-  %cc = fmul double %c, %c
-  %dd = fmul double %d, %d
-  %den = fadd double %cc, %dd
-  %ac = fmul double %a, %c
-  %bd = fmul double %b, %d
-  %bc = fmul double %b, %c
-  %ad = fmul double %a, %d
-  %nre = fadd double %ac, %bd
-  %nim = fsub double %bc, %ad
-  %re = fdiv double %nre, %den
-  %im = fdiv double %nim, %den
+  %ac = call double @llvm.fabs.f64(double %c)
+  %ad = call double @llvm.fabs.f64(double %d)
+  %wide = fcmp oge double %ac, %ad
+  br i1 %wide, label %by_c, label %by_d
+by_c:
+  %r1 = fdiv double %d, %c
+  %dr1 = fmul double %d, %r1
+  %t1 = fadd double %c, %dr1
+  %br1 = fmul double %b, %r1
+  %ar1 = fmul double %a, %r1
+  %n1re = fadd double %a, %br1
+  %n1im = fsub double %b, %ar1
+  %re1 = fdiv double %n1re, %t1
+  %im1 = fdiv double %n1im, %t1
+  br label %done
+by_d:
+  %r2 = fdiv double %c, %d
+  %cr2 = fmul double %c, %r2
+  %t2 = fadd double %cr2, %d
+  %ar2 = fmul double %a, %r2
+  %br2 = fmul double %b, %r2
+  %n2re = fadd double %ar2, %b
+  %n2im = fsub double %br2, %a
+  %re2 = fdiv double %n2re, %t2
+  %im2 = fdiv double %n2im, %t2
+  br label %done
+done:
+  %re = phi double [ %re1, %by_c ], [ %re2, %by_d ]
+  %im = phi double [ %im1, %by_c ], [ %im2, %by_d ]
   %z0 = insertvalue { double, double } zeroinitializer, double %re, 0
   %z1 = insertvalue { double, double } %z0, double %im, 1
   ret { double, double } %z1
@@ -64,17 +87,35 @@ entry:
         "__divsc3",
         "define <2 x float> @__divsc3(float %a, float %b, float %c, float %d) {
 entry:
-  %cc = fmul float %c, %c
-  %dd = fmul float %d, %d
-  %den = fadd float %cc, %dd
-  %ac = fmul float %a, %c
-  %bd = fmul float %b, %d
-  %bc = fmul float %b, %c
-  %ad = fmul float %a, %d
-  %nre = fadd float %ac, %bd
-  %nim = fsub float %bc, %ad
-  %re = fdiv float %nre, %den
-  %im = fdiv float %nim, %den
+  %ac = call float @llvm.fabs.f32(float %c)
+  %ad = call float @llvm.fabs.f32(float %d)
+  %wide = fcmp oge float %ac, %ad
+  br i1 %wide, label %by_c, label %by_d
+by_c:
+  %r1 = fdiv float %d, %c
+  %dr1 = fmul float %d, %r1
+  %t1 = fadd float %c, %dr1
+  %br1 = fmul float %b, %r1
+  %ar1 = fmul float %a, %r1
+  %n1re = fadd float %a, %br1
+  %n1im = fsub float %b, %ar1
+  %re1 = fdiv float %n1re, %t1
+  %im1 = fdiv float %n1im, %t1
+  br label %done
+by_d:
+  %r2 = fdiv float %c, %d
+  %cr2 = fmul float %c, %r2
+  %t2 = fadd float %cr2, %d
+  %ar2 = fmul float %a, %r2
+  %br2 = fmul float %b, %r2
+  %n2re = fadd float %ar2, %b
+  %n2im = fsub float %br2, %a
+  %re2 = fdiv float %n2re, %t2
+  %im2 = fdiv float %n2im, %t2
+  br label %done
+done:
+  %re = phi float [ %re1, %by_c ], [ %re2, %by_d ]
+  %im = phi float [ %im1, %by_c ], [ %im2, %by_d ]
   %z0 = insertelement <2 x float> zeroinitializer, float %re, i32 0
   %z1 = insertelement <2 x float> %z0, float %im, i32 1
   ret <2 x float> %z1
