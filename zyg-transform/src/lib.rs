@@ -8,6 +8,7 @@
 //! together with the tape on its stack, seeding the result's adjoint with 1.
 
 pub mod activity;
+mod alphas;
 pub mod addresses;
 pub mod adjoint;
 pub mod builder;
@@ -34,7 +35,7 @@ pub use error::TransformError;
 use rules::E;
 use std::collections::{BTreeMap, HashMap};
 use std::collections::HashSet;
-use tape::{TapeLayout, TapeNeeds};
+use tape::TapeLayout;
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
@@ -237,6 +238,25 @@ pub struct Plan<'a> {
     pub copy_layouts: HashMap<Inst, usize>,
     pub callees: BTreeMap<Inst, Generated>,
     pub returns: Vec<Block>,
+}
+
+/// Phase "inlining policy". Inlined into their caller (the gradient, or the caller's primal and adjoint, which
+/// end up in one function in turn), a primal and its adjoint pass the tape record in
+/// registers: SROA dissolves it. LLVM's inliner judges each call alone and leaves the
+/// pair out once it is past its threshold (the BA benchmark's camera projection:
+/// 10.4x the primal's time, 7.4x inlined); small ones are marked alwaysinline. Not
+/// recursive ones (their tape is boxed), nor tapes that hold shadow memory, and only
+/// leaves (no differentiated callees of their own): forced inlining through a chain
+/// of callees could multiply the code by the calls at each level.
+fn inlining_policy(leaf: bool, primal: &mut Function, adjoint: &mut Function) {
+    if !leaf {
+        return;
+    }
+    for f in [primal, adjoint] {
+        if f.inst_order().count() <= INLINE_LIMIT {
+            f.attributes.push("alwaysinline".into());
+        }
+    }
 }
 
 /// A phase's output, checked by `zyg_ir::verify` (always: it costs little beside LLVM's own
@@ -579,179 +599,35 @@ impl<'m> Differentiator<'m> {
         }
     }
 
+    /// Differentiates `func` for `spec`: the transform as a script of phases, each a function
+    /// of its own (docs/ARCHITECTURE.md lists where each lives).
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
+        // Analyses: activity (which values carry derivatives, which pointers have shadows),
+        // the shadows that may be null, and the control flow.
         let activity = Activity::analyze_with(&self.facts, &self.conventions, self.module, func, &spec.args)?;
-        let shadowed = activity.shadowed_globals(func).map(|(_, name)| name.to_string()).collect();
-        for name in activity::with_pointed_at(self.module, shadowed) {
-            let global = self.module.active_global(&name).expect("only active globals are shadowed");
-            self.shadow_globals.insert(shadow_global_name(&name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
-        }
+        self.add_shadow_globals(func, &activity);
         let nullable = shadows::nullable(func, &activity, &spec.args, spec.shadows_may_be_null);
         let cfg = ControlFlowGraph::compute(func);
-        let dom = DominatorTree::compute(func, &cfg);
-        let loops = LoopAnalysis::compute(func, &cfg, &dom);
-        let mut pullbacks = HashMap::new();
-        let mut callees = BTreeMap::new();
-        let mut needs = TapeNeeds::default();
-        let (mut seen, mut seen_shadows): (HashSet<Value>, HashSet<Value>) = Default::default();
-        for &b in cfg.reverse_postorder() {
-            for &inst in &func.blocks[b].insts {
-                if !activity.is_active_inst(func, inst) {
-                    continue;
-                }
-                let pullback = self.pullback(func, inst, &activity, &nullable)?;
-                if pullback.only_moves_the_result() && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
-                    // Active arguments (a call is active when one is), but the result is not
-                    // useful: no adjoint comes back through it.
-                    continue;
-                }
-                match (&pullback, &func.insts[inst].kind) {
-                    (Pullback::Rule(adjoints), _) => {
-                        let v = func.result(inst).expect("a rule's instruction has a result");
-                        rule_needs(func, inst, v, adjoints, &activity, &mut needs.values, &mut seen)
-                    }
-                    (Pullback::Lanes, InstKind::ExtractElement { index, .. } | InstKind::InsertElement { index, .. })
-                        if func.constant(*index).is_none() && seen.insert(*index) =>
-                    {
-                        needs.values.push(*index);
-                    }
-                    (Pullback::Callee(g), _) => {
-                        needs.callee_tapes.push((inst, if g.boxed { Type::PTR } else { g.tape_ty.clone() }));
-                        callees.insert(inst, (**g).clone());
-                    }
-                    (Pullback::Load, InstKind::Load { ptr, .. }) | (Pullback::Store, InstKind::Store { ptr, .. })
-                        if seen_shadows.insert(*ptr) =>
-                    {
-                        needs.shadows.push(*ptr);
-                    }
-                    (Pullback::Custom(rule), InstKind::Call { args, .. }) => {
-                        for &a in args {
-                            if func.constant(a).is_none() && seen.insert(a) {
-                                needs.values.push(a);
-                            }
-                            if activity.has_shadow(a) && seen_shadows.insert(a) {
-                                needs.shadows.push(a);
-                            }
-                        }
-                        if rule.has_tape() {
-                            needs.callee_tapes.push((inst, Type::PTR));
-                        }
-                    }
-                    (Pullback::MemSet | Pullback::MemCopy(_), kind) => {
-                        let (_, dst, src, bytes) = memory::mem_op(kind).expect("a memory call");
-                        for p in [dst, src] {
-                            if activity.has_shadow(p) && seen_shadows.insert(p) {
-                                needs.shadows.push(p);
-                            }
-                        }
-                        if func.constant(bytes).is_none() && seen.insert(bytes) {
-                            needs.values.push(bytes);
-                        }
-                    }
-                    (Pullback::Realloc(_), InstKind::Call { args, .. }) => {
-                        let memory = func.result(inst).expect("realloc returns its memory");
-                        for p in [args[0], memory] {
-                            if activity.has_shadow(p) && seen_shadows.insert(p) {
-                                needs.shadows.push(p);
-                            }
-                        }
-                        if func.constant(args[1]).is_none() && seen.insert(args[1]) {
-                            needs.values.push(args[1]);
-                        }
-                    }
-                    (Pullback::Barrier, InstKind::Call { args, .. }) => {
-                        for &a in args {
-                            if func.constant(a).is_none() && seen.insert(a) {
-                                needs.values.push(a);
-                            }
-                        }
-                    }
-                    (
-                        Pullback::MaskedLoad | Pullback::MaskedStore | Pullback::Gather | Pullback::Scatter,
-                        InstKind::Call { args, .. },
-                    ) => {
-                        // A gather's and a scatter's operands sit where a masked load's and
-                        // store's do.
-                        let (ptr, mask) = if matches!(pullback, Pullback::MaskedLoad | Pullback::Gather) {
-                            (args[0], args[1])
-                        } else {
-                            (args[1], args[2])
-                        };
-                        if activity.has_shadow(ptr) && seen_shadows.insert(ptr) {
-                            needs.shadows.push(ptr);
-                        }
-                        if func.constant(mask).is_none() && seen.insert(mask) {
-                            needs.values.push(mask);
-                        }
-                    }
-                    (Pullback::ReduceFMul, InstKind::Call { args, .. }) => {
-                        for &v in args {
-                            if func.constant(v).is_none() && seen.insert(v) {
-                                needs.values.push(v);
-                            }
-                        }
-                    }
-                    (Pullback::ReduceMinMax, InstKind::Call { args, .. }) => {
-                        for v in [args[0], func.result(inst).expect("a reduction result")] {
-                            if seen.insert(v) {
-                                needs.values.push(v);
-                            }
-                        }
-                    }
-                    (Pullback::Allocation, _) => {
-                        let memory = func.result(inst).expect("an allocation returns its memory");
-                        if seen_shadows.insert(memory) {
-                            needs.shadows.push(memory);
-                        }
-                    }
-                    _ => {}
-                }
-                pullbacks.insert(inst, pullback);
-            }
-        }
-        // Shadow memory of stack arrays lives in the tape, so it outlives the primal.
-        for (_, inst) in func.inst_order() {
-            if let (InstKind::Alloca { ty }, Some(v)) = (&func.insts[inst].kind, func.result(inst)) {
-                if activity.has_shadow(v) {
-                    needs.shadow_memory.push((v, ty.clone()));
-                }
-            }
-        }
+        let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
+        // Pullback choice, then the alphas each pullback reads from the primal.
+        let (order, pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable)?;
+        let mut needs = alphas::tape_needs(func, &activity, &order, &pullbacks);
+        // Recompute plan and tape layout: what the adjoint rebuilds, and where the rest goes.
         let returns = tape::return_blocks(func, &cfg);
         let block_of = tape::inst_blocks(func);
-        let recompute = plan_recomputation(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
+        let recompute = recompute::plan(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
         needs.inline_chunks = self.gpu;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
-        let mut copy_layouts = HashMap::new();
-        for (inst, pullback) in &pullbacks {
-            if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
-                copy_layouts.insert(*inst, self.field_helpers(layout));
-            }
-            if let Pullback::MemCopy(memory::CopyPlan::Floats(elem)) | Pullback::Realloc(elem) = pullback {
-                if self.copy_helpers.insert(*elem) {
-                    self.output.push(memory::copy_adjoint(&self.namespace, *elem));
-                }
-            }
-            if let Pullback::Realloc(elem) = pullback {
-                if self.realloc_helpers.insert(Some(*elem)) {
-                    self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
-                }
-                if self.realloc_helpers.insert(None) {
-                    self.output.push(memory::shadow_realloc(&self.namespace));
-                }
-            }
-        }
-        let mut lossy_stores = Vec::new();
-        for inst in shadows::lossy_stores(func, &activity, &nullable) {
-            let message = shadows::lossy_store_message(func, inst);
-            let k = self.abort_helpers.len();
-            let name = self.abort_helpers.entry(message.clone()).or_insert_with(|| format!("__{}_lost_derivative{k}", self.namespace)).clone();
-            if k < self.abort_helpers.len() {
-                self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
-            }
-            lossy_stores.push((inst, name));
-        }
+        let copy_layouts = self.add_memory_helpers(&pullbacks);
+        let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
+        let callees = pullbacks
+            .iter()
+            .filter_map(|(inst, pb)| match pb {
+                Pullback::Callee(g) => Some((*inst, (**g).clone())),
+                _ => None,
+            })
+            .collect();
         let plan = Plan {
             module: self.module,
             conventions: &self.conventions,
@@ -777,26 +653,92 @@ impl<'m> Differentiator<'m> {
         // box it on the heap instead of copying it into their own tape.
         let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
         let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
+        // The primal, then the adjoint over the reversed CFG, then the inlining policy.
         let mut primal = primal::build(&plan, &generated.primal);
         let mut adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
-        // Inlined into their caller (the gradient, or the caller's primal and adjoint, which
-        // end up in one function in turn), a primal and its adjoint pass the tape record in
-        // registers: SROA dissolves it. LLVM's inliner judges each call alone and leaves the
-        // pair out once it is past its threshold (the BA benchmark's camera projection:
-        // 10.4x the primal's time, 7.4x inlined); small ones are marked alwaysinline. Not
-        // recursive ones (their tape is boxed), nor tapes that hold shadow memory, and only
-        // leaves (no differentiated callees of their own): forced inlining through a chain
-        // of callees could multiply the code by the calls at each level.
-        if !pinned && !self.boxed.contains(spec) && plan.callees.is_empty() {
-            for f in [&mut primal, &mut adjoint] {
-                if f.inst_order().count() <= INLINE_LIMIT {
-                    f.attributes.push("alwaysinline".into());
-                }
-            }
-        }
+        let leaf = !pinned && !self.boxed.contains(spec) && plan.callees.is_empty();
+        inlining_policy(leaf, &mut primal, &mut adjoint);
         self.output.push(verified(primal, "primal")?);
         self.output.push(verified(adjoint, "adjoint")?);
         Ok(generated)
+    }
+
+    /// The shadow globals of the globals `func` uses (and of those their initialisers point at).
+    fn add_shadow_globals(&mut self, func: &Function, activity: &Activity) {
+        let shadowed = activity.shadowed_globals(func).map(|(_, name)| name.to_string()).collect();
+        for name in activity::with_pointed_at(self.module, shadowed) {
+            let global = self.module.active_global(&name).expect("only active globals are shadowed");
+            self.shadow_globals.insert(shadow_global_name(&name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
+        }
+    }
+
+    /// The helpers the memory pullbacks call (copies, `realloc`), each added once; returns the
+    /// index of each mixed-field copy's helpers (`memory::field_adjoint_name`).
+    fn add_memory_helpers(&mut self, pullbacks: &HashMap<Inst, Pullback>) -> HashMap<Inst, usize> {
+        let mut copy_layouts = HashMap::new();
+        for (inst, pullback) in pullbacks {
+            if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
+                copy_layouts.insert(*inst, self.field_helpers(layout));
+            }
+            if let Pullback::MemCopy(memory::CopyPlan::Floats(elem)) | Pullback::Realloc(elem) = pullback {
+                if self.copy_helpers.insert(*elem) {
+                    self.output.push(memory::copy_adjoint(&self.namespace, *elem));
+                }
+            }
+            if let Pullback::Realloc(elem) = pullback {
+                if self.realloc_helpers.insert(Some(*elem)) {
+                    self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
+                }
+                if self.realloc_helpers.insert(None) {
+                    self.output.push(memory::shadow_realloc(&self.namespace));
+                }
+            }
+        }
+        copy_layouts
+    }
+
+    /// The stores through nullable shadows the primal checks (`shadows::lossy_stores`), with
+    /// the helper that stops the program at each (one per message).
+    fn add_lossy_store_checks(&mut self, func: &Function, activity: &Activity, nullable: &HashSet<Value>) -> Vec<(Inst, String)> {
+        let mut out = Vec::new();
+        for inst in shadows::lossy_stores(func, activity, nullable) {
+            let message = shadows::lossy_store_message(func, inst);
+            let k = self.abort_helpers.len();
+            let name = self.abort_helpers.entry(message.clone()).or_insert_with(|| format!("__{}_lost_derivative{k}", self.namespace)).clone();
+            if k < self.abort_helpers.len() {
+                self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
+            }
+            out.push((inst, name));
+        }
+        out
+    }
+
+    /// Phase "pullback choice": a pullback for every active instruction, in reverse
+    /// postorder of the blocks (the order the alphas and the tape follow).
+    fn choose_pullbacks(
+        &mut self,
+        func: &Function,
+        cfg: &ControlFlowGraph,
+        activity: &Activity,
+        nullable: &HashSet<Value>,
+    ) -> Result<(Vec<Inst>, HashMap<Inst, Pullback>), TransformError> {
+        let (mut order, mut pullbacks) = (Vec::new(), HashMap::new());
+        for &b in cfg.reverse_postorder() {
+            for &inst in &func.blocks[b].insts {
+                if !activity.is_active_inst(func, inst) {
+                    continue;
+                }
+                let pullback = self.pullback(func, inst, activity, nullable)?;
+                if pullback.only_moves_the_result() && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
+                    // Active arguments (a call is active when one is), but the result is not
+                    // useful: no adjoint comes back through it.
+                    continue;
+                }
+                order.push(inst);
+                pullbacks.insert(inst, pullback);
+            }
+        }
+        Ok((order, pullbacks))
     }
 
     /// The index of a mixed-field copy layout's helpers, adding them on first use.
@@ -1004,70 +946,6 @@ fn is_c_math_function(name: &str) -> bool {
     NAMES.contains(&name) || base.is_some()
 }
 
-/// Decides which tape values and shadows the adjoint rebuilds (see `recompute`), and puts
-/// what those rebuilt expressions start from on the tape instead.
-fn plan_recomputation(
-    func: &Function,
-    cfg: &ControlFlowGraph,
-    loops: &LoopAnalysis,
-    returns: &[Block],
-    block_of: &HashMap<Inst, Block>,
-    activity: &Activity,
-    needs: &mut TapeNeeds,
-) -> recompute::Recompute {
-    let counted: HashMap<Block, tape::Counted> =
-        tape::counted_loops(func, cfg, loops, returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
-    let mut r = recompute::Recompute::analyze(func, cfg, &counted);
-    r.find_trip_counts(func, cfg, loops, block_of, returns);
-    needs.computed_trips = r.trips.keys().copied().collect();
-    let shadow_memory: HashSet<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
-    let (mut values, mut shadows): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
-    let mut pending_values: Vec<Value> = std::mem::take(&mut needs.values);
-    // A computed trip count reads its loop's start and bound.
-    pending_values.extend(r.trips.values().flat_map(|t| [t.start, t.bound]));
-    let mut pending_shadows: Vec<Value> = std::mem::take(&mut needs.shadows);
-    let (mut seen_values, mut seen_shadows): (HashSet<Value>, HashSet<Value>) = Default::default();
-    while !pending_values.is_empty() || !pending_shadows.is_empty() {
-        while let Some(v) = pending_values.pop() {
-            if !seen_values.insert(v) || func.constant(v).is_some() {
-                continue;
-            }
-            let ty = func.ty(v);
-            if (ty.is_int() || ty.is_ptr()) && r.try_value(func, loops, block_of, v) {
-                let mut leaves = Vec::new();
-                r.leaves(func, v, &mut leaves);
-                pending_values.extend(leaves);
-            } else {
-                values.push(v);
-            }
-        }
-        while let Some(p) = pending_shadows.pop() {
-            if !seen_shadows.insert(p) {
-                continue;
-            }
-            let special = shadow_memory.contains(&p) || matches!(func.constant(p), Some(Constant::Global(..)));
-            if !special && r.try_shadow(func, loops, block_of, p) {
-                let base = r.shadow_base(func, p).expect("a rebuilt shadow has a base");
-                if activity.has_shadow(base) || func.constant(base).is_some() {
-                    pending_shadows.push(base);
-                }
-                if let Some(inst) = func.def_inst(p) {
-                    if let InstKind::Gep { indices, .. } = &func.insts[inst].kind {
-                        pending_values.extend(indices.iter().copied());
-                    }
-                }
-            } else {
-                shadows.push(p);
-            }
-        }
-    }
-    values.reverse();
-    shadows.reverse();
-    needs.values = values;
-    needs.shadows = shadows;
-    r
-}
-
 /// `() -> i64`, the byte size of a generated tape (for calls that allocate it).
 fn tape_size_function(g: &Generated) -> Function {
     let mut f = Function::new(g.tape_size.clone(), Signature::new(vec![], Type::I64));
@@ -1080,32 +958,3 @@ fn tape_size_function(g: &Generated) -> Function {
     f
 }
 
-/// The primal values (alphas) an active instruction's rule reads.
-fn rule_needs(
-    func: &Function,
-    inst: Inst,
-    result: Value,
-    adjoints: &[Option<E>],
-    activity: &Activity,
-    out: &mut Vec<Value>,
-    seen: &mut HashSet<Value>,
-) {
-    let operands = rule_operands(&func.insts[inst].kind);
-    let (mut indices, mut uses_result) = (Vec::new(), false);
-    for (j, adjoint) in adjoints.iter().enumerate() {
-        if let Some(e) = adjoint {
-            if operands.get(j).is_some_and(|v| activity.is_active(*v)) {
-                e.needs(&mut indices, &mut uses_result);
-            }
-        }
-    }
-    let mut push = |v: Value| {
-        if func.constant(v).is_none() && seen.insert(v) {
-            out.push(v);
-        }
-    };
-    indices.into_iter().filter_map(|i| operands.get(i).copied()).for_each(&mut push);
-    if uses_result {
-        push(result);
-    }
-}

@@ -10,7 +10,8 @@
 //! The same holds for the trip counts of loops in clang's canonical form (`TripCount`): the
 //! adjoint computes them from the loop's start and bound instead of reading them.
 
-use crate::tape::Counted;
+use crate::activity::Activity;
+use crate::tape::{Counted, TapeNeeds};
 use std::collections::{HashMap, HashSet};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::loops::LoopAnalysis;
@@ -322,3 +323,68 @@ fn sign_extend(value: u128, bits: u32) -> i128 {
     let shift = 128 - bits.min(128);
     ((value << shift) as i128) >> shift
 }
+
+/// Phase "recompute plan". Decides which tape values and shadows the adjoint rebuilds (see `recompute`), and puts
+/// what those rebuilt expressions start from on the tape instead.
+pub fn plan(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+    returns: &[Block],
+    block_of: &HashMap<Inst, Block>,
+    activity: &Activity,
+    needs: &mut TapeNeeds,
+) -> Recompute {
+    let counted: HashMap<Block, Counted> =
+        crate::tape::counted_loops(func, cfg, loops, returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
+    let mut r = Recompute::analyze(func, cfg, &counted);
+    r.find_trip_counts(func, cfg, loops, block_of, returns);
+    needs.computed_trips = r.trips.keys().copied().collect();
+    let shadow_memory: HashSet<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
+    let (mut values, mut shadows): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
+    let mut pending_values: Vec<Value> = std::mem::take(&mut needs.values);
+    // A computed trip count reads its loop's start and bound.
+    pending_values.extend(r.trips.values().flat_map(|t| [t.start, t.bound]));
+    let mut pending_shadows: Vec<Value> = std::mem::take(&mut needs.shadows);
+    let (mut seen_values, mut seen_shadows): (HashSet<Value>, HashSet<Value>) = Default::default();
+    while !pending_values.is_empty() || !pending_shadows.is_empty() {
+        while let Some(v) = pending_values.pop() {
+            if !seen_values.insert(v) || func.constant(v).is_some() {
+                continue;
+            }
+            let ty = func.ty(v);
+            if (ty.is_int() || ty.is_ptr()) && r.try_value(func, loops, block_of, v) {
+                let mut leaves = Vec::new();
+                r.leaves(func, v, &mut leaves);
+                pending_values.extend(leaves);
+            } else {
+                values.push(v);
+            }
+        }
+        while let Some(p) = pending_shadows.pop() {
+            if !seen_shadows.insert(p) {
+                continue;
+            }
+            let special = shadow_memory.contains(&p) || matches!(func.constant(p), Some(Constant::Global(..)));
+            if !special && r.try_shadow(func, loops, block_of, p) {
+                let base = r.shadow_base(func, p).expect("a rebuilt shadow has a base");
+                if activity.has_shadow(base) || func.constant(base).is_some() {
+                    pending_shadows.push(base);
+                }
+                if let Some(inst) = func.def_inst(p) {
+                    if let InstKind::Gep { indices, .. } = &func.insts[inst].kind {
+                        pending_values.extend(indices.iter().copied());
+                    }
+                }
+            } else {
+                shadows.push(p);
+            }
+        }
+    }
+    values.reverse();
+    shadows.reverse();
+    needs.values = values;
+    needs.shadows = shadows;
+    r
+}
+
