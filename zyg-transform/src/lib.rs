@@ -802,16 +802,15 @@ impl<'m> Differentiator<'m> {
                         "differentiated memory is copied into memory zyg cannot trace; that is not supported yet",
                     ));
                 }
-                let shadowed = |v| activity.has_shadow(v);
                 match op {
                     memory::MemOp::Set => Ok(Pullback::MemSet),
                     memory::MemOp::Copy if activity.has_shadow(src) => {
-                        Ok(Pullback::MemCopy(memory::copy_plan(&self.facts.memory, func, inst, &shadowed)?))
+                        Ok(Pullback::MemCopy(memory::copy_plan(&self.facts.memory, func, inst)?))
                     }
                     // A copy of constant memory only overwrites: its adjoint is a memset; the
                     // pointers it copies point to memory that is not differentiated, so their
                     // shadows (in the primal) are null.
-                    memory::MemOp::Copy => match memory::copy_plan(&self.facts.memory, func, inst, &shadowed) {
+                    memory::MemOp::Copy => match memory::copy_plan(&self.facts.memory, func, inst) {
                         Ok(plan) if plan.copies_shadows() => Ok(Pullback::MemCopy(plan)),
                         _ => Ok(Pullback::MemSet),
                     },

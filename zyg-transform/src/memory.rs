@@ -48,7 +48,7 @@ pub(crate) fn root(func: &Function, mut p: Value) -> Value {
     p
 }
 
-/// The float format of the elements a copy (or realloc) `inst` moves: that of the
+/// The float format of the elements a `realloc` `inst` moves: that of the
 /// function's float loads and stores into the same objects, or failing one, of all its
 /// accesses to differentiated memory; an error when they disagree.
 pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> bool) -> Result<FloatTy, TransformError> {
@@ -108,7 +108,7 @@ impl CopyPlan {
 /// Decides how copy `inst` (`memcpy`/`memmove` of `bytes` from `src` to `dst`) is
 /// differentiated, from what the type analysis knows of the bytes; refuses when it cannot
 /// tell which bytes carry derivatives and which carry shadows.
-pub fn copy_plan(memory: &MemTypes, func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> bool) -> Result<CopyPlan, TransformError> {
+pub fn copy_plan(memory: &MemTypes, func: &Function, inst: Inst) -> Result<CopyPlan, TransformError> {
     let Some((_, dst, src, bytes)) = mem_op(&func.insts[inst].kind) else {
         return Err(TransformError::at(func, inst, "internal error: not a memory copy"));
     };
@@ -117,12 +117,18 @@ pub fn copy_plan(memory: &MemTypes, func: &Function, inst: Inst, shadowed: &dyn 
         _ => None,
     };
     let refuse = |known: &Known| {
+        let advice = match known {
+            Known::Unaligned(_) => {
+                "index the memory with its element type (a pointer to the struct, not bytes at a computed offset), \
+                 or copy the fields one by one"
+            }
+            _ => "copy the fields one by one, or compile with -O1 or higher so that clang describes the struct it copies",
+        };
         Err(TransformError::at(
             func,
             inst,
             format!(
-                "cannot tell which bytes of this copy carry derivatives and which carry pointers ({}); copy the \
-                 fields one by one, or compile with -O1 or higher so that clang describes the struct it copies",
+                "cannot tell which bytes of this copy carry derivatives and which carry pointers ({}); {advice}",
                 describe_known(known)
             ),
         ))
@@ -137,19 +143,27 @@ pub fn copy_plan(memory: &MemTypes, func: &Function, inst: Inst, shadowed: &dyn 
             Ok(CopyPlan::Fields(Arc::new(CopyLayout { period, pieces: vec![(0, period, kind)] })))
         }
         Known::Layout(layout, holes) => {
-            if let Some(f) = layout.uniform_float().filter(|_| !layout.pieces.iter().any(|(_, _, k)| !matches!(k, ScalarKind::Float(_)))) {
-                // Floats of one type with gaps: the gaps are floats nothing reads here.
-                return Ok(CopyPlan::Floats(f));
+            // Bytes nothing types may hold anything (the pointer of a record whose helper
+            // reads only its float key): never taken for floats. Only padding is left alone.
+            if !holes.iter().all(|hole| is_padding(&layout, *hole)) {
+                return refuse(&Known::Layout(layout, holes));
             }
-            if holes.iter().all(|hole| is_padding(&layout, *hole)) {
-                Ok(CopyPlan::Fields(Arc::new(layout)))
-            } else {
-                refuse(&Known::Layout(layout, holes))
+            match layout.uniform_float() {
+                Some(f) if holes.is_empty() && layout.pieces.iter().all(|(_, _, k)| matches!(k, ScalarKind::Float(_))) => {
+                    Ok(CopyPlan::Floats(f))
+                }
+                _ => Ok(CopyPlan::Fields(Arc::new(layout))),
             }
         }
-        known @ Known::Conflict(_) => refuse(&known),
-        // Nothing anywhere says what these bytes are: the function's own float accesses.
-        Known::Nothing => Ok(CopyPlan::Floats(element_type(func, inst, shadowed)?)),
+        known @ (Known::Conflict(_) | Known::Unaligned(_)) => refuse(&known),
+        // Nothing anywhere says what these bytes are.
+        Known::Nothing => Err(TransformError::at(
+            func,
+            inst,
+            "cannot tell which bytes of this copy carry derivatives: nothing in the program reads or writes them with \
+             a type (a float, a pointer, an integer); access the memory with its type, or compile with -O1 or higher \
+             so that clang describes the types",
+        )),
     }
 }
 

@@ -4,35 +4,20 @@
 //! so before differentiating, zyg gives it the type the type analysis of memory finds for
 //! those bytes (`memtypes`): a float, or a pointer (a struct copy moves pointer fields as
 //! integers too, and their shadows must move with them); a load and store of another type
-//! copy the same bits, so the program does not change. When the analysis knows nothing of
-//! the bytes, the function's own float accesses decide (one float format); otherwise the
-//! copy is left alone and activity analysis reports it if it touches differentiated memory.
+//! copy the same bits, so the program does not change. When the analysis does not know the
+//! bytes (nothing types them: they are never taken for the function's floats), the copy is
+//! left alone and activity analysis reports it if it touches differentiated memory.
 
 use std::collections::{HashMap, HashSet};
 use crate::memtypes::{Known, MemTypes};
 use zyg_ir::{CastOp, FloatTy, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
 
-/// Retypes every integer copy whose bytes the type analysis (`memtypes`) or, failing it,
-/// the float accesses of its function decide, in place.
+/// Retypes every integer copy whose bytes the type analysis (`memtypes`) decides, in place.
 pub fn retype_integer_copies(module: &mut Module) {
     let types = MemTypes::compute(module);
     for func in &mut module.functions {
         retype_function(func, &types);
     }
-}
-
-/// The float formats a function loads or stores (vectors by their elements).
-pub fn float_accesses(func: &Function) -> HashSet<FloatTy> {
-    let mut seen = HashSet::new();
-    for (_, i) in func.inst_order() {
-        let ty = match &func.insts[i].kind {
-            InstKind::Load { ty, .. } => ty.clone(),
-            InstKind::Store { value, .. } => func.ty(*value).clone(),
-            _ => continue,
-        };
-        seen.extend(ty.float_elem());
-    }
-    seen
 }
 
 /// Integer loads whose values are only stored (the value operand of stores): copies, with
@@ -123,11 +108,6 @@ fn retype_function(func: &mut Function, types: &MemTypes) {
             }
         }
     }
-    let formats = float_accesses(func);
-    let only = match formats.iter().copied().collect::<Vec<_>>()[..] {
-        [only] => Some(only),
-        _ => None,
-    };
     let mut retyped: Vec<(Inst, Value, Type)> = Vec::new();
     for (inst, (v, bits, _)) in integer_copies(func) {
         let InstKind::Load { ptr, .. } = &func.insts[inst].kind else { continue };
@@ -135,10 +115,6 @@ fn retype_function(func: &mut Function, types: &MemTypes) {
         let ty = match types.at(func, *ptr, bytes) {
             Known::All(Kind::Float(f)) if f.bits() == bits => Type::Float(f),
             Known::All(Kind::Pointer) if bits == 64 => Type::PTR,
-            Known::Nothing => match only {
-                Some(f) if f.bits() == bits => Type::Float(f),
-                _ => continue,
-            },
             _ => continue,
         };
         retyped.push((inst, v, ty));

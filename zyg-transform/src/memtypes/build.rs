@@ -135,6 +135,11 @@ impl Builder {
             InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => {
                 self.operand_place(module, func, *arg, places).unwrap_or_else(|| self.fresh())
             }
+            // A pointer read from memory points where the pointers kept there point.
+            InstKind::Load { ptr, .. } => {
+                let pointee = self.operand_place(module, func, *ptr, places).and_then(|at| self.classes.pointee(at));
+                pointee.map_or_else(|| self.fresh(), |node| Place { node, offset: 0, stride: 0 })
+            }
             InstKind::Call { callee: Callee::Direct(name), .. } if module.function(name).is_some_and(|f| !f.is_declaration()) => {
                 let node = self.returned(name);
                 Place { node, offset: 0, stride: 0 }
@@ -229,6 +234,14 @@ impl Builder {
                 if let Some((k, size)) = stored_kind(func, *value) {
                     self.classes.fact(at, 0, size, k);
                 }
+                // A stored pointer: what it points to is the pointee of the place.
+                if func.ty(*value).is_ptr() {
+                    if let Some(stored) = self.operand_place(module, func, *value, places) {
+                        if let Some(pointee) = self.classes.pointee(at) {
+                            self.merge(pointee, stored);
+                        }
+                    }
+                }
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
                 if let Some((_, dst, src, _)) = crate::memory::mem_op(&data.kind).filter(|(op, ..)| *op == crate::memory::MemOp::Copy) {
@@ -269,8 +282,7 @@ impl Builder {
         self.classes.union(dst.node, src.node, src.offset - dst.offset);
         for stride in [dst.stride, src.stride] {
             if stride != 0 {
-                let (root, _) = self.classes.find(dst.node);
-                self.classes.class[root].repeat(stride);
+                self.classes.repeat(dst.node, stride);
             }
         }
     }
@@ -282,8 +294,7 @@ impl Builder {
         }
         self.classes.union(n, at.node, at.offset);
         if at.stride != 0 {
-            let (root, _) = self.classes.find(n);
-            self.classes.class[root].repeat(at.stride);
+            self.classes.repeat(n, at.stride);
         }
     }
 }

@@ -17,11 +17,17 @@
 //! hints from the reader), struct types of allocas, globals and `getelementptr`s, and how an
 //! integer loaded from memory is used (in arithmetic: an integer; turned into a float:
 //! a float; into a pointer: a pointer).
+//!
+//! A class also knows what the pointers kept in its bytes point to (its *pointees*, one
+//! object per offset, as in Steensgaard's points-to analysis, 1996): two loads of `c->r`
+//! give pointers into one object, and a pointer stored at `c->r` is merged with it. So a
+//! helper given `c->r` as a `char *` is typed by what the caller reads through another load
+//! of `c->r`. Merging two classes merges their pointees offset by offset.
 
 mod build;
 
 use build::Builder;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use zyg_ir::{Function, Module, ScalarKind as Kind, Type, Value};
 
 type Node = usize;
@@ -51,6 +57,9 @@ struct Class {
     /// (offset, size, kind); offsets in [0, period) when it repeats. Two kinds of one range
     /// are a conflict, and both stay.
     facts: BTreeSet<(i64, u64, Kind)>,
+    /// The object a pointer kept at each offset points to (its byte 0 is where the pointer
+    /// points); offsets in [0, period) when it repeats.
+    pointees: BTreeMap<i64, Node>,
 }
 
 impl Class {
@@ -78,16 +87,44 @@ impl Class {
         }
     }
 
-    /// Makes the class repeat every `period` bytes too (the gcd of the periods).
-    fn repeat(&mut self, period: u64) {
+    /// Makes the class repeat every `period` bytes too (the gcd of the periods). Returns the
+    /// pointees that now share an offset, which must be merged.
+    #[must_use]
+    fn repeat(&mut self, period: u64) -> Vec<(Node, Node)> {
         let p = gcd(self.period, period);
         if p == self.period {
-            return;
+            return Vec::new();
         }
         let facts = std::mem::take(&mut self.facts);
+        let pointees = std::mem::take(&mut self.pointees);
         self.period = p;
         for (offset, size, kind) in facts {
             self.add(offset, size, kind);
+        }
+        pointees.into_iter().filter_map(|(offset, node)| self.point(offset, node)).collect()
+    }
+
+    /// An offset in the class's coordinates, reduced to [0, period) when it repeats.
+    fn key(&self, offset: i64) -> i64 {
+        if self.period == 0 {
+            offset
+        } else {
+            offset.rem_euclid(self.period as i64)
+        }
+    }
+
+    /// The pointer at `offset` points to `node`; returns the pointee it had already, which
+    /// must be merged with `node`.
+    #[must_use]
+    fn point(&mut self, offset: i64, node: Node) -> Option<(Node, Node)> {
+        let key = self.key(offset);
+        match self.pointees.get(&key) {
+            Some(&old) if old != node => Some((old, node)),
+            Some(_) => None,
+            None => {
+                self.pointees.insert(key, node);
+                None
+            }
         }
     }
 }
@@ -136,42 +173,75 @@ impl Classes {
         (root, if n == root { 0 } else { self.shift[n] })
     }
 
-    /// Byte `k` of `a` is byte `k + delta` of `b`.
+    /// Byte `k` of `a` is byte `k + delta` of `b`. Their pointees at the same offsets are
+    /// merged too (a worklist, so that long chains of pointers do not recurse).
     fn union(&mut self, a: Node, b: Node, delta: i64) {
-        let (ra, sa) = self.find(a);
-        let (rb, sb) = self.find(b);
-        // Byte j of ra is byte j - sa of a, which is byte j - sa + delta + sb of rb.
-        let d = delta + sb - sa;
-        if ra == rb {
-            if d != 0 {
-                self.class[ra].repeat(d.unsigned_abs());
+        let mut work = vec![(a, b, delta)];
+        while let Some((a, b, delta)) = work.pop() {
+            let (ra, sa) = self.find(a);
+            let (rb, sb) = self.find(b);
+            // Byte j of ra is byte j - sa of a, which is byte j - sa + delta + sb of rb.
+            let d = delta + sb - sa;
+            if ra == rb {
+                if d != 0 {
+                    work.extend(self.class[ra].repeat(d.unsigned_abs()).into_iter().map(|(x, y)| (x, y, 0)));
+                }
+                continue;
             }
-            return;
+            // The class with fewer facts moves into the other (so that merging stays cheap
+            // however the unions come): byte j of `from` is byte j + d of `into`.
+            let size = |c: &Class| c.facts.len() + c.pointees.len();
+            let (from, into, d) = if size(&self.class[ra]) <= size(&self.class[rb]) { (ra, rb, d) } else { (rb, ra, -d) };
+            let moved = std::mem::take(&mut self.class[from]);
+            self.parent[from] = into;
+            self.shift[from] = d;
+            let target = &mut self.class[into];
+            if moved.period != 0 {
+                work.extend(target.repeat(moved.period).into_iter().map(|(x, y)| (x, y, 0)));
+            }
+            for (offset, size, kind) in moved.facts {
+                target.add(offset + d, size, kind);
+            }
+            for (offset, node) in moved.pointees {
+                work.extend(target.point(offset + d, node).map(|(x, y)| (x, y, 0)));
+            }
         }
-        // The class with fewer facts moves into the other (so that merging stays cheap
-        // however the unions come): byte j of `from` is byte j + d of `into`.
-        let (from, into, d) =
-            if self.class[ra].facts.len() <= self.class[rb].facts.len() { (ra, rb, d) } else { (rb, ra, -d) };
-        let moved = std::mem::take(&mut self.class[from]);
-        self.parent[from] = into;
-        self.shift[from] = d;
-        let target = &mut self.class[into];
-        if moved.period != 0 {
-            target.repeat(moved.period);
+    }
+
+    /// Makes `n`'s class repeat every `period` bytes too.
+    fn repeat(&mut self, n: Node, period: u64) {
+        let (root, _) = self.find(n);
+        for (x, y) in self.class[root].repeat(period) {
+            self.union(x, y, 0);
         }
-        for (offset, size, kind) in moved.facts {
-            target.add(offset + d, size, kind);
+    }
+
+    /// The object the pointer kept at `at` points to (None where `at` is vague).
+    fn pointee(&mut self, at: Place) -> Option<Node> {
+        if at.vague() {
+            return None;
         }
+        if at.stride != 0 {
+            self.repeat(at.node, at.stride);
+        }
+        let (root, s) = self.find(at.node);
+        let key = self.class[root].key(at.offset + s);
+        if let Some(&n) = self.class[root].pointees.get(&key) {
+            return Some(n);
+        }
+        let n = self.node();
+        self.class[root].pointees.insert(key, n);
+        Some(n)
     }
 
     fn fact(&mut self, at: Place, offset: i64, size: u64, kind: Kind) {
         if at.vague() {
             return;
         }
-        let (root, s) = self.find(at.node);
         if at.stride != 0 {
-            self.class[root].repeat(at.stride);
+            self.repeat(at.node, at.stride);
         }
+        let (root, s) = self.find(at.node);
         self.class[root].add(at.offset + s + offset, size, kind);
     }
 }
@@ -208,9 +278,11 @@ pub enum Known {
     All(Kind),
     /// Typed pieces of several kinds, with the bytes nothing is known of.
     Layout(CopyLayout, Vec<(u64, u64)>),
-    /// Facts that contradict each other (a union, or type punning), or bytes at an offset
-    /// zyg cannot tell in an object that holds these kinds: the kinds seen.
+    /// Facts that contradict each other (a union, or type punning): the kinds seen.
     Conflict(Vec<Kind>),
+    /// Bytes at an offset zyg cannot tell (a byte offset of unknown alignment) in an object
+    /// that holds these kinds.
+    Unaligned(Vec<Kind>),
     /// Nothing is known.
     Nothing,
 }
@@ -220,7 +292,7 @@ pub fn may_hold_floats(known: &Known) -> bool {
     match known {
         Known::All(k) => matches!(k, Kind::Float(_)),
         Known::Layout(layout, _) => layout.pieces.iter().any(|(_, _, k)| matches!(k, Kind::Float(_))),
-        Known::Conflict(kinds) => kinds.iter().any(|k| matches!(k, Kind::Float(_))),
+        Known::Conflict(kinds) | Known::Unaligned(kinds) => kinds.iter().any(|k| matches!(k, Kind::Float(_))),
         Known::Nothing => false,
     }
 }
@@ -247,6 +319,10 @@ pub fn describe_known(known: &Known) -> String {
         Known::Conflict(kinds) => {
             let kinds: Vec<String> = kinds.iter().map(name).collect();
             format!("the program uses them as {}", kinds.join(" and as "))
+        }
+        Known::Unaligned(kinds) => {
+            let kinds: Vec<String> = kinds.iter().map(|k| format!("{}s", name(k))).collect();
+            format!("they are at an offset zyg cannot tell in memory that holds {}", kinds.join(" and "))
         }
         Known::Nothing => "nothing in the program says what they hold".into(),
     }
@@ -283,8 +359,37 @@ impl MemTypes {
     pub fn copy(&self, func: &Function, dst: Value, src: Value, bytes: Option<u64>) -> Known {
         let places = self.places.get(&func.name);
         let place = |v: Value| places.and_then(|p| p.get(&v)).copied();
-        // Both sides were merged into one class when the analysis saw the copy.
-        let Some(at) = place(dst).or_else(|| place(src)) else { return Known::Nothing };
+        let sides: Vec<Place> = [place(dst), place(src)].into_iter().flatten().collect();
+        // Both sides were merged into one class when the analysis saw the copy, unless one
+        // is at an offset zyg cannot tell (an element found by walking bytes).
+        let Some(vague) = sides.iter().copied().find(Place::vague) else {
+            return sides.first().map_or(Known::Nothing, |at| self.describe_copy(*at, bytes));
+        };
+        // Then the other side's type describes the copy (a struct copied out of an array
+        // into a local of its type, as `std::sort` does), if it holds nothing the vague
+        // side's object does not; else all zyg knows is the kinds that object holds.
+        let anywhere = self.describe(vague, 0);
+        if let Some(typed) = sides.iter().copied().find(|p| !p.vague()) {
+            let known = self.describe_copy(typed, bytes);
+            let kinds: Vec<Kind> = match &known {
+                Known::All(k) => vec![*k],
+                Known::Layout(layout, _) => layout.pieces.iter().map(|(_, _, k)| *k).collect(),
+                _ => Vec::new(),
+            };
+            let held = |k: &Kind| match &anywhere {
+                Known::Unaligned(held) => held.contains(k),
+                _ => true,
+            };
+            if !kinds.is_empty() && kinds.iter().all(held) {
+                return known;
+            }
+        }
+        anywhere
+    }
+
+    /// What a copy of `bytes` (when constant) at `at` moves: one element of the repeating
+    /// layout, or the whole copy.
+    fn describe_copy(&self, at: Place, bytes: Option<u64>) -> Known {
         let (root, _) = self.classes.borrow_mut().find(at.node);
         let period = self.classes.borrow().class[root].period;
         let window = match (bytes, period) {
@@ -308,7 +413,7 @@ impl MemTypes {
                     kinds.push(*kind);
                 }
             }
-            return if kinds.is_empty() { Known::Nothing } else { Known::Conflict(kinds) };
+            return if kinds.is_empty() { Known::Nothing } else { Known::Unaligned(kinds) };
         }
         let start = at.offset + shift;
         let mut pieces: Vec<(u64, u64, Kind)> = Vec::new();
@@ -434,3 +539,145 @@ pub fn type_facts(ty: &Type, offset: i64, out: &mut Vec<(i64, u64, Kind)>) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zyg_ir::text::parse_module;
+    use zyg_ir::FloatTy;
+
+    /// A helper that sees a record {double; float; float} as bytes: it reads the double key
+    /// and copies the record 16 bytes on. The caller's accesses to the record's floats are
+    /// what types its bytes 8..16; each test's caller makes them in its own way.
+    const HELPER: &str = r#"
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+
+define void @dup(ptr %b) {
+entry:
+  %k = load double, ptr %b
+  %d = getelementptr i8, ptr %b, i64 16
+  call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %b, i64 16, i1 false)
+  ret void
+}
+"#;
+
+    /// What the type analysis says the helper's copy moves.
+    fn helper_copy(caller: &str) -> Known {
+        let module = parse_module(&format!("{HELPER}{caller}")).unwrap_or_else(|e| panic!("{e}"));
+        let types = MemTypes::compute(&module);
+        let dup = module.function("dup").expect("dup");
+        let (_, copy) = dup
+            .inst_order()
+            .find(|(_, i)| crate::memory::mem_op(&dup.insts[*i].kind).is_some())
+            .expect("a copy");
+        let (_, dst, src, _) = crate::memory::mem_op(&dup.insts[copy].kind).expect("a copy");
+        types.copy(dup, dst, src, Some(16))
+    }
+
+    fn record() -> Known {
+        let pieces = vec![
+            (0, 8, Kind::Float(FloatTy::F64)),
+            (8, 4, Kind::Float(FloatTy::F32)),
+            (12, 4, Kind::Float(FloatTy::F32)),
+        ];
+        Known::Layout(CopyLayout { period: 16, pieces }, vec![])
+    }
+
+    #[test]
+    fn two_loads_of_one_pointer_point_into_one_object() {
+        // The caller reads the record's pointer from its context once for the call and once
+        // for its own accesses.
+        let known = helper_copy(
+            r#"
+define double @f(ptr %c) {
+entry:
+  %r1 = load ptr, ptr %c
+  call void @dup(ptr %r1)
+  %r2 = load ptr, ptr %c
+  %a = load double, ptr %r2
+  %pb = getelementptr i8, ptr %r2, i64 8
+  %b = load float, ptr %pb
+  %pc = getelementptr i8, ptr %r2, i64 12
+  %cc = load float, ptr %pc
+  ret double %a
+}
+"#,
+        );
+        assert_eq!(known, record());
+    }
+
+    #[test]
+    fn a_stored_pointer_is_what_loads_from_its_place_point_to() {
+        let known = helper_copy(
+            r#"
+define double @f(ptr %c, ptr %r) {
+entry:
+  %a = load double, ptr %r
+  %pb = getelementptr i8, ptr %r, i64 8
+  %b = load float, ptr %pb
+  %pc = getelementptr i8, ptr %r, i64 12
+  %cc = load float, ptr %pc
+  store ptr %r, ptr %c
+  %r1 = load ptr, ptr %c
+  call void @dup(ptr %r1)
+  ret double %a
+}
+"#,
+        );
+        assert_eq!(known, record());
+    }
+
+    #[test]
+    fn bytes_nothing_types_are_holes() {
+        // The caller's accesses go through a pointer zyg cannot connect to the helper's.
+        let known = helper_copy(
+            r#"
+define double @f(ptr %c, ptr %other) {
+entry:
+  %r1 = load ptr, ptr %c
+  call void @dup(ptr %r1)
+  %pb = getelementptr i8, ptr %other, i64 8
+  %b = load float, ptr %pb
+  %a = load double, ptr %r1
+  ret double %a
+}
+"#,
+        );
+        let pieces = vec![(0, 8, Kind::Float(FloatTy::F64))];
+        assert_eq!(
+            known,
+            Known::Layout(CopyLayout { period: 16, pieces }, vec![(8, 8)])
+        );
+    }
+
+    #[test]
+    fn a_copy_at_an_offset_zyg_cannot_tell_says_only_what_the_object_holds() {
+        let module = parse_module(
+            r#"
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+
+define void @move(ptr %b, i64 %off, i64 %n) {
+entry:
+  %tmp = alloca [64 x i8]
+  %k = load double, ptr %b
+  %pp = getelementptr i8, ptr %b, i64 8
+  %p = load ptr, ptr %pp
+  %x = getelementptr i8, ptr %b, i64 %off
+  call void @llvm.memcpy.p0.p0.i64(ptr %tmp, ptr %x, i64 %n, i1 false)
+  ret void
+}
+"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let types = MemTypes::compute(&module);
+        let f = module.function("move").expect("move");
+        let (_, copy) = f
+            .inst_order()
+            .find(|(_, i)| crate::memory::mem_op(&f.insts[*i].kind).is_some())
+            .expect("a copy");
+        let (_, dst, src, _) = crate::memory::mem_op(&f.insts[copy].kind).expect("a copy");
+        assert_eq!(
+            types.copy(f, dst, src, None),
+            Known::Unaligned(vec![Kind::Float(FloatTy::F64), Kind::Pointer])
+        );
+    }
+}
