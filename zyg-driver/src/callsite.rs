@@ -15,41 +15,7 @@ use inkwell::module::Module;
 use std::collections::HashMap;
 use std::path::Path;
 use zyg_transform::wrap::ResultSeed;
-use zyg_transform::Entry;
-
-/// How one argument of a request is treated (Enzyme's markers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArgKind {
-    /// Its gradient is returned.
-    Out,
-    /// No gradient.
-    Const,
-    /// A pointer with a shadow that accumulates the gradient.
-    Dup,
-    /// As `Dup`, when the primal result is not needed.
-    DupNoNeed,
-}
-
-impl ArgKind {
-    /// The transform's view: `dupnoneed` is `dup` (zyg always computes the primal result).
-    pub fn activity(self) -> zyg_transform::ArgActivity {
-        match self {
-            ArgKind::Out => zyg_transform::ArgActivity::Active,
-            ArgKind::Const => zyg_transform::ArgActivity::Const,
-            ArgKind::Dup | ArgKind::DupNoNeed => zyg_transform::ArgActivity::Dup,
-        }
-    }
-
-    pub fn parse(word: &str) -> Option<ArgKind> {
-        Some(match word {
-            "out" | "active" => ArgKind::Out,
-            "const" => ArgKind::Const,
-            "dup" => ArgKind::Dup,
-            "dupnoneed" => ArgKind::DupNoNeed,
-            _ => return None,
-        })
-    }
-}
+use zyg_transform::{ArgActivity, Entry};
 
 /// One call site asking for a gradient.
 pub struct Request {
@@ -63,7 +29,7 @@ pub struct Request {
     /// `const` arguments that are functions (callbacks), by parameter index: the function is
     /// differentiated specialised to them, so its calls through them are direct calls.
     pub callbacks: Vec<(usize, String)>,
-    pub kinds: Vec<ArgKind>,
+    pub kinds: Vec<ArgActivity>,
     /// The primal argument for each parameter of `function`.
     pub values: Vec<LLVMValueRef>,
     /// The shadow given after each `dup` argument.
@@ -267,7 +233,7 @@ unsafe fn marker(v: LLVMValueRef) -> Option<std::result::Result<Marker, String>>
 /// The request's arguments after the function, with the flags taken out (they may stand
 /// anywhere, as in Enzyme) and activity markers left in place.
 struct Arguments {
-    items: std::collections::VecDeque<(LLVMValueRef, Option<ArgKind>)>,
+    items: std::collections::VecDeque<(LLVMValueRef, Option<ArgActivity>)>,
     flags: Vec<Flag>,
     markers: Vec<LLVMValueRef>,
 }
@@ -349,18 +315,18 @@ unsafe fn parse_request(call: LLVMValueRef, entry: Entry, path: &Path) -> Result
             )));
         }
         // A function passed as an argument (a callback) is `const` unless marked.
-        let kind = kind.unwrap_or_else(|| if LLVMIsAFunction(value).is_null() { default_kind(*pty) } else { ArgKind::Const });
-        if kind == ArgKind::Const && !LLVMIsAFunction(value).is_null() {
+        let kind = kind.unwrap_or_else(|| if LLVMIsAFunction(value).is_null() { default_kind(*pty) } else { ArgActivity::Const });
+        if kind == ArgActivity::Const && !LLVMIsAFunction(value).is_null() {
             // By the function's own parameter index (its `sret` parameter first).
             callbacks.push((i + usize::from(result_memory.is_some()), zyg_ir::llvm::global_name(value).map_err(fail)?));
         }
-        let shadow = if matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
+        let shadow = if kind == ArgActivity::Dup {
             let given = next_value(&mut rest, &format!("the shadow of parameter {i}"))?;
             Some(shadow_of(given, i, &function, *pty).map_err(fail)?)
         } else {
             None
         };
-        if kind == ArgKind::Out && !is_float(*pty) {
+        if kind == ArgActivity::Active && !is_float(*pty) {
             return Err(fail(format!("parameter {i} of `{function}` is marked `out` but is not a floating-point value")));
         }
         kinds.push(kind);
@@ -525,11 +491,11 @@ unsafe fn result_seed(
 }
 
 /// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.
-unsafe fn default_kind(ty: LLVMTypeRef) -> ArgKind {
+unsafe fn default_kind(ty: LLVMTypeRef) -> ArgActivity {
     match LLVMGetTypeKind(ty) {
-        LLVMTypeKind::LLVMPointerTypeKind => ArgKind::Dup,
-        _ if is_float(ty) => ArgKind::Out,
-        _ => ArgKind::Const,
+        LLVMTypeKind::LLVMPointerTypeKind => ArgActivity::Dup,
+        _ if is_float(ty) => ArgActivity::Active,
+        _ => ArgActivity::Const,
     }
 }
 

@@ -1,6 +1,7 @@
 //! `zyg grad`: read a module, differentiate what it asks for, write it back.
 
-use crate::callsite::{self, ArgKind};
+use crate::callsite;
+use zyg_transform::ArgActivity;
 use crate::error::{DriverError, Result};
 use crate::llvm_io;
 use crate::prepare;
@@ -90,7 +91,7 @@ pub struct GradOptions {
     /// `--fn`: also export the gradient of this function...
     pub function: Option<String>,
     /// ...with these argument kinds (default: floats out, the rest const)...
-    pub args: Option<Vec<ArgKind>>,
+    pub args: Option<Vec<ArgActivity>>,
     /// ...under this name (default `<fn>_grad`)...
     pub export_name: Option<String>,
     /// ...and write its C prototype here.
@@ -244,7 +245,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     let mut grads = Vec::new();
     for (r, target) in requests.iter().zip(&targets) {
         refuse_global_passed_as_dup(r, target, &read.module, path)?;
-        let spec = Spec::new(target.clone(), r.kinds.iter().map(|k| k.activity()).collect());
+        let spec = Spec::new(target.clone(), r.kinds.clone());
         grads.push(diff.entry(&spec, r.entry).map_err(transform_error)?);
     }
     let mut exported = None;
@@ -252,7 +253,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         let func = read.module.function(name).ok_or_else(|| missing_function(path, name, &read))?;
         let kernel = is_kernel(module, name);
         let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
-        let spec = Spec::new(name.clone(), kinds.iter().map(|k| k.activity()).collect());
+        let spec = Spec::new(name.clone(), kinds.clone());
         let gradient = diff.gradient(&spec).map_err(transform_error)?;
         let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
         let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
@@ -358,7 +359,7 @@ fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[ca
 fn refuse_global_passed_as_dup(r: &callsite::Request, target: &str, module: &zyg_ir::Module, path: &Path) -> Result<()> {
     let used = zyg_transform::activity::active_globals_reached(module, target);
     for (kind, value) in r.kinds.iter().zip(&r.values) {
-        if !matches!(kind, ArgKind::Dup | ArgKind::DupNoNeed) {
+        if *kind != ArgActivity::Dup {
             continue;
         }
         if let Some(name) = callsite::global_variable(*value).filter(|g| used.contains(g)) {
@@ -436,11 +437,11 @@ fn is_gpu(module: &inkwell::module::Module<'_>) -> bool {
 /// A kernel's gradient is a kernel of the same grid: its float scalars are `const` unless
 /// `--args` says `out` (each thread's contribution is then added, atomically, into a
 /// pointer the kernel takes at the end).
-fn export_kinds(func: &Function, args: Option<&[ArgKind]>, kernel: bool, path: &Path) -> Result<Vec<ArgKind>> {
+fn export_kinds(func: &Function, args: Option<&[ArgActivity]>, kernel: bool, path: &Path) -> Result<Vec<ArgActivity>> {
     let defaults = func.params.iter().map(|p| match func.ty(*p) {
-        t if t.is_float() && !kernel => ArgKind::Out,
-        t if t.is_ptr() => ArgKind::Dup,
-        _ => ArgKind::Const,
+        t if t.is_float() && !kernel => ArgActivity::Active,
+        t if t.is_ptr() => ArgActivity::Dup,
+        _ => ArgActivity::Const,
     });
     let Some(args) = args else { return Ok(defaults.collect()) };
     if args.len() != func.params.len() {

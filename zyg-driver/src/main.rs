@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use zyg_driver::callsite::ArgKind;
+use zyg_transform::ArgActivity;
 use zyg_driver::{grad, GradOptions};
 
 #[derive(Parser)]
@@ -87,7 +87,7 @@ struct Export {
     function: Option<String>,
     /// Comma-separated kinds of the exported gradient's arguments: out, const, dup.
     #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
-    args: Option<Vec<ArgKind>>,
+    args: Option<Vec<ArgActivity>>,
     /// Name of the exported gradient (default: `<NAME>_grad`).
     #[arg(long, requires = "function")]
     name: Option<String>,
@@ -96,8 +96,8 @@ struct Export {
     header: Option<PathBuf>,
 }
 
-fn parse_kind(word: &str) -> Result<ArgKind, String> {
-    ArgKind::parse(word).ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
+fn parse_kind(word: &str) -> Result<ArgActivity, String> {
+    ArgActivity::parse(word).ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
 }
 
 /// Whether standard output was closed when the process started (`zyg ... -o - >&-`).

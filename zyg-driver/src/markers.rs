@@ -5,13 +5,13 @@
 //!
 //! Markers zyg does not implement are refused, each with what it means, never skipped.
 
-use crate::callsite::ArgKind;
+use zyg_transform::ArgActivity;
 
 /// What a marker asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
     /// The activity of the argument that follows.
-    Activity(ArgKind),
+    Activity(ArgActivity),
     /// A flag of the whole request; it takes no argument.
     Flag(Flag),
 }
@@ -34,15 +34,15 @@ pub enum Flag {
 }
 
 /// The activity markers, by the names of the globals programs pass.
-const ACTIVITY: &[(&str, ArgKind)] = &[
-    ("enzyme_out", ArgKind::Out),
-    ("enzyme_const", ArgKind::Const),
-    ("enzyme_dup", ArgKind::Dup),
-    ("enzyme_dupnoneed", ArgKind::DupNoNeed),
-    ("zyg_out", ArgKind::Out),
-    ("zyg_const", ArgKind::Const),
-    ("zyg_dup", ArgKind::Dup),
-    ("zyg_dupnoneed", ArgKind::DupNoNeed),
+const ACTIVITY: &[(&str, ArgActivity)] = &[
+    ("enzyme_out", ArgActivity::Active),
+    ("enzyme_const", ArgActivity::Const),
+    ("enzyme_dup", ArgActivity::Dup),
+    ("enzyme_dupnoneed", ArgActivity::Dup),
+    ("zyg_out", ArgActivity::Active),
+    ("zyg_const", ArgActivity::Const),
+    ("zyg_dup", ArgActivity::Dup),
+    ("zyg_dupnoneed", ArgActivity::Dup),
 ];
 
 const FLAGS: &[(&str, Flag)] = &[
@@ -105,8 +105,8 @@ mod tests {
 
     #[test]
     fn markers_flags_and_refusals() {
-        assert_eq!(classify("enzyme_dup").unwrap(), Ok(Marker::Activity(ArgKind::Dup)));
-        assert_eq!(classify("zyg_out").unwrap(), Ok(Marker::Activity(ArgKind::Out)));
+        assert_eq!(classify("enzyme_dup").unwrap(), Ok(Marker::Activity(ArgActivity::Dup)));
+        assert_eq!(classify("zyg_out").unwrap(), Ok(Marker::Activity(ArgActivity::Active)));
         assert_eq!(classify("enzyme_const_return").unwrap(), Ok(Marker::Flag(Flag::ConstReturn)));
         assert!(classify("enzyme_width").unwrap().unwrap_err().contains("vector mode"));
         assert!(classify("enzyme_dupx").unwrap().unwrap_err().contains("not a marker zyg knows"));

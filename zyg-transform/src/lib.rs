@@ -56,6 +56,19 @@ pub enum ArgActivity {
     Dup,
 }
 
+impl ArgActivity {
+    /// The word of the command line's `--args` and of MLIR's `zyg.args`: `out` (or `active`),
+    /// `const`, `dup`, and `dupnoneed`, which is `dup` (zyg always computes the primal result).
+    pub fn parse(word: &str) -> Option<ArgActivity> {
+        Some(match word {
+            "out" | "active" => ArgActivity::Active,
+            "const" => ArgActivity::Const,
+            "dup" | "dupnoneed" => ArgActivity::Dup,
+            _ => return None,
+        })
+    }
+}
+
 /// A function to differentiate and how each of its parameters takes part.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spec {

@@ -1,7 +1,8 @@
 //! Reading an MLIR module: parse, check, collect the gradient requests, lower to the LLVM
 //! dialect, translate to LLVM IR.
 
-use super::request::{Arg, GradientRequest, Kind};
+use super::request::{Arg, GradientRequest};
+use zyg_transform::ArgActivity;
 use crate::error::{DriverError, Result};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -353,15 +354,12 @@ fn kind_words(attr: Attribute<'_>) -> Option<Vec<String>> {
         .collect()
 }
 
-fn kind_for(word: &str, arg: &Arg, i: usize, function: &str) -> std::result::Result<Kind, String> {
-    let kind = match word {
-        "out" | "active" => Kind::Out,
-        "const" => Kind::Const,
-        "dup" => Kind::Dup,
-        _ => return Err(format!("`zyg.args`: unknown kind `{word}` (expected out, const or dup)")),
+fn kind_for(word: &str, arg: &Arg, i: usize, function: &str) -> std::result::Result<ArgActivity, String> {
+    let Some(kind) = ArgActivity::parse(word).filter(|_| word != "dupnoneed") else {
+        return Err(format!("`zyg.args`: unknown kind `{word}` (expected out, const or dup)"));
     };
     let fits =
-        matches!((kind, arg), (Kind::Const, _) | (Kind::Out, Arg::Float { .. }) | (Kind::Dup, Arg::MemRef { .. }));
+        matches!((kind, arg), (ArgActivity::Const, _) | (ArgActivity::Active, Arg::Float { .. }) | (ArgActivity::Dup, Arg::MemRef { .. }));
     if fits {
         Ok(kind)
     } else {

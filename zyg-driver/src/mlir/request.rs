@@ -16,6 +16,7 @@
 //! also gets `_mlir_ciface_GRAD`, MLIR's C interface for it: descriptors by pointer, and
 //! several results through a pointer in the first argument.
 
+use zyg_transform::ArgActivity;
 use crate::error::{DriverError, Result};
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
@@ -48,20 +49,13 @@ impl Arg {
     }
 
     /// Without `zyg.args`: floats out, memrefs dup, the rest const.
-    pub fn default_kind(&self) -> Kind {
+    pub fn default_kind(&self) -> ArgActivity {
         match self {
-            Arg::Float { .. } => Kind::Out,
-            Arg::MemRef { .. } => Kind::Dup,
-            _ => Kind::Const,
+            Arg::Float { .. } => ArgActivity::Active,
+            Arg::MemRef { .. } => ArgActivity::Dup,
+            _ => ArgActivity::Const,
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Out,
-    Const,
-    Dup,
 }
 
 /// `func.func @function(...) attributes {zyg.gradient = @gradient}`.
@@ -70,7 +64,7 @@ pub struct GradientRequest {
     pub function: String,
     pub gradient: String,
     pub args: Vec<Arg>,
-    pub kinds: Vec<Kind>,
+    pub kinds: Vec<ArgActivity>,
     /// `llvm.emit_c_interface` on the function: the gradient gets `_mlir_ciface_GRAD` too.
     pub c_interface: bool,
     /// `FILE:LINE:COL` of the function.
@@ -83,7 +77,7 @@ impl GradientRequest {
         let mut inputs = Vec::new();
         for (a, k) in self.args.iter().zip(&self.kinds) {
             inputs.push(a.text());
-            if *k == Kind::Dup {
+            if *k == ArgActivity::Dup {
                 inputs.push(a.text());
             }
         }
@@ -96,7 +90,7 @@ impl GradientRequest {
     }
 
     fn outs(&self) -> impl Iterator<Item = (&Arg, usize)> + '_ {
-        self.args.iter().zip(&self.kinds).enumerate().filter(|(_, (_, k))| **k == Kind::Out).map(|(i, (a, _))| (a, i))
+        self.args.iter().zip(&self.kinds).enumerate().filter(|(_, (_, k))| **k == ArgActivity::Active).map(|(i, (a, _))| (a, i))
     }
 }
 
@@ -116,11 +110,11 @@ fn internal(path: &Path, message: String) -> DriverError {
 }
 
 /// `@marker = external global i32`, the activity markers the C API reads.
-fn marker<'ctx>(module: &Module<'ctx>, kind: Kind) -> BasicMetadataValueEnum<'ctx> {
+fn marker<'ctx>(module: &Module<'ctx>, kind: ArgActivity) -> BasicMetadataValueEnum<'ctx> {
     let name = match kind {
-        Kind::Out => "zyg_out",
-        Kind::Const => "zyg_const",
-        Kind::Dup => "zyg_dup",
+        ArgActivity::Active => "zyg_out",
+        ArgActivity::Const => "zyg_const",
+        ArgActivity::Dup => "zyg_dup",
     };
     let global = module.get_global(name).unwrap_or_else(|| {
         let g = module.add_global(module.get_context().i32_type(), None, name);
@@ -150,7 +144,7 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
     for (a, k) in r.args.iter().zip(&r.kinds) {
         let span = at..at + a.width();
         types.extend_from_slice(&params[span.clone()]);
-        if *k == Kind::Dup {
+        if *k == ArgActivity::Dup {
             types.extend_from_slice(&params[span.clone()]);
         }
         spans.push(span);
@@ -214,15 +208,15 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
         let primal = &given[next..next + w];
         next += w;
         match (a, k) {
-            (Arg::MemRef { .. }, Kind::Dup) => {
+            (Arg::MemRef { .. }, ArgActivity::Dup) => {
                 let shadow = &given[next..next + w];
                 next += w;
                 for field in 0..w {
                     if field < 2 {
                         // the allocated and the aligned pointer
-                        args.extend([marker(module, Kind::Dup), primal[field].into(), shadow[field].into()]);
+                        args.extend([marker(module, ArgActivity::Dup), primal[field].into(), shadow[field].into()]);
                     } else {
-                        args.extend([marker(module, Kind::Const), primal[field].into()]);
+                        args.extend([marker(module, ArgActivity::Const), primal[field].into()]);
                     }
                 }
             }
@@ -261,7 +255,7 @@ fn c_interface<'ctx>(
     let mut mlir_args: Vec<(bool, std::ops::Range<usize>)> = Vec::new();
     let mut at = 0;
     for (a, k) in r.args.iter().zip(&r.kinds) {
-        let copies = if *k == Kind::Dup { 2 } else { 1 };
+        let copies = if *k == ArgActivity::Dup { 2 } else { 1 };
         for _ in 0..copies {
             mlir_args.push((matches!(a, Arg::MemRef { .. }), at..at + a.width()));
             at += a.width();
