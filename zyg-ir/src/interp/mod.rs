@@ -20,8 +20,8 @@
 //!   LLVM intrinsics for it (`calls`); to the C allocation and memory functions; anything
 //!   else is `InterpError::UnknownCall`. `write` to any descriptor is captured (`stderr`),
 //!   `abort` and `llvm.trap` are errors;
-//! - a step limit (10 million instructions by default) and a call depth limit, so that a
-//!   bug in generated code fails a test instead of hanging it.
+//! - a step limit (10 million instructions per `call` by default) and a call depth limit,
+//!   so that a bug in generated code fails a test instead of hanging it.
 
 mod calls;
 mod exec;
@@ -144,7 +144,7 @@ impl Interpreter {
         self.step_limit = limit;
     }
 
-    /// Instructions run so far, over all calls.
+    /// Instructions run by the last `call` (phis included).
     pub fn steps(&self) -> u64 {
         self.steps
     }
@@ -158,8 +158,10 @@ impl Interpreter {
         &self.memory
     }
 
-    /// Calls a function given to the interpreter, or a known external one, by name.
+    /// Calls a function given to the interpreter, or a known external one, by name. At most
+    /// the step limit's instructions run.
     pub fn call(&mut self, name: &str, args: &[Val]) -> Result<Option<Val>, InterpError> {
+        self.steps = 0;
         match self.functions.get(name) {
             Some(f) => {
                 let f = Rc::clone(f);
