@@ -7,6 +7,7 @@ pub mod diagnostic;
 pub mod dominance;
 pub mod entities;
 pub mod function;
+pub mod interp;
 pub mod inst;
 #[cfg(feature = "llvm")]
 pub mod llvm;
