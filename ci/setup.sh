@@ -39,6 +39,10 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust with rustup first" >&2
   exit 1
 fi
+# clippy runs in the test command; rustup's minimal profile leaves it out.
+if ! cargo clippy --version >/dev/null 2>&1; then
+  rustup component add clippy || echo "setup: could not add clippy; the test command will say it skipped lints" >&2
+fi
 
 # lit comes with llvm-22-tools; fall back to PyPI's when Debian's does not run.
 if /usr/lib/llvm-22/bin/lit --version >/dev/null 2>&1; then
