@@ -344,8 +344,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 if let Some(src_null) = src_null {
                     let clear = match dst_null {
                         Some(dst_null) => {
-                            let yes = c.constant(Constant::bool(true));
-                            let dst_there = c.binary(BinOp::Xor, dst_null, yes);
+                            let dst_there = c.not(dst_null);
                             c.binary(BinOp::And, src_null, dst_there)
                         }
                         None => src_null,
@@ -503,13 +502,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 let zero = c.constant(Constant::Zero((*elem).clone()));
                 let mut dvec = c.constant(Constant::Zero(func.ty(vec).clone()));
                 let mut found = c.constant(Constant::bool(false));
-                let yes = c.constant(Constant::bool(true));
                 // Lane by lane, so that a tie gives the adjoint to one lane only.
                 for lane in 0..n {
                     let i = c.i32(i64::from(lane));
                     let x = c.extract_element(lanes, i);
                     let hit = c.fcmp(zyg_ir::FloatPred::Oeq, x, best);
-                    let not_found = c.binary(BinOp::Xor, found, yes);
+                    let not_found = c.not(found);
                     let take = c.binary(BinOp::And, hit, not_found);
                     let part = c.select(take, d, zero);
                     dvec = c.insert_element(dvec, part, i);

@@ -141,6 +141,12 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::ICmp { pred, args: [a, b] }, ty)
     }
 
+    /// `!b`, for an `i1`.
+    pub fn not(&mut self, b: Value) -> Value {
+        let yes = self.constant(Constant::bool(true));
+        self.binary(BinOp::Xor, b, yes)
+    }
+
     pub fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
         let ty = self.func.ty(a).clone();
         self.value(InstKind::Select { cond, then_value: a, else_value: b }, ty)

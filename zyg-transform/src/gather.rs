@@ -72,8 +72,7 @@ fn lane_address(c: &mut Cursor, shadows: Value, mask: Value, i: Value, sink: Val
     // A null shadow lane (memory that is not differentiated, `shadows`) goes to the sink
     // like a masked-off one.
     let missing = crate::shadows::is_null(c, ptr);
-    let yes = c.constant(zyg_ir::Constant::bool(true));
-    let present = c.binary(zyg_ir::BinOp::Xor, missing, yes);
+    let present = c.not(missing);
     let on = c.binary(zyg_ir::BinOp::And, on, present);
     c.select(on, ptr, sink)
 }

@@ -716,11 +716,15 @@ impl<'m> Differentiator<'m> {
         let mut out = Vec::new();
         for inst in shadows::lossy_stores(func, activity, nullable) {
             let message = shadows::lossy_store_message(func, inst);
-            let k = self.abort_helpers.len();
-            let name = self.abort_helpers.entry(message.clone()).or_insert_with(|| format!("__{}_lost_derivative{k}", self.namespace)).clone();
-            if k < self.abort_helpers.len() {
-                self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
-            }
+            let name = match self.abort_helpers.get(&message) {
+                Some(name) => name.clone(),
+                None => {
+                    let name = format!("__{}_lost_derivative{}", self.namespace, self.abort_helpers.len());
+                    self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
+                    self.abort_helpers.insert(message, name.clone());
+                    name
+                }
+            };
             out.push((inst, name));
         }
         out

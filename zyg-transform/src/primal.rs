@@ -415,19 +415,21 @@ fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Va
         let at = position(p, b, *inst);
         let mut c = Cursor { func: p, block: b, at: Some(at) };
         let kind = &plan.func.insts[*inst].kind;
-        let (dst, condition) = match kind {
-            InstKind::Store { value, ptr } => (*ptr, shadows.get(value).filter(|_| plan.nullable.contains(value)).copied()),
-            _ => (crate::memory::mem_op(kind).expect("a store or a copy").1, None),
+        let (dst, value_shadow, bytes) = match kind {
+            InstKind::Store { value, ptr } => (*ptr, shadows.get(value).filter(|_| plan.nullable.contains(value)).copied(), None),
+            _ => {
+                let (_, dst, _, bytes) = crate::memory::mem_op(kind).expect("a store or a copy");
+                (dst, None, Some(bytes))
+            }
         };
         let mut missing = crate::shadows::is_null(&mut c, shadows[&dst]);
-        if let Some(value_shadow) = condition {
+        if let Some(value_shadow) = value_shadow {
             // A pointer whose own shadow is null points at constants: nothing is lost.
             let null = crate::shadows::is_null(&mut c, value_shadow);
-            let yes = c.constant(Constant::bool(true));
-            let there = c.binary(zyg_ir::BinOp::Xor, null, yes);
+            let there = c.not(null);
             missing = c.binary(zyg_ir::BinOp::And, missing, there);
         }
-        if let Some((_, _, _, bytes)) = crate::memory::mem_op(kind) {
+        if let Some(bytes) = bytes {
             let none = c.constant(Constant::Zero(plan.func.ty(bytes).clone()));
             let some = c.icmp(zyg_ir::IntPred::Ne, bytes, none);
             missing = c.binary(zyg_ir::BinOp::And, missing, some);

@@ -160,8 +160,7 @@ fn take_chunk(namespace: &str) -> Function {
     let empty = c.icmp(IntPred::Eq, head, null);
     let chunk = c.i64(CHUNK_BYTES);
     let standard = c.icmp(IntPred::Eq, size, chunk);
-    let yes = c.constant(Constant::bool(true));
-    let not_empty = c.binary(BinOp::Xor, empty, yes);
+    let not_empty = c.not(empty);
     let reuse = c.binary(BinOp::And, standard, not_empty);
     c.cond_br(reuse, cached, fresh);
 
