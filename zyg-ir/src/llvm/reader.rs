@@ -108,24 +108,20 @@ fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, Global
 }
 
 /// The global variables whose addresses constant `init` holds (in its fields, elements and
-/// address arithmetic), each once; an initialiser of over 100,000 constants is read only
-/// that far (what it holds beyond gets null shadows).
+/// address arithmetic), each once. Each distinct constant is visited once (LLVM shares
+/// them), so a large initialiser costs its size, and all of it is read: a global missed
+/// here would get a null shadow, and reads through it would lose their derivatives.
 ///
 /// # Safety
 /// `init` is null or a constant of a live module.
 unsafe fn addresses_in(init: LLVMValueRef) -> Vec<String> {
-    let (mut out, mut todo, mut visited) = (Vec::new(), vec![init], 0usize);
+    let (mut out, mut todo, mut seen) = (Vec::new(), vec![init], std::collections::HashSet::new());
     while let Some(c) = todo.pop() {
-        visited += 1;
-        if c.is_null() || visited > 100_000 {
+        if c.is_null() || !seen.insert(c) {
             continue;
         }
         if !LLVMIsAGlobalVariable(c).is_null() {
-            if let Ok(name) = global_name(c) {
-                if !out.contains(&name) {
-                    out.push(name);
-                }
-            }
+            out.extend(global_name(c).ok());
         } else if LLVMIsAGlobalValue(c).is_null() {
             // Functions and aliases hold no derivatives; data arrays have no operands.
             todo.extend((0..LLVMGetNumOperands(c).max(0)).map(|k| LLVMGetOperand(c, k as u32)));

@@ -102,8 +102,7 @@ pub fn mirror_initializer(
         if init.is_null() || LLVMIsDeclaration(s) != 0 {
             return;
         }
-        let mut budget = 100_000usize;
-        let Some(mirrored) = mirror(m, init, shadow_of, &mut budget) else { return };
+        let Some(mirrored) = mirror(m, init, shadow_of, &mut HashMap::new()) else { return };
         let ty = LLVMTypeOf(mirrored);
         let s = if LLVMGlobalGetValueType(s) == ty {
             s
@@ -130,19 +129,37 @@ pub fn mirror_initializer(
     }
 }
 
-/// The shadow of constant `c` (`mirror_initializer`); None where it is all zero.
-unsafe fn mirror(m: LLVMModuleRef, c: LLVMValueRef, shadow_of: &dyn Fn(&str) -> Option<String>, budget: &mut usize) -> Option<LLVMValueRef> {
-    if *budget == 0 {
-        return None;
+/// The shadow of constant `c` (`mirror_initializer`); None where it is all zero. Each
+/// distinct constant is mirrored once (`done`: LLVM shares them), so a large initialiser
+/// costs its size; all of it is mirrored, since a pointer left null would make reads
+/// through it constants.
+unsafe fn mirror(
+    m: LLVMModuleRef,
+    c: LLVMValueRef,
+    shadow_of: &dyn Fn(&str) -> Option<String>,
+    done: &mut HashMap<LLVMValueRef, Option<LLVMValueRef>>,
+) -> Option<LLVMValueRef> {
+    if let Some(known) = done.get(&c) {
+        return *known;
     }
-    *budget -= 1;
+    let mirrored = mirror_once(m, c, shadow_of, done);
+    done.insert(c, mirrored);
+    mirrored
+}
+
+unsafe fn mirror_once(
+    m: LLVMModuleRef,
+    c: LLVMValueRef,
+    shadow_of: &dyn Fn(&str) -> Option<String>,
+    done: &mut HashMap<LLVMValueRef, Option<LLVMValueRef>>,
+) -> Option<LLVMValueRef> {
     let ty = LLVMTypeOf(c);
     if !LLVMIsAGlobalVariable(c).is_null() {
         let name = super::global_name(c).ok()?;
         return super::find_global(m, &shadow_of(&name)?);
     }
     if !LLVMIsAConstantExpr(c).is_null() && LLVMGetConstOpcode(c) == LLVMOpcode::LLVMGetElementPtr {
-        let base = mirror(m, LLVMGetOperand(c, 0), shadow_of, budget)?;
+        let base = mirror(m, LLVMGetOperand(c, 0), shadow_of, done)?;
         let mut indices: Vec<LLVMValueRef> = (1..LLVMGetNumOperands(c).max(1)).map(|k| LLVMGetOperand(c, k as u32)).collect();
         let flags = LLVMGEPGetNoWrapFlags(c);
         return Some(LLVMConstGEPWithNoWrapFlags(LLVMGetGEPSourceElementType(c), base, indices.as_mut_ptr(), indices.len() as u32, flags));
@@ -152,7 +169,7 @@ unsafe fn mirror(m: LLVMModuleRef, c: LLVMValueRef, shadow_of: &dyn Fn(&str) -> 
         return None;
     }
     let n = LLVMGetNumOperands(c).max(0) as u32;
-    let fields: Vec<Option<LLVMValueRef>> = (0..n).map(|k| mirror(m, LLVMGetOperand(c, k), shadow_of, budget)).collect();
+    let fields: Vec<Option<LLVMValueRef>> = (0..n).map(|k| mirror(m, LLVMGetOperand(c, k), shadow_of, done)).collect();
     if fields.iter().all(Option::is_none) {
         return None;
     }
