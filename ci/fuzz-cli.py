@@ -241,13 +241,6 @@ def mutate_bytes(rng, data):
             data[at] ^= 1 << rng.randrange(8)
         elif kind == "huge":
             data[at:at + 4] = rng.choice([b"\xff\xff\xff\xff", b"\xff\xff\xff\x7f", b"\x00\x00\x00\x80"])
-        elif kind == "op":
-            # Another operation of the same shape: the module usually stays valid, and the
-            # transform sees a program it has not seen.
-            spots = [i for i in words if tokens[i] in SAME_SHAPE]
-            if spots:
-                i = rng.choice(spots)
-                tokens[i] = rng.choice(SAME_SHAPE[tokens[i]])
         elif kind == "truncate":
             del data[at:]
         elif kind == "repeat":
