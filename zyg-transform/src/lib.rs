@@ -14,15 +14,18 @@ pub mod adjoint;
 pub mod builder;
 pub mod conventions;
 pub mod custom;
+mod entries;
 pub mod error;
 pub mod floatbits;
 pub mod gather;
 pub mod gpu;
+mod helpers;
 pub mod memory;
 pub mod memtypes;
 pub mod primal;
 pub mod rules;
 pub mod shadows;
+mod spec;
 pub mod stack;
 pub mod recompute;
 pub mod specialize;
@@ -32,6 +35,10 @@ pub mod wrap;
 
 use activity::Activity;
 pub use error::TransformError;
+pub use helpers::{shadow_global, shadow_global_name};
+use helpers::{inlining_policy, tape_size_function, verified};
+pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
+use spec::primal_signature;
 use rules::E;
 use std::collections::{BTreeMap, HashMap};
 use std::collections::HashSet;
@@ -39,120 +46,7 @@ use tape::TapeLayout;
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
-use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Module, Signature, Type, Value};
-
-/// Generated primals and adjoints of at most this many instructions are marked
-/// `alwaysinline` (see `Differentiator::generate`).
-const INLINE_LIMIT: usize = 1000;
-
-/// How a parameter takes part (Enzyme's markers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ArgActivity {
-    /// No derivative.
-    Const,
-    /// A floating-point value whose gradient is returned (`out`).
-    Active,
-    /// A pointer with a shadow of the same shape that accumulates the gradient (`dup`).
-    Dup,
-}
-
-impl ArgActivity {
-    /// The word of the command line's `--args` and of MLIR's `zyg.args`: `out` (or `active`),
-    /// `const`, `dup`, and `dupnoneed`, which is `dup` (zyg always computes the primal result).
-    pub fn parse(word: &str) -> Option<ArgActivity> {
-        Some(match word {
-            "out" | "active" => ArgActivity::Active,
-            "const" => ArgActivity::Const,
-            "dup" | "dupnoneed" => ArgActivity::Dup,
-            _ => return None,
-        })
-    }
-}
-
-/// A function to differentiate and how each of its parameters takes part.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Spec {
-    pub function: String,
-    pub args: Vec<ArgActivity>,
-    /// The shadows given for `dup` parameters may be null (memory that is not
-    /// differentiated, `shadows`): a callee called with such a shadow. Requests give
-    /// shadows the caller owns, which must not be null.
-    pub shadows_may_be_null: bool,
-}
-
-impl Spec {
-    /// A request's spec: `dup` shadows are the caller's own, never null.
-    pub fn new(function: impl Into<String>, args: Vec<ArgActivity>) -> Spec {
-        Spec { function: function.into(), args, shadows_may_be_null: false }
-    }
-
-    fn suffix(&self) -> String {
-        let mut suffix: String = self
-            .args
-            .iter()
-            .map(|a| match a {
-                ArgActivity::Const => 'c',
-                ArgActivity::Active => 'a',
-                ArgActivity::Dup => 'd',
-            })
-            .collect();
-        if self.shadows_may_be_null {
-            suffix.push('n');
-        }
-        suffix
-    }
-}
-
-/// The primal's signature: the function's parameters, a shadow pointer for each `dup`
-/// one, then the tape.
-fn primal_signature(sig: &Signature, args: &[ArgActivity]) -> Signature {
-    let mut primal = sig.clone();
-    // A shadow has its parameter's type (a pointer into shared memory has a shared shadow).
-    primal.params.extend(sig.params.iter().zip(args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(t, _)| t.clone()));
-    if sig.ret.is_ptr() {
-        primal.params.push(Type::PTR);
-    }
-    primal.params.push(Type::PTR);
-    primal
-}
-
-/// The primal's parameters: the function's, then a shadow for each `dup` one, then (when it
-/// returns a pointer) where to write the returned pointer's shadow, then the tape.
-#[derive(Clone, Debug)]
-pub struct Generated {
-    pub primal: String,
-    pub adjoint: String,
-    pub adjoint_sig: Signature,
-    pub tape_ty: Type,
-    pub args: Vec<ArgActivity>,
-    /// The primal's signature (see `primal_signature`).
-    pub primal_sig: Signature,
-    /// Calls into a function still being generated (recursion) keep its tape on the heap:
-    /// `tape_ty` is then a pointer, allocated with `tape_size()` bytes before the call and
-    /// freed after the adjoint's call, one tape per activation.
-    pub boxed: bool,
-    /// `() -> i64`: the size of the tape, for boxed calls.
-    pub tape_size: String,
-}
-
-/// The entry points a request can ask for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Entry {
-    /// `(args) -> gradients`: primal and adjoint in one call, the result's adjoint seeded 1.
-    Gradient,
-    /// Split mode, forward: `(args) -> tape` or `{ tape, result }`; the tape is on the heap.
-    Augmented,
-    /// Split mode, reverse: `(args, [result's adjoint], tape) -> gradients`; frees the tape.
-    Reverse,
-}
-
-/// A generated gradient function: `name(args...) -> { gradients of the active params }`,
-/// where each `dup` parameter is followed by its shadow.
-#[derive(Clone, Debug)]
-pub struct Gradient {
-    pub name: String,
-    pub sig: Signature,
-}
+use zyg_ir::{Block, Callee, Function, Inst, InstKind, Module, Signature, Type, Value};
 
 /// How an active instruction's adjoint is computed.
 pub enum Pullback {
@@ -253,56 +147,11 @@ pub struct Plan<'a> {
     pub returns: Vec<Block>,
 }
 
-/// Phase "inlining policy". Inlined into their caller (the gradient, or the caller's primal and adjoint, which
-/// end up in one function in turn), a primal and its adjoint pass the tape record in
-/// registers: SROA dissolves it. LLVM's inliner judges each call alone and leaves the
-/// pair out once it is past its threshold (the BA benchmark's camera projection:
-/// 10.4x the primal's time, 7.4x inlined); small ones are marked alwaysinline. Not
-/// recursive ones (their tape is boxed), nor tapes that hold shadow memory, and only
-/// leaves (no differentiated callees of their own): forced inlining through a chain
-/// of callees could multiply the code by the calls at each level.
-fn inlining_policy(leaf: bool, primal: &mut Function, adjoint: &mut Function) {
-    if !leaf {
-        return;
-    }
-    for f in [primal, adjoint] {
-        if f.inst_order().count() <= INLINE_LIMIT {
-            f.attributes.push("alwaysinline".into());
-        }
-    }
-}
-
-/// A phase's output, checked by `zyg_ir::verify` (always: it costs little beside LLVM's own
-/// passes). A phase that breaks SSA or types is reported here, naming the phase and the
-/// instruction, instead of as an LLVM verifier error (or a crash in the writer) later.
-fn verified(f: Function, phase: &str) -> Result<Function, TransformError> {
-    match zyg_ir::verify(&f) {
-        Ok(()) => Ok(f),
-        Err(e) => Err(TransformError::in_function(&f, format!("internal error: the {phase} phase wrote invalid IR: {e}"))),
-    }
-}
-
 /// The operands a rule's `x(i)` refers to: call arguments for calls, operands otherwise.
 pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
     match kind {
         InstKind::Call { args, .. } => args.clone(),
         _ => kind.operands(),
-    }
-}
-
-/// The shadow of global variable `name`: it accumulates the gradient with respect to the
-/// global's value, as a `dup` argument's shadow does. A C program can read it by declaring
-/// `extern double __zyg_shadow_NAME[...]` with the global's type.
-pub fn shadow_global_name(name: &str) -> String {
-    format!("__zyg_shadow_{name}")
-}
-
-/// The address of the shadow of global variable `global`, in the global's address space
-/// (a shared-memory array's shadow is shared memory too).
-pub fn shadow_global(global: &Constant) -> Option<Constant> {
-    match global {
-        Constant::Global(name, space) => Some(Constant::Global(shadow_global_name(name), *space)),
-        _ => None,
     }
 }
 
@@ -402,129 +251,6 @@ impl<'m> Differentiator<'m> {
     /// The gradient function for `spec`, generating it on first request.
     pub fn gradient(&mut self, spec: &Spec) -> Result<Gradient, TransformError> {
         self.entry(spec, Entry::Gradient)
-    }
-
-    /// An entry point for `spec` (see `Entry`), generated on first request.
-    pub fn entry(&mut self, spec: &Spec, kind: Entry) -> Result<Gradient, TransformError> {
-        if let Some(g) = self.gradients.get(&(spec.clone(), kind)) {
-            return Ok(g.clone());
-        }
-        let generated = self.ensure(spec)?;
-        let func = self.function(&spec.function)?;
-        let word = match kind {
-            Entry::Gradient => "grad",
-            Entry::Augmented => "augmented",
-            Entry::Reverse => "reverse",
-        };
-        let name = format!("{}.{}.{word}.{}", spec.function, self.namespace, spec.suffix());
-        // Each `dup` parameter is followed by its shadow, as at Enzyme's call sites.
-        let mut params = Vec::new();
-        for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
-            params.push(ty.clone());
-            if *arg == ArgActivity::Dup {
-                params.push(ty.clone());
-            }
-        }
-        let given = params.len();
-        let ret = match kind {
-            Entry::Gradient | Entry::Reverse => generated.adjoint_sig.ret.clone(),
-            Entry::Augmented if func.sig.ret.is_void() => Type::PTR,
-            Entry::Augmented => Type::structure(vec![Type::PTR, func.sig.ret.clone()]),
-        };
-        if kind == Entry::Reverse {
-            params.extend(generated.adjoint_sig.params.get(1).cloned());
-            params.push(Type::PTR);
-        }
-        let sig = Signature::new(params, ret.clone());
-        let mut w = Function::new(name.clone(), sig.clone());
-        w.linkage = Linkage::Internal;
-        let entry = w.create_block(Some("entry".into()));
-        let all = w.params.clone();
-        let mut c = builder::Cursor::at_end(&mut w, entry);
-        let tape = match kind {
-            Entry::Gradient => c.alloca(generated.tape_ty.clone()),
-            Entry::Augmented => {
-                let size = c.size_of(&generated.tape_ty);
-                c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("malloc returns")
-            }
-            Entry::Reverse => *all.last().expect("the tape parameter"),
-        };
-        if !self.gpu && kind != Entry::Reverse {
-            // The shadow of a global holds the gradient with respect to its value on entry to
-            // this call: one left from an earlier call would be taken as the seed of what
-            // this call stores there. Its pointers stay: they are the shadows of the
-            // global's pointers (from its initialiser, or set by the program).
-            for name in activity::active_globals_reached(self.module, &spec.function) {
-                if let Some(g) = self.shadow_globals.get(&shadow_global_name(&name)) {
-                    let shadow = c.constant(Constant::Global(shadow_global_name(&name), g.addrspace));
-                    c.zero_keeping_pointers(&g.ty, shadow);
-                }
-            }
-        }
-        if self.gpu && kind != Entry::Reverse {
-            // Shared memory starts with whatever the block left there: the shadows of the
-            // shared arrays this spec uses are zeroed before anything adds into them.
-            let shared: Vec<(String, Type)> = gpu::shared_globals_reached(self.module, &spec.function)
-                .into_iter()
-                .filter_map(|name| self.shadow_globals.get_key_value(&shadow_global_name(&name)))
-                .map(|(name, g)| (name.clone(), g.ty.clone()))
-                .collect();
-            gpu::zero_shared_shadows(&mut c, &shared);
-        }
-        if kind != Entry::Reverse {
-            let (mut args, mut shadows) = (Vec::new(), Vec::new());
-            let mut given = all[..given].iter().copied();
-            for arg in &spec.args {
-                args.extend(given.next());
-                if *arg == ArgActivity::Dup {
-                    shadows.extend(given.next());
-                }
-            }
-            args.extend(shadows);
-            if func.sig.ret.is_ptr() {
-                // The returned pointer's shadow: nobody asked for it.
-                let slot = c.alloca(Type::PTR);
-                args.push(slot);
-            }
-            args.push(tape);
-            let result = c.call(&generated.primal, generated.primal_sig.clone(), args);
-            if kind == Entry::Augmented {
-                // The tape is opaque to the caller, handed back to the reverse entry.
-                let out = match result {
-                    Some(r) => {
-                        let pair = c.constant(Constant::Poison(ret));
-                        let pair = c.insert(pair, tape, 0);
-                        c.insert(pair, r, 1)
-                    }
-                    None => tape,
-                };
-                c.ret(Some(out));
-                return self.finish_entry(spec, kind, w, name, sig);
-            }
-        }
-        let mut adjoint_args = vec![tape];
-        match (kind, func.sig.ret.float_ty()) {
-            (Entry::Reverse, _) if func.sig.ret.carries_derivative() => adjoint_args.push(all[given]),
-            (_, Some(fty)) => adjoint_args.push(c.constant(Constant::float(fty, 1.0))),
-            // A struct of floats: no single seed; its outputs count through memory only.
-            _ if func.sig.ret.carries_derivative() => {
-                adjoint_args.push(c.constant(Constant::Zero(func.sig.ret.clone())))
-            }
-            _ => {}
-        }
-        let grads = c.call(&generated.adjoint, generated.adjoint_sig.clone(), adjoint_args);
-        if kind == Entry::Reverse {
-            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![tape]);
-        }
-        c.ret(grads);
-        self.finish_entry(spec, kind, w, name, sig)
-    }
-
-    fn finish_entry(&mut self, spec: &Spec, kind: Entry, w: Function, name: String, sig: Signature) -> Result<Gradient, TransformError> {
-        self.output.push(verified(w, "entry")?);
-        let gradient = Gradient { name, sig };
-        self.gradients.insert((spec.clone(), kind), gradient.clone());
-        Ok(gradient)
     }
 
     fn function(&self, name: &str) -> Result<&'m Function, TransformError> {
@@ -674,60 +400,6 @@ impl<'m> Differentiator<'m> {
         self.output.push(verified(primal, "primal")?);
         self.output.push(verified(adjoint, "adjoint")?);
         Ok(generated)
-    }
-
-    /// The shadow globals of the globals `func` uses (and of those their initialisers point at).
-    fn add_shadow_globals(&mut self, func: &Function, activity: &Activity) {
-        let shadowed = activity.shadowed_globals(func).map(|(_, name)| name.to_string()).collect();
-        for name in activity::with_pointed_at(self.module, shadowed) {
-            let global = self.module.active_global(&name).expect("only active globals are shadowed");
-            self.shadow_globals.insert(shadow_global_name(&name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
-        }
-    }
-
-    /// The helpers the memory pullbacks call (copies, `realloc`), each added once; returns the
-    /// index of each mixed-field copy's helpers (`memory::field_adjoint_name`).
-    fn add_memory_helpers(&mut self, pullbacks: &HashMap<Inst, Pullback>) -> HashMap<Inst, usize> {
-        let mut copy_layouts = HashMap::new();
-        for (inst, pullback) in pullbacks {
-            if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
-                copy_layouts.insert(*inst, self.field_helpers(layout));
-            }
-            if let Pullback::MemCopy(memory::CopyPlan::Floats(elem)) | Pullback::Realloc(elem) = pullback {
-                if self.copy_helpers.insert(*elem) {
-                    self.output.push(memory::copy_adjoint(&self.namespace, *elem));
-                }
-            }
-            if let Pullback::Realloc(elem) = pullback {
-                if self.realloc_helpers.insert(Some(*elem)) {
-                    self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
-                }
-                if self.realloc_helpers.insert(None) {
-                    self.output.push(memory::shadow_realloc(&self.namespace));
-                }
-            }
-        }
-        copy_layouts
-    }
-
-    /// The stores through nullable shadows the primal checks (`shadows::lossy_stores`), with
-    /// the helper that stops the program at each (one per message).
-    fn add_lossy_store_checks(&mut self, func: &Function, activity: &Activity, nullable: &HashSet<Value>) -> Vec<(Inst, String)> {
-        let mut out = Vec::new();
-        for inst in shadows::lossy_stores(func, activity, nullable) {
-            let message = shadows::lossy_store_message(func, inst);
-            let name = match self.abort_helpers.get(&message) {
-                Some(name) => name.clone(),
-                None => {
-                    let name = format!("__{}_lost_derivative{}", self.namespace, self.abort_helpers.len());
-                    self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
-                    self.abort_helpers.insert(message, name.clone());
-                    name
-                }
-            };
-            out.push((inst, name));
-        }
-        out
     }
 
     /// Phase "pullback choice": a pullback for every active instruction, in reverse
@@ -960,17 +632,5 @@ fn is_c_math_function(name: &str) -> bool {
     ];
     let base = name.strip_suffix('f').filter(|b| NAMES.contains(b)).or_else(|| name.strip_suffix('l').filter(|b| NAMES.contains(b)));
     NAMES.contains(&name) || base.is_some()
-}
-
-/// `() -> i64`, the byte size of a generated tape (for calls that allocate it).
-fn tape_size_function(g: &Generated) -> Function {
-    let mut f = Function::new(g.tape_size.clone(), Signature::new(vec![], Type::I64));
-    f.linkage = Linkage::Internal;
-    f.attributes = vec!["alwaysinline".into()];
-    let entry = f.create_block(Some("entry".into()));
-    let mut c = builder::Cursor::at_end(&mut f, entry);
-    let size = c.size_of(&g.tape_ty);
-    c.ret(Some(size));
-    f
 }
 

@@ -1,0 +1,157 @@
+//! Phase "entries": the functions a request calls. `Entry::Gradient` runs the primal with
+//! its tape on the stack and then the adjoint, seeding the result's adjoint with 1;
+//! split mode's `Entry::Augmented` runs the primal with its tape on the heap and hands the
+//! tape back, and `Entry::Reverse` runs the adjoint on such a tape and frees it.
+
+use crate::builder::Cursor;
+use crate::spec::{ArgActivity, Entry, Generated, Gradient, Spec};
+use crate::{activity, gpu, helpers, Differentiator, TransformError};
+use zyg_ir::{Constant, Function, Linkage, Signature, Type, Value};
+
+impl Differentiator<'_> {
+    /// An entry point for `spec` (see `Entry`), generated on first request.
+    pub fn entry(&mut self, spec: &Spec, kind: Entry) -> Result<Gradient, TransformError> {
+        if let Some(g) = self.gradients.get(&(spec.clone(), kind)) {
+            return Ok(g.clone());
+        }
+        let generated = self.ensure(spec)?;
+        let func = self.function(&spec.function)?;
+        let word = match kind {
+            Entry::Gradient => "grad",
+            Entry::Augmented => "augmented",
+            Entry::Reverse => "reverse",
+        };
+        let name = format!("{}.{}.{word}.{}", spec.function, self.namespace, spec.suffix());
+        let (sig, given) = entry_signature(func, spec, &generated, kind);
+        let mut w = Function::new(name.clone(), sig.clone());
+        w.linkage = Linkage::Internal;
+        let block = w.create_block(Some("entry".into()));
+        let all = w.params.clone();
+        let mut c = Cursor::at_end(&mut w, block);
+        let tape = match kind {
+            Entry::Gradient => c.alloca(generated.tape_ty.clone()),
+            Entry::Augmented => {
+                let size = c.size_of(&generated.tape_ty);
+                c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("malloc returns")
+            }
+            Entry::Reverse => *all.last().expect("the tape parameter"),
+        };
+        if kind != Entry::Reverse {
+            self.zero_global_shadows(&mut c, spec);
+            let result = call_primal(&mut c, func, spec, &generated, &all[..given], tape);
+            if kind == Entry::Augmented {
+                // The tape is opaque to the caller, handed back to the reverse entry.
+                let out = match result {
+                    Some(r) => {
+                        let pair = c.constant(Constant::Poison(sig.ret.clone()));
+                        let pair = c.insert(pair, tape, 0);
+                        c.insert(pair, r, 1)
+                    }
+                    None => tape,
+                };
+                c.ret(Some(out));
+                return self.finish_entry(spec, kind, w, name, sig);
+            }
+        }
+        let dret = (kind == Entry::Reverse).then(|| all[given]);
+        let grads = call_adjoint(&mut c, func, &generated, tape, dret);
+        if kind == Entry::Reverse {
+            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![tape]);
+        }
+        c.ret(grads);
+        self.finish_entry(spec, kind, w, name, sig)
+    }
+
+    /// Zeroes the adjoints held by the shadows of the globals `spec` reaches, before the
+    /// primal runs.
+    fn zero_global_shadows(&self, c: &mut Cursor, spec: &Spec) {
+        if !self.gpu {
+            // The shadow of a global holds the gradient with respect to its value on entry to
+            // this call: one left from an earlier call would be taken as the seed of what
+            // this call stores there. Its pointers stay: they are the shadows of the
+            // global's pointers (from its initialiser, or set by the program).
+            for name in activity::active_globals_reached(self.module, &spec.function) {
+                if let Some(g) = self.shadow_globals.get(&helpers::shadow_global_name(&name)) {
+                    let shadow = c.constant(Constant::Global(helpers::shadow_global_name(&name), g.addrspace));
+                    c.zero_keeping_pointers(&g.ty, shadow);
+                }
+            }
+        } else {
+            // Shared memory starts with whatever the block left there: the shadows of the
+            // shared arrays this spec uses are zeroed before anything adds into them.
+            let shared: Vec<(String, Type)> = gpu::shared_globals_reached(self.module, &spec.function)
+                .into_iter()
+                .filter_map(|name| self.shadow_globals.get_key_value(&helpers::shadow_global_name(&name)))
+                .map(|(name, g)| (name.clone(), g.ty.clone()))
+                .collect();
+            gpu::zero_shared_shadows(c, &shared);
+        }
+    }
+
+    fn finish_entry(&mut self, spec: &Spec, kind: Entry, w: Function, name: String, sig: Signature) -> Result<Gradient, TransformError> {
+        self.output.push(helpers::verified(w, "entry")?);
+        let gradient = Gradient { name, sig };
+        self.gradients.insert((spec.clone(), kind), gradient.clone());
+        Ok(gradient)
+    }
+}
+
+/// An entry's signature, and how many of its parameters are the request's arguments (each
+/// `dup` one followed by its shadow, as at Enzyme's call sites); `Entry::Reverse` takes the
+/// result's adjoint (if the result carries one) and the tape after them.
+fn entry_signature(func: &Function, spec: &Spec, generated: &Generated, kind: Entry) -> (Signature, usize) {
+    let mut params = Vec::new();
+    for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
+        params.push(ty.clone());
+        if *arg == ArgActivity::Dup {
+            params.push(ty.clone());
+        }
+    }
+    let given = params.len();
+    let ret = match kind {
+        Entry::Gradient | Entry::Reverse => generated.adjoint_sig.ret.clone(),
+        Entry::Augmented if func.sig.ret.is_void() => Type::PTR,
+        Entry::Augmented => Type::structure(vec![Type::PTR, func.sig.ret.clone()]),
+    };
+    if kind == Entry::Reverse {
+        params.extend(generated.adjoint_sig.params.get(1).cloned());
+        params.push(Type::PTR);
+    }
+    (Signature::new(params, ret), given)
+}
+
+/// Calls the primal with the request's arguments `given` (shadows interleaved) and `tape`;
+/// returns its result.
+fn call_primal(c: &mut Cursor, func: &Function, spec: &Spec, generated: &Generated, given: &[Value], tape: Value) -> Option<Value> {
+    // The primal takes the arguments first, then the shadows.
+    let (mut args, mut shadows) = (Vec::new(), Vec::new());
+    let mut given = given.iter().copied();
+    for arg in &spec.args {
+        args.extend(given.next());
+        if *arg == ArgActivity::Dup {
+            shadows.extend(given.next());
+        }
+    }
+    args.extend(shadows);
+    if func.sig.ret.is_ptr() {
+        // The returned pointer's shadow: nobody asked for it.
+        let slot = c.alloca(Type::PTR);
+        args.push(slot);
+    }
+    args.push(tape);
+    c.call(&generated.primal, generated.primal_sig.clone(), args)
+}
+
+/// Calls the adjoint on `tape` with the result's adjoint `dret` (the reverse entry's), or
+/// 1 for a float result; returns the gradients.
+fn call_adjoint(c: &mut Cursor, func: &Function, generated: &Generated, tape: Value, dret: Option<Value>) -> Option<Value> {
+    let mut adjoint_args = vec![tape];
+    match (dret, func.sig.ret.float_ty()) {
+        (Some(d), _) if func.sig.ret.carries_derivative() => adjoint_args.push(d),
+        (_, Some(fty)) => adjoint_args.push(c.constant(Constant::float(fty, 1.0))),
+        // A struct of floats: no single seed; its outputs count through memory only.
+        _ if func.sig.ret.carries_derivative() => adjoint_args.push(c.constant(Constant::Zero(func.sig.ret.clone()))),
+        _ => {}
+    }
+    c.call(&generated.adjoint, generated.adjoint_sig.clone(), adjoint_args)
+}

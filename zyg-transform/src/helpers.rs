@@ -1,0 +1,127 @@
+//! The helpers `generate()` adds beside a spec's primal and adjoint, each once per module:
+//! shadow globals, the copy and `realloc` helpers of the memory pullbacks, the helpers that
+//! stop a program where a null shadow would lose a derivative; and the last phase, the
+//! inlining policy, with the check every phase's output passes (`verified`).
+
+use crate::activity::{self, Activity};
+use crate::spec::Generated;
+use crate::{builder, memory, shadows, Differentiator, Pullback, TransformError};
+use std::collections::{HashMap, HashSet};
+use zyg_ir::{Constant, Function, Inst, Linkage, Signature, Type, Value};
+
+/// Generated primals and adjoints of at most this many instructions are marked
+/// `alwaysinline` (see `inlining_policy`).
+const INLINE_LIMIT: usize = 1000;
+
+impl Differentiator<'_> {
+    /// The shadow globals of the globals `func` uses (and of those their initialisers point at).
+    pub(crate) fn add_shadow_globals(&mut self, func: &Function, activity: &Activity) {
+        let shadowed = activity.shadowed_globals(func).map(|(_, name)| name.to_string()).collect();
+        for name in activity::with_pointed_at(self.module, shadowed) {
+            let global = self.module.active_global(&name).expect("only active globals are shadowed");
+            self.shadow_globals.insert(shadow_global_name(&name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
+        }
+    }
+
+    /// The helpers the memory pullbacks call (copies, `realloc`), each added once; returns the
+    /// index of each mixed-field copy's helpers (`memory::field_adjoint_name`).
+    pub(crate) fn add_memory_helpers(&mut self, pullbacks: &HashMap<Inst, Pullback>) -> HashMap<Inst, usize> {
+        let mut copy_layouts = HashMap::new();
+        for (inst, pullback) in pullbacks {
+            if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
+                copy_layouts.insert(*inst, self.field_helpers(layout));
+            }
+            if let Pullback::MemCopy(memory::CopyPlan::Floats(elem)) | Pullback::Realloc(elem) = pullback {
+                if self.copy_helpers.insert(*elem) {
+                    self.output.push(memory::copy_adjoint(&self.namespace, *elem));
+                }
+            }
+            if let Pullback::Realloc(elem) = pullback {
+                if self.realloc_helpers.insert(Some(*elem)) {
+                    self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
+                }
+                if self.realloc_helpers.insert(None) {
+                    self.output.push(memory::shadow_realloc(&self.namespace));
+                }
+            }
+        }
+        copy_layouts
+    }
+
+    /// The stores through nullable shadows the primal checks (`shadows::lossy_stores`), with
+    /// the helper that stops the program at each (one per message).
+    pub(crate) fn add_lossy_store_checks(&mut self, func: &Function, activity: &Activity, nullable: &HashSet<Value>) -> Vec<(Inst, String)> {
+        let mut out = Vec::new();
+        for inst in shadows::lossy_stores(func, activity, nullable) {
+            let message = shadows::lossy_store_message(func, inst);
+            let name = match self.abort_helpers.get(&message) {
+                Some(name) => name.clone(),
+                None => {
+                    let name = format!("__{}_lost_derivative{}", self.namespace, self.abort_helpers.len());
+                    self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
+                    self.abort_helpers.insert(message, name.clone());
+                    name
+                }
+            };
+            out.push((inst, name));
+        }
+        out
+    }
+}
+
+/// Phase "inlining policy". Inlined into their caller (the gradient, or the caller's primal and adjoint, which
+/// end up in one function in turn), a primal and its adjoint pass the tape record in
+/// registers: SROA dissolves it. LLVM's inliner judges each call alone and leaves the
+/// pair out once it is past its threshold (the BA benchmark's camera projection:
+/// 10.4x the primal's time, 7.4x inlined); small ones are marked alwaysinline. Not
+/// recursive ones (their tape is boxed), nor tapes that hold shadow memory, and only
+/// leaves (no differentiated callees of their own): forced inlining through a chain
+/// of callees could multiply the code by the calls at each level.
+pub(crate) fn inlining_policy(leaf: bool, primal: &mut Function, adjoint: &mut Function) {
+    if !leaf {
+        return;
+    }
+    for f in [primal, adjoint] {
+        if f.inst_order().count() <= INLINE_LIMIT {
+            f.attributes.push("alwaysinline".into());
+        }
+    }
+}
+
+/// A phase's output, checked by `zyg_ir::verify` (always: it costs little beside LLVM's own
+/// passes). A phase that breaks SSA or types is reported here, naming the phase and the
+/// instruction, instead of as an LLVM verifier error (or a crash in the writer) later.
+pub(crate) fn verified(f: Function, phase: &str) -> Result<Function, TransformError> {
+    match zyg_ir::verify(&f) {
+        Ok(()) => Ok(f),
+        Err(e) => Err(TransformError::in_function(&f, format!("internal error: the {phase} phase wrote invalid IR: {e}"))),
+    }
+}
+
+/// The shadow of global variable `name`: it accumulates the gradient with respect to the
+/// global's value, as a `dup` argument's shadow does. A C program can read it by declaring
+/// `extern double __zyg_shadow_NAME[...]` with the global's type.
+pub fn shadow_global_name(name: &str) -> String {
+    format!("__zyg_shadow_{name}")
+}
+
+/// The address of the shadow of global variable `global`, in the global's address space
+/// (a shared-memory array's shadow is shared memory too).
+pub fn shadow_global(global: &Constant) -> Option<Constant> {
+    match global {
+        Constant::Global(name, space) => Some(Constant::Global(shadow_global_name(name), *space)),
+        _ => None,
+    }
+}
+
+/// `() -> i64`, the byte size of a generated tape (for calls that allocate it).
+pub(crate) fn tape_size_function(g: &Generated) -> Function {
+    let mut f = Function::new(g.tape_size.clone(), Signature::new(vec![], Type::I64));
+    f.linkage = Linkage::Internal;
+    f.attributes = vec!["alwaysinline".into()];
+    let entry = f.create_block(Some("entry".into()));
+    let mut c = builder::Cursor::at_end(&mut f, entry);
+    let size = c.size_of(&g.tape_ty);
+    c.ret(Some(size));
+    f
+}

@@ -1,0 +1,114 @@
+//! The transform's vocabulary: how a parameter takes part (`ArgActivity`), what to
+//! differentiate (`Spec`), the entry points a request can ask for (`Entry`), and what is
+//! generated for them (`Generated`: a primal and an adjoint; `Gradient`: an entry).
+
+use zyg_ir::{Signature, Type};
+
+/// How a parameter takes part (Enzyme's markers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgActivity {
+    /// No derivative.
+    Const,
+    /// A floating-point value whose gradient is returned (`out`).
+    Active,
+    /// A pointer with a shadow of the same shape that accumulates the gradient (`dup`).
+    Dup,
+}
+
+impl ArgActivity {
+    /// The word of the command line's `--args` and of MLIR's `zyg.args`: `out` (or `active`),
+    /// `const`, `dup`, and `dupnoneed`, which is `dup` (zyg always computes the primal result).
+    pub fn parse(word: &str) -> Option<ArgActivity> {
+        Some(match word {
+            "out" | "active" => ArgActivity::Active,
+            "const" => ArgActivity::Const,
+            "dup" | "dupnoneed" => ArgActivity::Dup,
+            _ => return None,
+        })
+    }
+}
+
+/// A function to differentiate and how each of its parameters takes part.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Spec {
+    pub function: String,
+    pub args: Vec<ArgActivity>,
+    /// The shadows given for `dup` parameters may be null (memory that is not
+    /// differentiated, `shadows`): a callee called with such a shadow. Requests give
+    /// shadows the caller owns, which must not be null.
+    pub shadows_may_be_null: bool,
+}
+
+impl Spec {
+    /// A request's spec: `dup` shadows are the caller's own, never null.
+    pub fn new(function: impl Into<String>, args: Vec<ArgActivity>) -> Spec {
+        Spec { function: function.into(), args, shadows_may_be_null: false }
+    }
+
+    pub(crate) fn suffix(&self) -> String {
+        let mut suffix: String = self
+            .args
+            .iter()
+            .map(|a| match a {
+                ArgActivity::Const => 'c',
+                ArgActivity::Active => 'a',
+                ArgActivity::Dup => 'd',
+            })
+            .collect();
+        if self.shadows_may_be_null {
+            suffix.push('n');
+        }
+        suffix
+    }
+}
+
+/// The primal's signature: the function's parameters, a shadow pointer for each `dup`
+/// one, then the tape.
+pub(crate) fn primal_signature(sig: &Signature, args: &[ArgActivity]) -> Signature {
+    let mut primal = sig.clone();
+    // A shadow has its parameter's type (a pointer into shared memory has a shared shadow).
+    primal.params.extend(sig.params.iter().zip(args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(t, _)| t.clone()));
+    if sig.ret.is_ptr() {
+        primal.params.push(Type::PTR);
+    }
+    primal.params.push(Type::PTR);
+    primal
+}
+
+/// The primal's parameters: the function's, then a shadow for each `dup` one, then (when it
+/// returns a pointer) where to write the returned pointer's shadow, then the tape.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    pub primal: String,
+    pub adjoint: String,
+    pub adjoint_sig: Signature,
+    pub tape_ty: Type,
+    pub args: Vec<ArgActivity>,
+    /// The primal's signature (see `primal_signature`).
+    pub primal_sig: Signature,
+    /// Calls into a function still being generated (recursion) keep its tape on the heap:
+    /// `tape_ty` is then a pointer, allocated with `tape_size()` bytes before the call and
+    /// freed after the adjoint's call, one tape per activation.
+    pub boxed: bool,
+    /// `() -> i64`: the size of the tape, for boxed calls.
+    pub tape_size: String,
+}
+
+/// The entry points a request can ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// `(args) -> gradients`: primal and adjoint in one call, the result's adjoint seeded 1.
+    Gradient,
+    /// Split mode, forward: `(args) -> tape` or `{ tape, result }`; the tape is on the heap.
+    Augmented,
+    /// Split mode, reverse: `(args, [result's adjoint], tape) -> gradients`; frees the tape.
+    Reverse,
+}
+
+/// A generated gradient function: `name(args...) -> { gradients of the active params }`,
+/// where each `dup` parameter is followed by its shadow.
+#[derive(Clone, Debug)]
+pub struct Gradient {
+    pub name: String,
+    pub sig: Signature,
+}
