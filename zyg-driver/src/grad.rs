@@ -9,8 +9,7 @@ use inkwell::context::Context;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::values::AsValueRef;
 use std::path::{Path, PathBuf};
-use zyg_ir::{Function, Linkage, Type};
-use zyg_transform::builder::Cursor;
+use zyg_ir::{Function, Type};
 use zyg_transform::{Differentiator, Gradient, Spec, TransformError};
 
 /// Passes run on each generated function whatever the `-O` level: they turn the adjoint's
@@ -200,8 +199,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         (zyg_ir::llvm::read_functions(&prepared, &roots), aliases)
     };
     conventions.mark_globals(&mut read.module);
-    zyg_transform::types::retype_integer_copies(&mut read.module);
-    zyg_transform::rules::library::add_models(&mut read.module);
+    zyg_transform::normalize(&mut read.module);
     tracing::info!(
         read = read.module.functions.len(),
         unreadable = read.unreadable.len(),
@@ -257,31 +255,16 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         let gradient = diff.gradient(&spec).map_err(transform_error)?;
         let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
         let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
-        let wrapper = if kernel { kernel_wrapper(&export_name, &gradient) } else { export_wrapper(&export_name, &gradient) };
+        let wrapper = if kernel {
+            zyg_transform::kernel_export_wrapper(&export_name, &gradient)
+        } else {
+            zyg_transform::export_wrapper(&export_name, &gradient)
+        };
         exported = Some((wrapper, text));
     }
-    for (name, global) in diff.shadow_globals() {
-        if global.is_shared() {
-            zyg_ir::llvm::define_shared_global(module, name, &global.ty);
-        } else {
-            zyg_ir::llvm::define_zeroed_global(module, name, &global.ty, false);
-        }
-    }
-    // A shadow's pointers start as the global's do, at the other shadows (`double *cur = buf`
-    // has the shadow `&__zyg_shadow_buf`): all of them are defined by now.
-    let shadow_of = |g: &str| {
-        let name = zyg_transform::shadow_global_name(g);
-        diff.shadow_globals().contains_key(&name).then_some(name)
-    };
-    for (name, _) in diff.shadow_globals().iter().filter(|(_, g)| !g.is_shared() && g.ty.holds_pointers()) {
-        let primal = name.strip_prefix(&zyg_transform::shadow_global_name("")).expect("shadow globals are named after theirs");
-        zyg_ir::llvm::mirror_initializer(module, name, primal, &shadow_of);
-    }
-    if !gpu {
-        let (cache, cache_ty) = zyg_transform::stack::cache_global(&ns);
-        zyg_ir::llvm::define_zeroed_global(module, &cache, &cache_ty, true);
-    }
-    let mut functions = diff.finish();
+    let output = diff.finish();
+    define_globals(module, &output);
+    let mut functions = output.functions;
     if let Some((wrapper, _)) = &exported {
         functions.push(wrapper.clone());
     }
@@ -332,22 +315,20 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
 fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[callsite::Request], path: &Path) -> Result<Vec<String>> {
     let mut targets = Vec::new();
     for r in requests {
-        let mut target = if r.callbacks.is_empty() {
-            r.function.clone()
-        } else {
-            zyg_transform::specialize::with_callbacks(&mut read.module, ns, &r.function, &r.callbacks)
-                .ok_or_else(|| missing_function(path, &r.function, read))?
+        let seed = match r.seed {
+            Some(seed) => {
+                // SAFETY: the type is one of the module's, alive as long as its context.
+                let memory = r.result_memory.map(|t| zyg_ir::llvm::type_of(unsafe { inkwell::types::AnyTypeEnum::new(t) }));
+                let memory = memory.transpose().map_err(|message| DriverError::Request {
+                    path: path.to_path_buf(),
+                    message: format!("{}: {message}", r.place),
+                })?;
+                Some((seed, memory))
+            }
+            None => None,
         };
-        if let Some(seed) = r.seed {
-            // SAFETY: the type is one of the module's, alive as long as its context.
-            let memory = r.result_memory.map(|t| zyg_ir::llvm::type_of(unsafe { inkwell::types::AnyTypeEnum::new(t) }));
-            let memory = memory.transpose().map_err(|message| DriverError::Request {
-                path: path.to_path_buf(),
-                message: format!("{}: {message}", r.place),
-            })?;
-            target = zyg_transform::wrap::with_result(&mut read.module, ns, &target, seed, memory.as_ref())
-                .ok_or_else(|| missing_function(path, &target, read))?;
-        }
+        let target = zyg_transform::request_target(&mut read.module, ns, &r.function, &r.callbacks, seed)
+            .map_err(|missing| missing_function(path, &missing, read))?;
         targets.push(target);
     }
     Ok(targets)
@@ -357,7 +338,7 @@ fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[ca
 /// (or its callees): its adjoint would be split between the shadow the request passes and
 /// the global's own shadow (`__zyg_shadow_NAME`), so each would hold part of the gradient.
 fn refuse_global_passed_as_dup(r: &callsite::Request, target: &str, module: &zyg_ir::Module, path: &Path) -> Result<()> {
-    let used = zyg_transform::activity::active_globals_reached(module, target);
+    let used = zyg_transform::globals_reached(module, target);
     for (kind, value) in r.kinds.iter().zip(&r.values) {
         if *kind != ArgActivity::Dup {
             continue;
@@ -456,28 +437,6 @@ fn export_kinds(func: &Function, args: Option<&[ArgActivity]>, kernel: bool, pat
     Ok(args.to_vec())
 }
 
-/// The exported gradient of a kernel: `void name(args, shadows after pointers, float
-/// *d_out...)`, one pointer per `out` argument into which every thread adds its part.
-fn kernel_wrapper(name: &str, gradient: &Gradient) -> Function {
-    let Type::Struct(fields) = &gradient.sig.ret else { unreachable!("gradients return a struct") };
-    let mut sig = gradient.sig.clone();
-    sig.ret = Type::Void;
-    sig.params.extend(fields.iter().map(|_| Type::PTR));
-    let mut f = Function::new(name, sig);
-    f.linkage = Linkage::External;
-    let entry = f.create_block(Some("entry".into()));
-    let params = f.params.clone();
-    let given = gradient.sig.params.len();
-    let mut c = Cursor::at_end(&mut f, entry);
-    let grads = c.call(&gradient.name, gradient.sig.clone(), params[..given].to_vec()).expect("a struct");
-    for (k, ty) in fields.iter().enumerate() {
-        let g = c.extract(grads, k as u32);
-        c.atomic_add_into(params[given + k], ty, g);
-    }
-    c.ret(None);
-    f
-}
-
 /// A request whose gradient struct has more fields than this gets it through memory: a
 /// wrapper stores the struct through a pointer, and the call site loads each field. Given
 /// as a value, the call site takes it apart into the request's own struct type, a chain of
@@ -496,7 +455,7 @@ fn wide_wrappers(requests: &[callsite::Request], grads: &[Gradient]) -> Vec<Opti
         .zip(grads)
         .map(|(r, g)| match &g.sig.ret {
             Type::Struct(fields) if r.entry != zyg_transform::Entry::Augmented && fields.len() > WIDE_GRADIENT => {
-                Some(store_wrapper(&format!("{}.into", g.name), g))
+                Some(zyg_transform::store_gradients_wrapper(&format!("{}.into", g.name), g))
             }
             _ => None,
         })
@@ -521,52 +480,22 @@ fn call_targets(module: &inkwell::module::Module<'_>, grads: &[Gradient], throug
         .collect()
 }
 
-/// `void name(ptr out, args)`: calls the gradient and stores its struct through `out`.
-fn store_wrapper(name: &str, gradient: &Gradient) -> Function {
-    let mut sig = gradient.sig.clone();
-    sig.ret = Type::Void;
-    sig.params.insert(0, Type::PTR);
-    let mut f = Function::new(name, sig);
-    let entry = f.create_block(Some("entry".into()));
-    let params = f.params.clone();
-    let mut c = Cursor::at_end(&mut f, entry);
-    let grads = c.call(&gradient.name, gradient.sig.clone(), params[1..].to_vec()).expect("a struct");
-    c.store(grads, params[0]);
-    c.ret(None);
-    f
-}
-
-/// The exported gradient: `T name(args)` for one `out` argument, `void name(args)` for
-/// none, and `void name(struct *out, args)` for several (a pointer keeps the C ABI simple
-/// and identical on every target).
-fn export_wrapper(name: &str, gradient: &Gradient) -> Function {
-    let Type::Struct(fields) = &gradient.sig.ret else { unreachable!("gradients return a struct") };
-    let mut sig = gradient.sig.clone();
-    let several = fields.len() > 1;
-    sig.ret = match fields.len() {
-        1 => fields[0].clone(),
-        _ => Type::Void,
-    };
-    if several {
-        sig.params.insert(0, Type::PTR);
-    }
-    let mut f = Function::new(name, sig);
-    f.linkage = Linkage::External;
-    let entry = f.create_block(Some("entry".into()));
-    let params = f.params.clone();
-    let mut c = Cursor::at_end(&mut f, entry);
-    let args = if several { params[1..].to_vec() } else { params.clone() };
-    let grads = c.call(&gradient.name, gradient.sig.clone(), args).expect("a struct");
-    match fields.len() {
-        0 => c.ret(None),
-        1 => {
-            let g = c.extract(grads, 0);
-            c.ret(Some(g));
-        }
-        _ => {
-            c.store(grads, params[0]);
-            c.ret(None);
+/// Defines the globals the generated code uses (`zyg_transform::Output::globals`): zeroed,
+/// thread-local, shared memory; then the shadows of globals holding pointers start as their
+/// globals do, at the other shadows (`double *cur = buf` has the shadow `&__zyg_shadow_buf`),
+/// once all of them are defined.
+fn define_globals(module: &inkwell::module::Module<'_>, output: &zyg_transform::Output) {
+    use zyg_transform::GlobalInit;
+    for g in &output.globals {
+        match &g.init {
+            GlobalInit::Shared => zyg_ir::llvm::define_shared_global(module, &g.name, &g.ty),
+            GlobalInit::ThreadLocalZero => zyg_ir::llvm::define_zeroed_global(module, &g.name, &g.ty, true),
+            GlobalInit::Zero | GlobalInit::Mirror { .. } => zyg_ir::llvm::define_zeroed_global(module, &g.name, &g.ty, false),
         }
     }
-    f
+    for g in &output.globals {
+        if let GlobalInit::Mirror { of } = &g.init {
+            zyg_ir::llvm::mirror_initializer(module, &g.name, of, &|global: &str| output.shadow_of(global));
+        }
+    }
 }

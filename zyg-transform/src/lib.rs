@@ -20,6 +20,8 @@ pub mod floatbits;
 pub mod gather;
 pub mod gpu;
 mod helpers;
+mod exports;
+mod requests;
 pub mod memory;
 pub mod memtypes;
 pub mod primal;
@@ -37,6 +39,9 @@ use activity::Activity;
 pub use error::TransformError;
 pub use helpers::{shadow_global, shadow_global_name};
 use helpers::{inlining_policy, tape_size_function, verified};
+pub use exports::{export_wrapper, kernel_export_wrapper, store_gradients_wrapper};
+pub use requests::{globals_reached, normalize, request_target, GlobalInit, NewGlobal, Output};
+pub use wrap::ResultSeed;
 pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
 use spec::primal_signature;
 use rules::E;
@@ -236,16 +241,9 @@ impl<'m> Differentiator<'m> {
         self.conventions = conventions;
     }
 
-    /// The shadow globals the generated code refers to (`shadow_global_name`), with their
-    /// types and address spaces: the caller defines each, zero-initialised (shared memory:
-    /// uninitialised, the gradient zeroes it), unless the module already does.
-    pub fn shadow_globals(&self) -> &BTreeMap<String, zyg_ir::GlobalVar> {
-        &self.shadow_globals
-    }
-
-    /// The generated functions, callees first.
-    pub fn finish(self) -> Vec<Function> {
-        self.output
+    /// The generated functions, callees first, and the globals they use (`Output`).
+    pub fn finish(self) -> Output {
+        Output::new(self.output, &self.shadow_globals, &self.namespace, self.gpu)
     }
 
     /// The gradient function for `spec`, generating it on first request.

@@ -91,7 +91,7 @@ fn differentiator_names_and_signatures() {
     // Asking again reuses it.
     let again = d.gradient(&Spec::new("f", vec![Active, Active, Const])).unwrap();
     assert_eq!(again.name, g.name);
-    let out = d.finish();
+    let out = d.finish().functions;
     let names: Vec<&str> = out.iter().map(|f| f.name.as_str()).collect();
     for want in ["__zyg_stack_push", "f.zyg.primal.aac", "f.zyg.adjoint.aac", "f.zyg.grad.aac"] {
         assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want} in {names:?}");
@@ -130,5 +130,5 @@ fn errors_name_the_construct() {
     assert_eq!(g.name, "r.zyg.grad.a");
     let e = d.gradient(&Spec::new("nope", vec![])).unwrap_err();
     assert!(e.to_string().contains("needs the body"), "{e}");
-    assert!(d.finish().iter().any(|f| f.name == "r.zyg.tapesize.a"));
+    assert!(d.finish().functions.iter().any(|f| f.name == "r.zyg.tapesize.a"));
 }

@@ -48,7 +48,8 @@ fn setup(case: &Case) -> Setup {
     let m = common::module_of(case.text);
     let mut d = Differentiator::new(&m, "zyg");
     let g = d.gradient(&Spec::new(case.func, case.args.clone())).unwrap_or_else(|e| panic!("{e}"));
-    let out = d.finish();
+    let output = d.finish();
+    let out = output.functions;
     for f in &out {
         zyg_ir::verify(f).unwrap_or_else(|e| panic!("{}: {e}", f.name));
     }
@@ -65,8 +66,9 @@ fn setup(case: &Case) -> Setup {
         })
         .expect("the tape's alloca");
     let mut interp = Interpreter::new(m.functions.iter().chain(&out));
-    let (cache, cache_ty) = stack::cache_global("zyg");
-    interp.define_global(&cache, &cache_ty).unwrap();
+    for g in &output.globals {
+        interp.define_global(&g.name, &g.ty).unwrap();
+    }
     Setup {
         interp,
         params: m.function(case.func).expect("the function").sig.params.clone(),
