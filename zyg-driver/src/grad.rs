@@ -171,8 +171,63 @@ fn check_export_name(module: &inkwell::module::Module<'_>, name: &str, path: &Pa
 
 /// Fills in the module's gradient requests (and `--fn`'s export) in place, and verifies
 /// the result; returns the exported gradient's C prototype, if any. `zyg grad` and the
-/// `grad` step of `zyg opt` pipelines.
+/// `grad` step of `zyg opt` pipelines. A pipeline: find the requests, prepare a copy and
+/// read it into zyg-ir, differentiate, write the generated functions, rewrite the call
+/// sites (docs/ARCHITECTURE.md, "`zyg grad`, end to end").
 pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::targets::TargetMachine, path: &Path, opts: &GradOptions) -> Result<Option<String>> {
+    let requests = find_requests(module, path, opts)?;
+    let ns = namespace(module);
+    // What the program declares about its functions and globals (inactive, function-like,
+    // allocators); calls marked inactive at the call site are renamed in the prepared copy.
+    let crate::conventions::Declared { mut conventions, kept } = crate::conventions::read(module, path)?;
+    let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &requests, opts, &mut conventions)?;
+    let targets = request_targets(&mut read, &ns, &requests, path)?;
+    crate::supervisor::phase("differentiating");
+    let custom = crate::custom::custom_rules(module, path)?;
+    let registered = crate::inlining::registered(&custom, &conventions, &aliases);
+    let differentiated: Vec<String> = read.module.functions.iter().map(|f| f.name.clone()).collect();
+    let requested = requests.iter().map(|r| r.function.clone()).collect();
+    crate::inlining::warn_lost(module, path, &registered, &differentiated, &requested);
+    let mut diff = Differentiator::new(&read.module, &ns);
+    if is_gpu(module) {
+        diff = diff.for_gpu();
+    }
+    diff.set_custom_rules(custom);
+    diff.set_conventions(conventions);
+    let mut grads = Vec::new();
+    for (r, target) in requests.iter().zip(&targets) {
+        refuse_global_passed_as_dup(r, target, &read.module, path)?;
+        let spec = Spec::new(target.clone(), r.kinds.clone());
+        grads.push(diff.entry(&spec, r.entry).map_err(|e| transform_error(e, &read, path))?);
+    }
+    let exported = match &opts.function {
+        Some(name) => Some(export(module, &mut diff, &read, name, opts, path)?),
+        None => None,
+    };
+    let output = diff.finish();
+    define_globals(module, &output);
+    let mut functions = output.functions;
+    functions.extend(exported.as_ref().map(|(wrapper, _)| wrapper.clone()));
+    let through = wide_wrappers(&requests, &grads);
+    let mut wrapped = std::collections::HashSet::new();
+    functions.extend(through.iter().flatten().filter(|w| wrapped.insert(w.name.clone())).cloned());
+    tracing::info!(functions = functions.len(), "generated primals, adjoints and gradients");
+    let kernel_export = exported.as_ref().filter(|_| opts.function.as_deref().is_some_and(|n| is_kernel(module, n)));
+    // Helpers shared by several functions are compiled for the first one's machine.
+    let first_root = requests.first().map(|r| r.function.as_str()).or(opts.function.as_deref());
+    write_generated(module, machine, path, &ns, &functions, first_root, kernel_export.map(|(w, _)| w.name.as_str()))?;
+    let written = call_targets(module, &grads, &through);
+    callsite::rewrite_all(&requests, &written, path)?;
+    callsite::remove_dead_markers(&requests);
+    crate::conventions::restore_call_sites(module, &aliases);
+    crate::inlining::release_kept(module, &kept);
+    module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
+    Ok(exported.map(|(_, text)| text))
+}
+
+/// Step "find requests": calls to `__enzyme_autodiff` and friends (and `--fn`'s export name
+/// checked).
+fn find_requests(module: &inkwell::module::Module<'_>, path: &Path, opts: &GradOptions) -> Result<Vec<callsite::Request>> {
     crate::supervisor::phase("finding the gradient requests");
     if let Some(name) = &opts.function {
         check_export_name(module, &opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad")), path)?;
@@ -182,22 +237,30 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
     if requests.is_empty() && opts.function.is_none() {
         tracing::warn!("{}: no gradient requests (__enzyme_autodiff and friends) and no --fn: nothing to differentiate", path.display());
     }
+    Ok(requests)
+}
 
+/// Steps "prepare" and "read": a prepared copy of the module (`prepare`), the functions
+/// to differentiate read from it into zyg-ir, with the program's conventions marked and
+/// brought to the transform's shape (`zyg_transform::normalize`). Also returns the names
+/// of call sites renamed for their conventions (`conventions::mark_call_sites`).
+fn prepare_and_read(
+    module: &inkwell::module::Module<'_>,
+    machine: &inkwell::targets::TargetMachine,
+    path: &Path,
+    ns: &str,
+    requests: &[callsite::Request],
+    opts: &GradOptions,
+    conventions: &mut zyg_transform::conventions::Conventions,
+) -> Result<(zyg_ir::llvm::ReadModule, Vec<(String, String)>)> {
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
     roots.extend(opts.function.clone());
-    let ns = namespace(module);
-    // What the program declares about its functions and globals (inactive, function-like,
-    // allocators); calls marked inactive at the call site are renamed in the prepared copy.
-    let declared = crate::conventions::read(module, path)?;
-    let mut conventions = declared.conventions;
-    let (mut read, aliases) = {
-        crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
-        let prepared = prepare::prepare(module, machine, path)?;
-        let aliases = crate::conventions::mark_call_sites(&prepared, &ns, &mut conventions);
-        crate::supervisor::phase("reading the functions to differentiate");
-        (zyg_ir::llvm::read_functions(&prepared, &roots), aliases)
-    };
+    crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
+    let prepared = prepare::prepare(module, machine, path)?;
+    let aliases = crate::conventions::mark_call_sites(&prepared, ns, conventions);
+    crate::supervisor::phase("reading the functions to differentiate");
+    let mut read = zyg_ir::llvm::read_functions(&prepared, &roots);
     conventions.mark_globals(&mut read.module);
     zyg_transform::normalize(&mut read.module);
     tracing::info!(
@@ -206,77 +269,72 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
         "prepared a copy ({}) and read the functions to differentiate",
         prepare::PREPARE_PIPELINE
     );
-    let targets = request_targets(&mut read, &ns, &requests, path)?;
-    // A callee zyg must differentiate but could not read: the reason it could not is the
-    // error, at the instruction that stopped it ("has no body" would mislead).
-    let transform_error = |source: TransformError| {
-        let unreadable = source.callee.as_ref().and_then(|c| read.unreadable.get(c).map(|e| (c, e)));
-        match unreadable {
-            Some((callee, e)) => {
-                let mut diagnostic = e.clone();
-                let caller = &source.diagnostic.function;
-                diagnostic.message = if caller == callee {
-                    format!("{} (in the function to differentiate)", e.message)
-                } else {
-                    format!("{} (zyg must differentiate `{callee}` for `{caller}`)", e.message)
-                };
-                let source = TransformError { diagnostic, callee: None };
-                DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note: String::new() }
-            }
-            None => DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note: String::new() },
+    Ok((read, aliases))
+}
+
+/// A transform error as the driver reports it. A callee zyg must differentiate but could
+/// not read: the reason it could not is the error, at the instruction that stopped it ("has
+/// no body" would mislead).
+fn transform_error(source: TransformError, read: &zyg_ir::llvm::ReadModule, path: &Path) -> DriverError {
+    let unreadable = source.callee.as_ref().and_then(|c| read.unreadable.get(c).map(|e| (c, e)));
+    let source = match unreadable {
+        Some((callee, e)) => {
+            let mut diagnostic = e.clone();
+            let caller = &source.diagnostic.function;
+            diagnostic.message = if caller == callee {
+                format!("{} (in the function to differentiate)", e.message)
+            } else {
+                format!("{} (zyg must differentiate `{callee}` for `{caller}`)", e.message)
+            };
+            TransformError { diagnostic, callee: None }
         }
+        None => source,
     };
+    DriverError::Transform { path: path.to_path_buf(), source: Box::new(source), note: String::new() }
+}
 
-    crate::supervisor::phase("differentiating");
-    let gpu = is_gpu(module);
-    let mut diff = Differentiator::new(&read.module, &ns);
-    if gpu {
-        diff = diff.for_gpu();
-    }
-    let custom = crate::custom::custom_rules(module, path)?;
-    let registered = crate::inlining::registered(&custom, &conventions, &aliases);
-    let differentiated: Vec<String> = read.module.functions.iter().map(|f| f.name.clone()).collect();
-    let requested = requests.iter().map(|r| r.function.clone()).collect();
-    crate::inlining::warn_lost(module, path, &registered, &differentiated, &requested);
-    diff.set_custom_rules(custom);
-    diff.set_conventions(conventions);
-    let mut grads = Vec::new();
-    for (r, target) in requests.iter().zip(&targets) {
-        refuse_global_passed_as_dup(r, target, &read.module, path)?;
-        let spec = Spec::new(target.clone(), r.kinds.clone());
-        grads.push(diff.entry(&spec, r.entry).map_err(transform_error)?);
-    }
-    let mut exported = None;
-    if let Some(name) = &opts.function {
-        let func = read.module.function(name).ok_or_else(|| missing_function(path, name, &read))?;
-        let kernel = is_kernel(module, name);
-        let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
-        let spec = Spec::new(name.clone(), kinds.clone());
-        let gradient = diff.gradient(&spec).map_err(transform_error)?;
-        let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
-        let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
-        let wrapper = if kernel {
-            zyg_transform::kernel_export_wrapper(&export_name, &gradient)
-        } else {
-            zyg_transform::export_wrapper(&export_name, &gradient)
-        };
-        exported = Some((wrapper, text));
-    }
-    let output = diff.finish();
-    define_globals(module, &output);
-    let mut functions = output.functions;
-    if let Some((wrapper, _)) = &exported {
-        functions.push(wrapper.clone());
-    }
-    let through = wide_wrappers(&requests, &grads);
-    let mut wrapped = std::collections::HashSet::new();
-    functions.extend(through.iter().flatten().filter(|w| wrapped.insert(w.name.clone())).cloned());
+/// `--fn`'s export: the gradient of `name` and its wrapper under the export name, with its
+/// C prototype (`header`).
+fn export(
+    module: &inkwell::module::Module<'_>,
+    diff: &mut Differentiator,
+    read: &zyg_ir::llvm::ReadModule,
+    name: &str,
+    opts: &GradOptions,
+    path: &Path,
+) -> Result<(Function, String)> {
+    let func = read.module.function(name).ok_or_else(|| missing_function(path, name, read))?;
+    let kernel = is_kernel(module, name);
+    let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
+    let spec = Spec::new(name, kinds);
+    let gradient = diff.gradient(&spec).map_err(|e| transform_error(e, read, path))?;
+    let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
+    let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
+    let wrapper = if kernel {
+        zyg_transform::kernel_export_wrapper(&export_name, &gradient)
+    } else {
+        zyg_transform::export_wrapper(&export_name, &gradient)
+    };
+    Ok((wrapper, text))
+}
 
-    tracing::info!(functions = functions.len(), "generated primals, adjoints and gradients");
+/// Step "write": the generated functions into the user's module, each compiled for the
+/// machine of the code it came from, cleaned up (`GENERATED_CLEANUP`); `kernel_export` is
+/// the exported gradient of a kernel, a kernel itself.
+fn write_generated(
+    module: &inkwell::module::Module<'_>,
+    machine: &inkwell::targets::TargetMachine,
+    path: &Path,
+    ns: &str,
+    functions: &[Function],
+    first_root: Option<&str>,
+    kernel_export: Option<&str>,
+) -> Result<()> {
     crate::supervisor::phase("writing the generated functions");
     let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
-    let fallback = roots.first().and_then(|r| function(module, r));
-    for f in &functions {
+    let gpu = is_gpu(module);
+    let fallback = first_root.and_then(|r| function(module, r));
+    for f in functions {
         let fv = zyg_ir::llvm::write_function(module, f).map_err(|e| llvm(e.to_string()))?;
         let origin = f.name.split_once(&format!(".{ns}.")).and_then(|(source, _)| function(module, source));
         copy_target_attributes(origin.or(fallback), fv);
@@ -287,7 +345,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
             add_function_attribute(fv, "convergent");
         }
         prepare::restore_dynamic_allocas(fv);
-        if exported.as_ref().is_some_and(|(w, _)| w.name == f.name) && opts.function.as_deref().is_some_and(|n| is_kernel(module, n)) {
+        if kernel_export == Some(f.name.as_str()) {
             fv.set_call_conventions(PTX_KERNEL);
         }
         fv.run_passes(GENERATED_CLEANUP, machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
@@ -300,13 +358,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
             unsafe { marker.delete() };
         }
     }
-    let written = call_targets(module, &grads, &through);
-    callsite::rewrite_all(&requests, &written, path)?;
-    callsite::remove_dead_markers(&requests);
-    crate::conventions::restore_call_sites(module, &aliases);
-    crate::inlining::release_kept(module, &declared.kept);
-    module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
-    Ok(exported.map(|(_, text)| text))
+    Ok(())
 }
 
 /// The function each request differentiates: its own, or a copy specialised to the
