@@ -3,9 +3,18 @@
 //! gradient entry's derivatives, and those match central finite differences of the original
 //! (`dup` shadows included). Every generated function verifies.
 //!
-//! To add a case: write the function in the text form (loops in LLVM's canonical shape: a
-//! preheader, one latch, LCSSA phis at the exits), give each parameter an `ArgActivity` and
-//! a few points, and call `check`.
+//! The cases are the `.zir` files of `tests/zir/`: functions in zyg-ir's text form (loops in
+//! LLVM's canonical shape: a preheader, one latch, LCSSA phis at the exits) under comment
+//! lines that say what to check:
+//!
+//! ```text
+//! ; case: poly dup,active,const      the function, and how each parameter takes part
+//! ; seed: 0 [1.0,-0.5]               adjoints seeded into parameter 0's shadow
+//! ; tape-bytes-at-most: 16           a bound on the tape's fixed record
+//! ; at: [1.0,-2.0] 0.7 i3            a point: a buffer of doubles, a double, an integer
+//! ```
+//!
+//! Each `case:` is checked at each of its `at:` points; every file of the directory runs.
 
 mod common;
 
@@ -13,6 +22,7 @@ use zyg_ir::interp::{layout, Interpreter, Val};
 use zyg_ir::{Function, InstKind, Type};
 use zyg_transform::ArgActivity::{self, Active, Const, Dup};
 use zyg_transform::{stack, Differentiator, Spec};
+use std::path::Path;
 
 /// An argument at one point: a float, a buffer of doubles, or an integer.
 #[derive(Clone, Debug)]
@@ -27,10 +37,13 @@ use Arg::{Buf, F, I};
 /// the shadows of `dup` buffers (index of the argument, one seed per element): the objective
 /// is the function's result (if a float) plus each seed times its element's final value.
 struct Case {
-    text: &'static str,
-    func: &'static str,
+    text: String,
+    func: String,
     args: Vec<ArgActivity>,
     seeds: Vec<(usize, Vec<f64>)>,
+    /// The most bytes the tape's fixed record may take (the recompute plan and the tape
+    /// layout keep what a loop needs per iteration off it), if the case says.
+    tape_bytes_at_most: Option<u64>,
 }
 
 /// The transform's output and an interpreter of it and the original module.
@@ -45,9 +58,9 @@ struct Setup {
 }
 
 fn setup(case: &Case) -> Setup {
-    let m = common::module_of(case.text);
+    let m = common::module_of(&case.text);
     let mut d = Differentiator::new(&m, "zyg");
-    let g = d.gradient(&Spec::new(case.func, case.args.clone())).unwrap_or_else(|e| panic!("{e}"));
+    let g = d.gradient(&Spec::new(case.func.as_str(), case.args.clone())).unwrap_or_else(|e| panic!("{e}"));
     let output = d.finish();
     let out = output.functions;
     for f in &out {
@@ -71,7 +84,7 @@ fn setup(case: &Case) -> Setup {
     }
     Setup {
         interp,
-        params: m.function(case.func).expect("the function").sig.params.clone(),
+        params: m.function(&case.func).expect("the function").sig.params.clone(),
         grad: g.name,
         primal: find(&format!("{}.zyg.primal.{mask}", case.func)),
         adjoint: find(&format!("{}.zyg.adjoint.{mask}", case.func)),
@@ -145,7 +158,7 @@ impl Prepared {
 /// The original function's result and its buffers' final contents.
 fn original(s: &mut Setup, case: &Case, args: &[Arg]) -> (Option<Val>, Vec<Vec<f64>>) {
     let p = Prepared::new(s, case, args);
-    let result = s.interp.call(case.func, &p.vals).unwrap_or_else(|e| panic!("{}: {e}", case.func));
+    let result = s.interp.call(&case.func, &p.vals).unwrap_or_else(|e| panic!("{}: {e}", case.func));
     (result, p.read(&s.interp, &p.bufs, args))
 }
 
@@ -238,6 +251,9 @@ fn split_run(s: &mut Setup, case: &Case, args: &[Arg], at: &str) -> Vec<Vec<f64>
 /// Runs every check of a case at each point; returns the interpreter, for more checks.
 fn check(case: &Case, points: &[Vec<Arg>]) -> Interpreter {
     let mut s = setup(case);
+    if let Some(most) = case.tape_bytes_at_most {
+        assert!(s.tape_bytes <= most, "{} {:?}: a tape record of {} bytes, over {most}", case.func, case.args, s.tape_bytes);
+    }
     for args in points {
         let mut at = format!("{} {:?} at {args:?}", case.func, case.args);
         if at.len() > 300 {
@@ -257,253 +273,85 @@ fn check(case: &Case, points: &[Vec<Arg>]) -> Interpreter {
     s.interp
 }
 
-const STRAIGHT_LINE: &str = r#"
-declare double @sin(double)
-declare double @exp(double)
-declare double @sqrt(double)
-declare double @llvm.pow.f64(double, double)
-
-define double @mix(double %x, double %y) {
-entry:
-  %xy = fmul double %x, double %y
-  %s = call double @sin(double %xy)
-  %e = call double @exp(double %x)
-  %q = fdiv double %e, double %y
-  %xx = fmul double %x, double %x
-  %yy = fmul double %y, double %y
-  %r2 = fadd double %xx, double %yy
-  %r = call double @sqrt(double %r2)
-  %p = call double @llvm.pow.f64(double %r2, double 0.75)
-  %a = fadd double %s, double %q
-  %b = fsub double %a, double %r
-  %c = fadd double %b, double %p
-  ret double %c
+/// The cases of one `.zir` file, each with its points.
+fn cases_of(text: &str) -> Vec<(Case, Vec<Vec<Arg>>)> {
+    let mut out: Vec<(Case, Vec<Vec<Arg>>)> = Vec::new();
+    for line in text.lines() {
+        let Some((key, rest)) = line.strip_prefix("; ").and_then(|l| l.split_once(": ")) else { continue };
+        let rest = rest.trim();
+        if key == "case" {
+            let (func, kinds) = rest.split_once(' ').expect("`case: FUNC KINDS`");
+            let args = kinds.split(',').map(|k| ArgActivity::parse(k).unwrap_or_else(|| panic!("kind `{k}`"))).collect();
+            let case = Case { text: text.to_string(), func: func.to_string(), args, seeds: vec![], tape_bytes_at_most: None };
+            out.push((case, vec![]));
+            continue;
+        }
+        let Some((case, points)) = out.last_mut() else { continue };
+        match key {
+            "at" => points.push(rest.split_whitespace().map(arg).collect()),
+            "seed" => {
+                let (index, values) = rest.split_once(' ').expect("`seed: INDEX [v,...]`");
+                case.seeds.push((index.parse().expect("an argument index"), floats(values)));
+            }
+            "tape-bytes-at-most" => case.tape_bytes_at_most = Some(rest.parse().expect("a byte count")),
+            _ => {}
+        }
+    }
+    out
 }
-"#;
 
+/// `[1.0,2.0]`, `i3` or `0.5`.
+fn arg(word: &str) -> Arg {
+    if word.starts_with('[') {
+        Buf(floats(word))
+    } else if let Some(n) = word.strip_prefix('i') {
+        I(n.parse().expect("an integer"))
+    } else {
+        F(word.parse().expect("a float"))
+    }
+}
+
+fn floats(list: &str) -> Vec<f64> {
+    let inner = list.trim().trim_start_matches('[').trim_end_matches(']');
+    inner.split(',').filter(|w| !w.is_empty()).map(|w| w.trim().parse().expect("a float")).collect()
+}
+
+fn zir(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/zir").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every case of every file of `tests/zir/`.
 #[test]
-fn straight_line_math() {
-    let points = [vec![F(0.3), F(1.7)], vec![F(-1.2), F(0.8)], vec![F(2.0), F(-0.5)]];
-    check(&Case { text: STRAIGHT_LINE, func: "mix", args: vec![Active, Active], seeds: vec![] }, &points);
-    check(&Case { text: STRAIGHT_LINE, func: "mix", args: vec![Const, Active], seeds: vec![] }, &points);
+fn zir_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/zir");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut checked = 0;
+    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "zir")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let cases = cases_of(&text);
+        assert!(!cases.is_empty(), "{}: no `; case:` line", file.display());
+        for (case, points) in cases {
+            assert!(!points.is_empty(), "{}: case {} has no `; at:` point", file.display(), case.func);
+            eprintln!("{}: {} {:?}", file.display(), case.func, case.args);
+            check(&case, &points);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} cases found under {}", dir.display());
 }
 
-const LOOPS: &str = r#"
-define double @sumsq(ptr %x, i64 %n) {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
-  %acc = phi double [ 0.0, %entry ], [ %acc.next, %loop ]
-  %p = getelementptr inbounds double, ptr %x, i64 %i
-  %v = load double, ptr %p
-  %sq = fmul double %v, double %v
-  %acc.next = fadd double %acc, double %sq
-  %i.next = add i64 %i, i64 1
-  %more = icmp slt i64 %i.next, i64 %n
-  br i1 %more, label %loop, label %exit
-exit:
-  %r = phi double [ %acc.next, %loop ]
-  ret double %r
-}
-
-define double @poly(ptr %c, double %x, i64 %n) {
-entry:
-  %last = sub i64 %n, i64 1
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
-  %acc = phi double [ 0.0, %entry ], [ %acc.next, %loop ]
-  %k = sub i64 %last, i64 %i
-  %p = getelementptr inbounds double, ptr %c, i64 %k
-  %ck = load double, ptr %p
-  %ax = fmul double %acc, double %x
-  %acc.next = fadd double %ax, double %ck
-  %i.next = add i64 %i, i64 1
-  %more = icmp slt i64 %i.next, i64 %n
-  br i1 %more, label %loop, label %exit
-exit:
-  %r = phi double [ %acc.next, %loop ]
-  ret double %r
-}
-"#;
-
+/// Many iterations: the tape's records outgrow a stack chunk (64 KiB), and the stacks'
+/// released chunks wait in the cache, `{ ptr head, i64 count }`.
 #[test]
-fn loop_over_an_array_sum_of_squares() {
-    let points = [
-        vec![Buf(vec![1.0, -2.0, 3.0]), I(3)],
-        vec![Buf(vec![0.5, 0.25, -4.0, 2.0, 1.5]), I(5)],
-        vec![Buf(vec![7.0, 1.0, 1.0, 1.0]), I(2)],
-    ];
-    check(&Case { text: LOOPS, func: "sumsq", args: vec![Dup, Const], seeds: vec![] }, &points);
-}
-
-#[test]
-fn loop_over_an_array_polynomial() {
-    let points = [
-        vec![Buf(vec![1.0, -2.0, 3.0]), F(0.7), I(3)],
-        vec![Buf(vec![0.5, 0.25, -4.0, 2.0, 1.5]), F(-1.3), I(5)],
-        vec![Buf((0..40).map(|k| 1.0 / f64::from(k + 1)).collect()), F(0.99), I(40)],
-    ];
-    check(&Case { text: LOOPS, func: "poly", args: vec![Dup, Active, Const], seeds: vec![] }, &points);
-    // Many iterations: the tape's records outgrow a stack chunk (64 KiB).
+fn long_loops_reuse_stack_chunks() {
+    let text = zir("loops.zir");
+    let case = Case { text, func: "poly".into(), args: vec![Const, Active, Const], seeds: vec![], tape_bytes_at_most: None };
     let long = vec![Buf((0..20_000).map(|k| 1.0 / f64::from(k + 1)).collect()), F(0.5), I(20_000)];
-    let it = check(&Case { text: LOOPS, func: "poly", args: vec![Const, Active, Const], seeds: vec![] }, &[points[0].clone(), long]);
-    // The stacks' released chunks wait in the cache, `{ ptr head, i64 count }`: the long
-    // loop's records took several.
+    let short = vec![Buf((0..40).map(|k| 1.0 / f64::from(k + 1)).collect()), F(0.99), I(40)];
+    let it = check(&case, &[short, long]);
     let (cache, _) = stack::cache_global("zyg");
     let count = it.load(it.global(&cache).unwrap() + 8, &Type::I64).unwrap();
     assert!(count.as_i128().unwrap() >= 2, "{count:?} chunks cached");
-}
-
-const BRANCH: &str = r#"
-declare double @sin(double)
-
-define double @branch(double %x, double %y) {
-entry:
-  %pos = fcmp ogt double %x, double 0.0
-  br i1 %pos, label %then, label %else
-then:
-  %a = fmul double %x, double %x
-  %a2 = fmul double %a, double %y
-  br label %join
-else:
-  %s = call double @sin(double %x)
-  %b = fmul double %s, double %y
-  br label %join
-join:
-  %r = phi double [ %a2, %then ], [ %b, %else ]
-  %out = fadd double %r, double %x
-  ret double %out
-}
-"#;
-
-#[test]
-fn a_branch_and_its_phi() {
-    let points = [vec![F(1.5), F(2.0)], vec![F(-0.7), F(3.0)], vec![F(0.2), F(-1.0)]];
-    check(&Case { text: BRANCH, func: "branch", args: vec![Active, Active], seeds: vec![] }, &points);
-}
-
-const MEMORY: &str = r#"
-define double @mem(ptr %p, double %x) {
-entry:
-  %p1 = getelementptr inbounds double, ptr %p, i64 1
-  %p2 = getelementptr inbounds double, ptr %p, i64 2
-  %a = load double, ptr %p
-  %b = load double, ptr %p1
-  %ax = fmul double %a, double %x
-  %c = fadd double %ax, double %b
-  store double %c, ptr %p2
-  %bx = fmul double %b, double %x
-  store double %bx, ptr %p
-  %a2 = load double, ptr %p
-  %c2 = load double, ptr %p2
-  %r = fmul double %a2, double %c2
-  ret double %r
-}
-
-define void @scale(ptr %out, ptr %in, double %k, i64 %n) {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
-  %src = getelementptr inbounds double, ptr %in, i64 %i
-  %dst = getelementptr inbounds double, ptr %out, i64 %i
-  %v = load double, ptr %src
-  %kv = fmul double %v, double %k
-  %sq = fmul double %kv, double %v
-  store double %sq, ptr %dst
-  %i.next = add i64 %i, i64 1
-  %more = icmp slt i64 %i.next, i64 %n
-  br i1 %more, label %loop, label %exit
-exit:
-  ret void
-}
-"#;
-
-#[test]
-fn loads_and_stores_through_a_dup_pointer() {
-    let points = [vec![Buf(vec![1.0, 2.0, 3.0]), F(0.5)], vec![Buf(vec![-1.5, 0.25, 9.0]), F(2.0)], vec![Buf(vec![3.0, -1.0, 0.0]), F(-0.75)]];
-    // The result, and the final values of p[1] and p[2] through their shadows' seeds.
-    check(&Case { text: MEMORY, func: "mem", args: vec![Dup, Active], seeds: vec![(0, vec![0.0, 0.25, 0.5])] }, &points);
-    check(&Case { text: MEMORY, func: "mem", args: vec![Dup, Active], seeds: vec![] }, &points);
-}
-
-#[test]
-fn outputs_only_through_memory() {
-    let points = [
-        vec![Buf(vec![0.0; 3]), Buf(vec![1.0, 2.0, 3.0]), F(0.5), I(3)],
-        vec![Buf(vec![5.0; 3]), Buf(vec![-1.0, 0.5, 2.0]), F(-2.0), I(3)],
-        vec![Buf(vec![0.0; 3]), Buf(vec![4.0, 4.0, 4.0]), F(1.5), I(2)],
-    ];
-    let seeds = vec![(0, vec![1.0, -0.5, 2.0])];
-    check(&Case { text: MEMORY, func: "scale", args: vec![Dup, Dup, Active, Const], seeds }, &points);
-}
-
-const CALLS: &str = r#"
-declare double @exp(double)
-
-define double @h(double %a, double %b) {
-entry:
-  %e = call double @exp(double %b)
-  %r = fmul double %a, double %e
-  ret double %r
-}
-
-define double @sumsq(ptr %x, i64 %n) {
-entry:
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
-  %acc = phi double [ 0.0, %entry ], [ %acc.next, %loop ]
-  %p = getelementptr inbounds double, ptr %x, i64 %i
-  %v = load double, ptr %p
-  %sq = fmul double %v, double %v
-  %acc.next = fadd double %acc, double %sq
-  %i.next = add i64 %i, i64 1
-  %more = icmp slt i64 %i.next, i64 %n
-  br i1 %more, label %loop, label %exit
-exit:
-  %r = phi double [ %acc.next, %loop ]
-  ret double %r
-}
-
-define double @caller(ptr %p, double %x, double %y) {
-entry:
-  %u = call double @h(double %x, double %y)
-  %v = call double @h(double %y, double %x)
-  %n = call double @sumsq(ptr %p, i64 3)
-  %uv = fmul double %u, double %v
-  %r = fmul double %uv, double %n
-  ret double %r
-}
-
-define double @power(double %x, i32 %n) {
-entry:
-  %done = icmp sle i32 %n, i32 0
-  br i1 %done, label %base, label %step
-base:
-  ret double 1.0
-step:
-  %m = sub i32 %n, i32 1
-  %rest = call double @power(double %x, i32 %m)
-  %r = fmul double %x, double %rest
-  ret double %r
-}
-"#;
-
-#[test]
-fn calls_to_defined_functions() {
-    let points = [
-        vec![Buf(vec![1.0, 0.5, -0.25]), F(0.3), F(-0.4)],
-        vec![Buf(vec![2.0, 2.0, 2.0]), F(1.1), F(0.2)],
-        vec![Buf(vec![-1.0, 3.0, 0.1]), F(-0.6), F(0.9)],
-    ];
-    check(&Case { text: CALLS, func: "caller", args: vec![Dup, Active, Active], seeds: vec![] }, &points);
-}
-
-#[test]
-fn recursion_with_boxed_tapes() {
-    let points = [vec![F(1.3), I(3)], vec![F(-0.8), I(5)], vec![F(2.0), I(0)]];
-    check(&Case { text: CALLS, func: "power", args: vec![Active, Const], seeds: vec![] }, &points);
 }
