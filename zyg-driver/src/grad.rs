@@ -339,8 +339,7 @@ fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[ca
                 .ok_or_else(|| missing_function(path, &r.function, read))?
         };
         if let Some(seed) = r.seed {
-            // SAFETY: the type is one of the module's, alive as long as its context.
-            let memory = r.result_memory.map(|t| zyg_ir::llvm::type_of(unsafe { inkwell::types::AnyTypeEnum::new(t) }));
+            let memory = r.result_memory.map(zyg_ir::llvm::type_of);
             let memory = memory.transpose().map_err(|message| DriverError::Request {
                 path: path.to_path_buf(),
                 message: format!("{}: {message}", r.place),
@@ -504,7 +503,7 @@ fn wide_wrappers(requests: &[callsite::Request], grads: &[Gradient]) -> Vec<Opti
 }
 
 /// What each request's call becomes a call to, once the gradients and wrappers are written.
-fn call_targets(module: &inkwell::module::Module<'_>, grads: &[Gradient], through: &[Option<Function>]) -> Vec<callsite::Target> {
+fn call_targets<'ctx>(module: &inkwell::module::Module<'ctx>, grads: &[Gradient], through: &[Option<Function>]) -> Vec<callsite::Target<'ctx>> {
     grads
         .iter()
         .zip(through)
@@ -512,10 +511,10 @@ fn call_targets(module: &inkwell::module::Module<'_>, grads: &[Gradient], throug
             let gradient = module.get_function(&g.name).expect("gradient was written");
             match w {
                 Some(w) => callsite::Target {
-                    function: module.get_function(&w.name).expect("wrapper was written").as_value_ref(),
-                    through: gradient.get_type().get_return_type().map(|t| inkwell::types::AsTypeRef::as_type_ref(&t)),
+                    function: module.get_function(&w.name).expect("wrapper was written"),
+                    through: gradient.get_type().get_return_type(),
                 },
-                None => callsite::Target { function: gradient.as_value_ref(), through: None },
+                None => callsite::Target { function: gradient, through: None },
             }
         })
         .collect()

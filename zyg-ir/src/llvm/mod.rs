@@ -18,3 +18,7 @@ pub fn type_of(t: impl inkwell::types::AsTypeRef) -> Result<crate::Type, String>
 }
 pub use reader::{read_functions, signature_of, ReadError, ReadModule};
 pub use writer::{define_shared_global, define_zeroed_global, mirror_initializer, write_function, WriteError};
+pub mod annotations;
+pub mod calls;
+pub mod inlined;
+pub mod values;
