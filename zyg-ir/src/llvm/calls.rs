@@ -207,3 +207,71 @@ pub fn replace_function<'ctx>(old: FunctionValue<'ctx>, by: FunctionValue<'ctx>)
     // dangling use inside LLVM; the caller gave up the handle.
     unsafe { old.delete() };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llvm::annotations::string_initializer;
+    use crate::llvm::values::{as_global_variable, name_of, strip_constant_expressions, ValueClass};
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    const IR: &str = r#"
+%struct.q = type { double, double }
+@enzyme_dup = external global i32
+@s = private constant [6 x i8] c"log1p\00"
+@p = global ptr @s
+declare double @__enzyme_autodiff(...)
+declare void @g(ptr sret(%struct.q))
+define double @f(double %x) { ret double %x }
+define double @main(ptr %m) {
+  %d = load i32, ptr @enzyme_dup
+  %r = call double (...) @__enzyme_autodiff(ptr inttoptr (i64 ptrtoint (ptr @f to i64) to ptr), i32 %d, metadata !"enzyme_const", double 1.0)
+  call void @g(ptr sret(%struct.q) %m)
+  ret double %r
+}
+"#;
+
+    #[test]
+    fn reads_a_request_call_and_its_arguments() {
+        let ctx = Context::create();
+        let buffer = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "t");
+        let module = ctx.create_module_from_ir(buffer).expect("parses");
+        let main = module.get_function("main").unwrap();
+        let insts: Vec<_> = main.get_first_basic_block().unwrap().get_instructions().collect();
+        assert!(call_site(insts[0]).is_none());
+        let (call, kind) = call_site(insts[1]).unwrap();
+        assert_eq!(kind, CallKind::Call);
+        assert_eq!(name_of(&called_function(call).unwrap()), "__enzyme_autodiff");
+        assert!(sret_argument_type(call).is_none());
+        let args = arguments(call);
+        assert_eq!(args.len(), 4);
+        assert_eq!(name_of(&args[0].function_through_casts().unwrap()), "f");
+        assert_eq!(args[0].function(), None);
+        assert_eq!(name_of(&args[1].global_read().unwrap()), "enzyme_dup");
+        assert!(args[1].load().is_some() && args[1].class() == ValueClass::Computed);
+        assert!(matches!(args[2], Argument::Other(_)));
+        assert_eq!(args[2].metadata_string().as_deref(), Some("enzyme_const"));
+        assert_eq!(args[2].type_text(), "metadata");
+        assert_eq!(args[3].class(), ValueClass::Constant);
+        assert_eq!(args[3].text(), "double 1.000000e+00");
+        let (sret_call, _) = call_site(insts[2]).unwrap();
+        let ty = sret_argument_type(sret_call).unwrap();
+        assert_eq!(ty.into_struct_type().get_name().unwrap().to_str(), Ok("struct.q"));
+        assert!(sret_parameter_type(module.get_function("g").unwrap()).is_some());
+        let uses = uses(module.get_function("f").unwrap());
+        assert!(matches!(uses[..], [FunctionUse::Constant(None)]));
+    }
+
+    #[test]
+    fn reads_string_constants() {
+        let ctx = Context::create();
+        let buffer = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "t");
+        let module = ctx.create_module_from_ir(buffer).expect("parses");
+        let p = module.get_global("p").unwrap();
+        let s = as_global_variable(strip_constant_expressions(p.get_initializer().unwrap())).unwrap();
+        assert_eq!(string_initializer(s).as_deref(), Some("log1p\0"));
+        assert_eq!(string_initializer(p), None);
+        assert_eq!(string_initializer(module.get_function("f").unwrap().as_global_value()), None);
+    }
+}

@@ -4,9 +4,13 @@
 //! all `unsafe` of the crate lives in this module, over handles owned by an inkwell
 //! `Context`/`Module` that outlive every call.
 
+pub mod annotations;
+pub mod calls;
+pub mod inlined;
 mod raw;
 pub mod reader;
 mod tbaa;
+pub mod values;
 pub mod writer;
 
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
@@ -18,7 +22,3 @@ pub fn type_of(t: impl inkwell::types::AsTypeRef) -> Result<crate::Type, String>
 }
 pub use reader::{read_functions, signature_of, ReadError, ReadModule};
 pub use writer::{define_shared_global, define_zeroed_global, mirror_initializer, write_function, WriteError};
-pub mod annotations;
-pub mod calls;
-pub mod inlined;
-pub mod values;
