@@ -3,11 +3,11 @@
 //! `__zyg_pullback_*` ({f, pullback}); see `zyg_transform::custom` for the conventions.
 
 use crate::error::{DriverError, Result};
-use inkwell::llvm_sys::core::*;
 use inkwell::module::Module;
-use inkwell::values::AsValueRef;
+use inkwell::values::GlobalValue;
 use std::path::Path;
-use zyg_ir::llvm::{global_name, signature_of};
+use zyg_ir::llvm::signature_of;
+use zyg_ir::llvm::values::{as_function, constant_operands, global_value_name};
 use zyg_transform::custom::{CustomKind, CustomRule};
 
 const ENZYME_PREFIX: &str = "__enzyme_register_gradient";
@@ -23,7 +23,7 @@ pub fn custom_rules(module: &Module, path: &Path) -> Result<Vec<CustomRule>> {
             continue;
         }
         let fail = |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("`@{name}`: {message}") };
-        let functions = registered_functions(global.as_value_ref()).map_err(fail)?;
+        let functions = registered_functions(global).map_err(fail)?;
         let want = if enzyme { 3 } else { 2 };
         if functions.len() != want {
             let shape = if enzyme { "{f, augmented forward, reverse}" } else { "{f, pullback}" };
@@ -50,24 +50,16 @@ pub fn custom_rules(module: &Module, path: &Path) -> Result<Vec<CustomRule>> {
 }
 
 /// The functions named by a registration's initializer (an array of function pointers).
-fn registered_functions(global: inkwell::llvm_sys::prelude::LLVMValueRef) -> std::result::Result<Vec<String>, String> {
-    // SAFETY: `global` is a global variable of a live module; its initializer, when there
-    // is one, is a constant whose operands are the array's elements.
-    unsafe {
-        let init = LLVMGetInitializer(global);
-        if init.is_null() {
-            return Err("a registration must be defined, with an initializer".into());
-        }
-        let n = LLVMGetNumOperands(init);
-        (0..n as u32)
-            .map(|i| {
-                let f = LLVMGetOperand(init, i);
-                if LLVMIsAFunction(f).is_null() {
-                    Err(format!("element {i} is not a function"))
-                } else {
-                    global_name(f)
-                }
-            })
-            .collect()
-    }
+fn registered_functions(global: GlobalValue<'_>) -> std::result::Result<Vec<String>, String> {
+    let Some(init) = global.get_initializer() else {
+        return Err("a registration must be defined, with an initializer".into());
+    };
+    constant_operands(init)
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| match as_function(f) {
+            Some(f) => global_value_name(f.as_global_value()),
+            None => Err(format!("element {i} is not a function")),
+        })
+        .collect()
 }

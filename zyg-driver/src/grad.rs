@@ -227,7 +227,7 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
 
 /// Step "find requests": calls to `__enzyme_autodiff` and friends (and `--fn`'s export name
 /// checked).
-fn find_requests(module: &inkwell::module::Module<'_>, path: &Path, opts: &GradOptions) -> Result<Vec<callsite::Request>> {
+fn find_requests<'ctx>(module: &inkwell::module::Module<'ctx>, path: &Path, opts: &GradOptions) -> Result<Vec<callsite::Request<'ctx>>> {
     crate::supervisor::phase("finding the gradient requests");
     if let Some(name) = &opts.function {
         check_export_name(module, &opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad")), path)?;
@@ -369,8 +369,7 @@ fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[ca
     for r in requests {
         let seed = match r.seed {
             Some(seed) => {
-                // SAFETY: the type is one of the module's, alive as long as its context.
-                let memory = r.result_memory.map(|t| zyg_ir::llvm::type_of(unsafe { inkwell::types::AnyTypeEnum::new(t) }));
+                let memory = r.result_memory.map(zyg_ir::llvm::type_of);
                 let memory = memory.transpose().map_err(|message| DriverError::Request {
                     path: path.to_path_buf(),
                     message: format!("{}: {message}", r.place),
@@ -515,7 +514,7 @@ fn wide_wrappers(requests: &[callsite::Request], grads: &[Gradient]) -> Vec<Opti
 }
 
 /// What each request's call becomes a call to, once the gradients and wrappers are written.
-fn call_targets(module: &inkwell::module::Module<'_>, grads: &[Gradient], through: &[Option<Function>]) -> Vec<callsite::Target> {
+fn call_targets<'ctx>(module: &inkwell::module::Module<'ctx>, grads: &[Gradient], through: &[Option<Function>]) -> Vec<callsite::Target<'ctx>> {
     grads
         .iter()
         .zip(through)
@@ -523,10 +522,10 @@ fn call_targets(module: &inkwell::module::Module<'_>, grads: &[Gradient], throug
             let gradient = module.get_function(&g.name).expect("gradient was written");
             match w {
                 Some(w) => callsite::Target {
-                    function: module.get_function(&w.name).expect("wrapper was written").as_value_ref(),
-                    through: gradient.get_type().get_return_type().map(|t| inkwell::types::AsTypeRef::as_type_ref(&t)),
+                    function: module.get_function(&w.name).expect("wrapper was written"),
+                    through: gradient.get_type().get_return_type(),
                 },
-                None => callsite::Target { function: gradient.as_value_ref(), through: None },
+                None => callsite::Target { function: gradient, through: None },
             }
         })
         .collect()

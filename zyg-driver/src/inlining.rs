@@ -10,13 +10,13 @@
 //! function's code was inlined into a function zyg differentiates (a debug location inlined
 //! from its `DISubprogram`); without, when no call of a registered function is left at all.
 
-use inkwell::llvm_sys::core::*;
-use inkwell::llvm_sys::debuginfo::*;
-use inkwell::llvm_sys::prelude::*;
 use inkwell::module::Module;
-use inkwell::values::AsValueRef;
+use inkwell::values::{FunctionValue, InstructionOpcode};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
+use zyg_ir::llvm::calls::{self, CallKind, FunctionUse};
+use zyg_ir::llvm::inlined::InlinedFunctions;
+use zyg_ir::llvm::values::{scalar_constant, ScalarConstant};
 use zyg_transform::conventions::Conventions;
 use zyg_transform::custom::CustomRule;
 
@@ -74,50 +74,13 @@ pub fn warn_lost(
     differentiated: &[String],
     requested: &HashSet<String>,
 ) {
-    let mut warned: HashSet<String> = HashSet::new();
-    // SAFETY: every function, instruction and metadata node visited belongs to the live
-    // module.
-    unsafe {
-        let mut subprograms: Vec<(LLVMMetadataRef, &str)> = Vec::new();
-        for name in registered.keys() {
-            if let Some(f) = module.get_function(name) {
-                let sp = LLVMGetSubprogram(f.as_value_ref());
-                if !sp.is_null() {
-                    subprograms.push((sp, name.as_str()));
-                }
-            }
-        }
-        let ctx = LLVMGetModuleContext(module.as_mut_ptr());
-        // Without debug information for a registered function there is nothing to look for.
-        let callers = if subprograms.is_empty() { &[][..] } else { differentiated };
-        for caller in callers {
-            let Some(f) = module.get_function(caller) else { continue };
-            for bb in f.get_basic_blocks() {
-                for inst in bb.get_instructions() {
-                    let Some((name, site)) = inlined_from(ctx, inst.as_value_ref(), &subprograms) else { continue };
-                    if !warned.insert(name.to_string()) {
-                        continue;
-                    }
-                    let r = &registered[name];
-                    eprintln!(
-                        "zyg: warning: {}: in function `{caller}`{site}: `{name}` {}, but the compiler inlined it \
-                         here, so {} there; declare it with `ZYG_KEEP` from zyg.h (noinline and optnone) before its \
-                         definition",
-                        path.display(),
-                        r.what,
-                        r.lost
-                    );
-                }
-            }
-        }
-    }
+    let warned = warn_inlined(module, path, registered, differentiated);
     for (name, r) in registered {
         if warned.contains(name) || requested.contains(name) {
             continue;
         }
         let Some(f) = module.get_function(name) else { continue };
-        // SAFETY: `f` is a function of the live module.
-        if let Some(c) = unsafe { constant_result(f.as_value_ref()) }.filter(|_| r.result_matters) {
+        if let Some(c) = constant_result(f).filter(|_| r.result_matters) {
             eprintln!(
                 "zyg: warning: {}: `{name}` {}, but it returns `{c}` on every path, so the compiler replaces the \
                  results of its calls by that constant (even with `ZYG_KEEP`) and {} for them",
@@ -127,20 +90,8 @@ pub fn warn_lost(
             );
             continue;
         }
-        // SAFETY: `f` is a function of the live module; its uses are live values.
-        let called = unsafe {
-            let raw = f.as_value_ref();
-            LLVMIsDeclaration(raw) != 0 || {
-                let mut u = LLVMGetFirstUse(raw);
-                let mut called = false;
-                while !u.is_null() && !called {
-                    let user = LLVMGetUser(u);
-                    called = !LLVMIsACallInst(user).is_null() && LLVMGetCalledValue(user) == raw;
-                    u = LLVMGetNextUse(u);
-                }
-                called
-            }
-        };
+        let called = f.as_global_value().is_declaration()
+            || calls::uses(f).iter().any(|u| matches!(u, FunctionUse::Called(_, CallKind::Call)));
         if !called {
             eprintln!(
                 "zyg: warning: {}: `{name}` {}, but no call to it is left in this module: if the compiler inlined \
@@ -154,96 +105,57 @@ pub fn warn_lost(
     }
 }
 
+/// Warns, once for each, about registered functions whose code (by its debug info) was
+/// inlined into `differentiated` functions; returns their names.
+fn warn_inlined(module: &Module, path: &Path, registered: &BTreeMap<String, Registered>, differentiated: &[String]) -> HashSet<String> {
+    let mut warned: HashSet<String> = HashSet::new();
+    let (names, functions): (Vec<&String>, Vec<_>) =
+        registered.keys().filter_map(|name| Some((name, module.get_function(name)?))).unzip();
+    let inlined = InlinedFunctions::new(&functions);
+    // Without debug information for a registered function there is nothing to look for.
+    let callers = if inlined.is_empty() { &[][..] } else { differentiated };
+    for caller in callers {
+        let Some(f) = module.get_function(caller) else { continue };
+        for bb in f.get_basic_blocks() {
+            for inst in bb.get_instructions() {
+                let Some((i, site)) = inlined.inlined_from(inst) else { continue };
+                let name = names[i];
+                if !warned.insert(name.to_string()) {
+                    continue;
+                }
+                let r = &registered[name];
+                eprintln!(
+                    "zyg: warning: {}: in function `{caller}`{site}: `{name}` {}, but the compiler inlined it \
+                     here, so {} there; declare it with `ZYG_KEEP` from zyg.h (noinline and optnone) before its \
+                     definition",
+                    path.display(),
+                    r.what,
+                    r.lost
+                );
+            }
+        }
+    }
+    warned
+}
+
 /// The constant a defined function returns on every path, if it does (LLVM's
 /// interprocedural constant propagation then replaces its calls' results by it).
-unsafe fn constant_result(f: LLVMValueRef) -> Option<String> {
-    if LLVMIsDeclaration(f) != 0 {
+fn constant_result(f: FunctionValue<'_>) -> Option<String> {
+    if f.as_global_value().is_declaration() {
         return None;
     }
     let mut value = None;
-    let mut bb = LLVMGetFirstBasicBlock(f);
-    while !bb.is_null() {
-        let t = LLVMGetBasicBlockTerminator(bb);
-        bb = LLVMGetNextBasicBlock(bb);
-        if t.is_null() || LLVMIsAReturnInst(t).is_null() {
-            continue;
-        }
-        if LLVMGetNumOperands(t) == 0 {
+    for bb in f.get_basic_blocks() {
+        let Some(t) = bb.get_terminator().filter(|t| t.get_opcode() == InstructionOpcode::Return) else { continue };
+        let v = t.get_operand(0).and_then(|op| op.value())?;
+        let constant = scalar_constant(v)?;
+        if value.is_some_and(|(w, _)| w != v) {
             return None;
         }
-        let v = LLVMGetOperand(t, 0);
-        let constant = !LLVMIsAConstantFP(v).is_null() || !LLVMIsAConstantInt(v).is_null();
-        if !constant || value.is_some_and(|w| w != v) {
-            return None;
-        }
-        value = Some(v);
+        value = Some((v, constant));
     }
-    let v = value?;
-    Some(if LLVMIsAConstantFP(v).is_null() {
-        LLVMConstIntGetSExtValue(v).to_string()
-    } else {
-        let mut loses = 0;
-        LLVMConstRealGetDouble(v, &mut loses).to_string()
+    Some(match value?.1 {
+        ScalarConstant::Int(i) => i.to_string(),
+        ScalarConstant::Float(x) => x.to_string(),
     })
-}
-
-/// The registered function (of `subprograms`) whose code `inst` is, inlined, and where it
-/// was inlined (" at file:line:col" of the call it came from, when known).
-unsafe fn inlined_from<'a>(
-    ctx: LLVMContextRef,
-    inst: LLVMValueRef,
-    subprograms: &[(LLVMMetadataRef, &'a str)],
-) -> Option<(&'a str, String)> {
-    let mut loc = LLVMInstructionGetDebugLoc(inst);
-    while !loc.is_null() {
-        let at = LLVMDILocationGetInlinedAt(loc);
-        if at.is_null() {
-            return None;
-        }
-        let sp = subprogram_of(ctx, LLVMDILocationGetScope(loc));
-        if let Some((_, name)) = subprograms.iter().find(|(s, _)| Some(*s) == sp) {
-            return Some((name, site(at)));
-        }
-        loc = at;
-    }
-    None
-}
-
-/// The subprogram a scope is in: the scope itself, or the one its lexical blocks nest in.
-unsafe fn subprogram_of(ctx: LLVMContextRef, mut scope: LLVMMetadataRef) -> Option<LLVMMetadataRef> {
-    for _ in 0..64 {
-        if scope.is_null() {
-            return None;
-        }
-        match LLVMGetMetadataKind(scope) {
-            LLVMMetadataKind::LLVMDISubprogramMetadataKind => return Some(scope),
-            // A lexical block's operands are its file, then its parent scope.
-            LLVMMetadataKind::LLVMDILexicalBlockMetadataKind | LLVMMetadataKind::LLVMDILexicalBlockFileMetadataKind => {
-                let node = LLVMMetadataAsValue(ctx, scope);
-                let n = LLVMGetMDNodeNumOperands(node) as usize;
-                if n < 2 {
-                    return None;
-                }
-                let mut ops = vec![std::ptr::null_mut(); n];
-                LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
-                scope = if ops[1].is_null() { std::ptr::null_mut() } else { LLVMValueAsMetadata(ops[1]) };
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// " at file:line:col" of a debug location.
-unsafe fn site(loc: LLVMMetadataRef) -> String {
-    let scope = LLVMDILocationGetScope(loc);
-    let file = LLVMDIScopeGetFile(scope);
-    let name = if file.is_null() {
-        String::new()
-    } else {
-        let mut len = 0u32;
-        let p = LLVMDIFileGetFilename(file, &mut len);
-        if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned() }
-    };
-    format!(" at {name}:{}:{}", LLVMDILocationGetLine(loc), LLVMDILocationGetColumn(loc))
 }

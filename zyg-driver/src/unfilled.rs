@@ -10,12 +10,11 @@
 
 use crate::callsite::{place_of, request_entry};
 use crate::error::{DriverError, Result};
-use inkwell::llvm_sys::core::*;
-use inkwell::llvm_sys::prelude::*;
 use inkwell::module::Module;
-use inkwell::values::AsValueRef;
+use inkwell::values::InstructionValue;
 use std::path::Path;
-use zyg_ir::llvm::value_name;
+use zyg_ir::llvm::calls::{self, CallKind, FunctionUse};
+use zyg_ir::llvm::values::name_of;
 
 /// Entry points zyg does not implement: a word of the name, what it asks for, what to use.
 const UNSUPPORTED: &[(&str, &str, &str)] = &[
@@ -61,73 +60,54 @@ fn unsupported(name: &str) -> String {
 pub fn check(module: &Module, path: &Path) -> Result<()> {
     let fail = |place: String, message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{place}: {message}") };
     for f in module.get_functions() {
-        let raw = f.as_value_ref();
-        // SAFETY: `raw` is a function of the live module; its uses and their users are
-        // live values of the same module.
-        unsafe {
-            let name = value_name(raw);
-            if LLVMIsDeclaration(raw) == 0 || !is_entry_name(&name) || name == crate::prepare::VLA_MARKER {
-                continue;
-            }
-            let mut u = LLVMGetFirstUse(raw);
-            while !u.is_null() {
-                let user = LLVMGetUser(u);
-                u = LLVMGetNextUse(u);
-                let is_call = !LLVMIsACallInst(user).is_null();
-                let is_invoke = !LLVMIsAInvokeInst(user).is_null();
-                let callee = (is_call || is_invoke) && LLVMGetCalledValue(user) == raw;
-                if is_call && callee {
+        let name = name_of(&f);
+        if !f.as_global_value().is_declaration() || !is_entry_name(&name) || name == crate::prepare::VLA_MARKER {
+            continue;
+        }
+        for u in calls::uses(f) {
+            match u {
+                FunctionUse::Called(call, CallKind::Call) => {
                     if request_entry(&name).is_none() {
-                        return Err(fail(place_of(user), unsupported(&name)));
+                        return Err(fail(place_of(calls::instruction(call)), unsupported(&name)));
                     }
-                } else if is_invoke && callee {
+                }
+                FunctionUse::Called(call, CallKind::Invoke) => {
                     return Err(fail(
-                        place_of(user),
+                        place_of(calls::instruction(call)),
                         format!(
                             "`{name}` is called with `invoke` (C++ code that may unwind through it), which zyg does not \
                              fill in yet; declare it `noexcept`, or compile with -fno-exceptions"
                         ),
                     ));
-                } else if !LLVMIsAInstruction(user).is_null() {
+                }
+                // A `callbr` calling it, too, is a use zyg does not fill in.
+                FunctionUse::Called(call, CallKind::CallBr) => return Err(used_as_value(&fail, calls::instruction(call), &name)),
+                FunctionUse::Instruction(inst) => return Err(used_as_value(&fail, inst, &name)),
+                FunctionUse::Constant(Some(owner)) if !name_of(&owner).starts_with("llvm.") => {
                     return Err(fail(
-                        place_of(user),
-                        format!(
-                            "`{name}` is used as a value here (through a function pointer?), and zyg fills in only \
-                             direct calls to it; call it directly"
-                        ),
-                    ));
-                } else if let Some(owner) = owning_global(user).filter(|g| !g.starts_with("llvm.")) {
-                    return Err(fail(
-                        format!("in the initializer of `@{owner}`"),
+                        format!("in the initializer of `@{}`", name_of(&owner)),
                         format!(
                             "`{name}` is stored as a function pointer, and zyg fills in only direct calls to it; call \
                              it directly"
                         ),
                     ));
                 }
+                FunctionUse::Constant(_) => {}
             }
         }
     }
     Ok(())
 }
 
-/// The global variable whose initializer holds constant `c` (through a few levels of
-/// constant expressions and aggregates), if any.
-unsafe fn owning_global(c: LLVMValueRef) -> Option<String> {
-    if !LLVMIsAGlobalVariable(c).is_null() {
-        return Some(value_name(c));
-    }
-    if LLVMIsAConstant(c).is_null() {
-        return None;
-    }
-    let mut u = LLVMGetFirstUse(c);
-    while !u.is_null() {
-        if let Some(g) = owning_global(LLVMGetUser(u)) {
-            return Some(g);
-        }
-        u = LLVMGetNextUse(u);
-    }
-    None
+/// The error for an entry point used as a value by instruction `inst`.
+fn used_as_value(fail: &dyn Fn(String, String) -> DriverError, inst: InstructionValue<'_>, name: &str) -> DriverError {
+    fail(
+        place_of(inst),
+        format!(
+            "`{name}` is used as a value here (through a function pointer?), and zyg fills in only direct calls to it; \
+             call it directly"
+        ),
+    )
 }
 
 #[cfg(test)]

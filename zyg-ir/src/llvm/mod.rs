@@ -4,9 +4,13 @@
 //! all `unsafe` of the crate lives in this module, over handles owned by an inkwell
 //! `Context`/`Module` that outlive every call.
 
+pub mod annotations;
+pub mod calls;
+pub mod inlined;
 mod raw;
 pub mod reader;
 mod tbaa;
+pub mod values;
 pub mod writer;
 
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};

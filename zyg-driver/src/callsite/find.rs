@@ -1,0 +1,297 @@
+//! Reading one request: the function it names, each parameter's argument, activity marker
+//! and shadow, the flags, and how the result is seeded.
+
+use super::{default_kind, holds_float, is_float, place_of, type_text, Request};
+use crate::error::{DriverError, Result};
+use crate::markers::{self, Flag, Marker};
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::CallSiteValue;
+use std::path::Path;
+use zyg_ir::llvm::calls;
+use zyg_ir::llvm::values::{global_value_name, name_of, parameter_types, return_type, Argument, ValueClass};
+use zyg_transform::wrap::ResultSeed;
+use zyg_transform::{ArgActivity, Entry};
+
+/// What a value that should name a function is instead, for messages.
+fn describe(v: Argument<'_>) -> String {
+    match v.class() {
+        ValueClass::NullPointer => "a null pointer".into(),
+        ValueClass::GlobalVariable(g) => format!("the global variable `@{}`", name_of(&g)),
+        ValueClass::ConstantInt => format!("the integer `{}`", v.text()),
+        ValueClass::Constant => format!("the constant `{}`", v.text()),
+        ValueClass::Computed => "a value computed at run time (a pointer variable)".into(),
+        ValueClass::Other => format!("`{}`", v.text()),
+    }
+}
+
+/// The marker an argument is, if it is one: a global named `enzyme_*` or `zyg_*` (or a
+/// load of one), or a metadata string (`metadata !"enzyme_const"`, from MLIR or Julia).
+fn marker(v: Argument<'_>) -> Option<std::result::Result<Marker, String>> {
+    if let Some(name) = v.metadata_string() {
+        return Some(markers::classify(&name).unwrap_or_else(|| {
+            Err(format!("the metadata argument `!\"{name}\"` is not a marker zyg knows"))
+        }));
+    }
+    markers::classify(&name_of(&v.global_read()?))
+}
+
+/// The request's arguments after the function, with the flags taken out (they may stand
+/// anywhere, as in Enzyme) and activity markers left in place.
+struct Arguments<'ctx> {
+    items: std::collections::VecDeque<(Argument<'ctx>, Option<ArgActivity>)>,
+    flags: Vec<Flag>,
+    markers: Vec<Argument<'ctx>>,
+}
+
+impl<'ctx> Arguments<'ctx> {
+    fn read(args: &[Argument<'ctx>]) -> std::result::Result<Self, String> {
+        let mut out = Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new() };
+        for &a in args {
+            match marker(a) {
+                None => out.items.push_back((a, None)),
+                Some(m) => {
+                    out.markers.push(a);
+                    match m? {
+                        Marker::Activity(kind) => out.items.push_back((a, Some(kind))),
+                        Marker::Flag(flag) => out.flags.push(flag),
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The activity marker that comes next, taken, if one does.
+    fn next_marker(&mut self) -> Option<ArgActivity> {
+        let kind = self.items.front()?.1?;
+        self.items.pop_front();
+        Some(kind)
+    }
+
+    /// The next argument, which must not be an activity marker (`what` it is for messages);
+    /// `None` when there are no more.
+    fn next_value(&mut self, what: &str) -> std::result::Result<Option<Argument<'ctx>>, String> {
+        match self.items.pop_front() {
+            Some((v, None)) => Ok(Some(v)),
+            Some((_, Some(_))) => Err(format!("two activity markers in a row before {what}")),
+            None => Ok(None),
+        }
+    }
+}
+
+pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path: &Path) -> Result<Request<'ctx>> {
+    let place = place_of(calls::instruction(call));
+    let fail = |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{place}: {message}") };
+    let args = calls::arguments(call);
+    // With an `sret` result (the attribute on the call's first argument), the first
+    // argument is the result's memory and the function comes second.
+    let sret = calls::sret_argument_type(call).and_then(|_| args.first().copied());
+    let named = args.get(usize::from(sret.is_some())).copied();
+    let Some(first) = named.and_then(Argument::function_through_casts) else {
+        let what = named.map(describe).unwrap_or_else(|| "nothing".into());
+        return Err(fail(format!(
+            "the first argument of a gradient request must name a function known at compile time, but it is {what}"
+        )));
+    };
+    let function = global_value_name(first.as_global_value()).map_err(fail)?;
+    // A result returned through memory (`sret`) is the function's first parameter, which
+    // the request does not pass (it asks in C's terms).
+    let result_memory = calls::sret_parameter_type(first);
+    let params = &parameter_types(first)[usize::from(result_memory.is_some())..];
+    let mut rest = Arguments::read(&args[if sret.is_some() { 2 } else { 1 }..]).map_err(fail)?;
+    let offset = usize::from(result_memory.is_some());
+    let parameters = read_parameters(&mut rest, params, &function, offset).map_err(fail)?;
+    let ret = return_type(first);
+    let seed = result_seed(entry, &rest.flags, &function, ret, result_memory).map_err(fail)?;
+    let extra = if entry == Entry::Reverse { reverse_extras(&mut rest, ret, &function).map_err(fail)? } else { Vec::new() };
+    if !rest.items.is_empty() {
+        return Err(fail(format!("too many arguments for `{function}`, which takes {}", params.len())));
+    }
+    Ok(Request {
+        call,
+        entry,
+        extra,
+        function,
+        kinds: parameters.kinds,
+        values: parameters.values,
+        shadows: parameters.shadows,
+        sret,
+        markers: rest.markers,
+        place,
+        callbacks: parameters.callbacks,
+        seed,
+        result_memory,
+    })
+}
+
+/// What a request passes for the function's parameters.
+#[derive(Default)]
+struct Parameters<'ctx> {
+    kinds: Vec<ArgActivity>,
+    values: Vec<Argument<'ctx>>,
+    shadows: Vec<Option<Argument<'ctx>>>,
+    callbacks: Vec<(usize, String)>,
+}
+
+/// Reads each parameter's marker, argument and shadow; `offset` is the index of the first
+/// of `params` among the function's own parameters (1 after an `sret` one).
+fn read_parameters<'ctx>(
+    rest: &mut Arguments<'ctx>,
+    params: &[std::result::Result<BasicTypeEnum<'ctx>, String>],
+    function: &str,
+    offset: usize,
+) -> std::result::Result<Parameters<'ctx>, String> {
+    let mut out = Parameters::default();
+    for (i, pty) in params.iter().enumerate() {
+        let kind = rest.next_marker();
+        let Some(value) = rest.next_value(&format!("parameter {i}"))? else {
+            return Err(format!("too few arguments for `{function}`: nothing for parameter {i}"));
+        };
+        let pty = match pty {
+            Ok(pty) if fits(value, *pty) => *pty,
+            _ => {
+                let shown = pty.as_ref().map_or_else(|text| text.clone(), |t| type_text(*t));
+                return Err(format!("parameter {i} of `{function}` is a `{shown}`, but the request passes `{}`", value.text()));
+            }
+        };
+        // A function passed as an argument (a callback) is `const` unless marked.
+        let callback = value.function();
+        let kind = kind.unwrap_or_else(|| if callback.is_none() { default_kind(pty) } else { ArgActivity::Const });
+        if let Some(f) = callback.filter(|_| kind == ArgActivity::Const) {
+            // By the function's own parameter index (its `sret` parameter first).
+            out.callbacks.push((i + offset, global_value_name(f.as_global_value())?));
+        }
+        let shadow = if kind == ArgActivity::Dup {
+            let given = rest.next_value(&format!("the shadow of parameter {i}"))?;
+            Some(shadow_of(given, i, function, pty)?)
+        } else {
+            None
+        };
+        if kind == ArgActivity::Active && !is_float(pty) {
+            return Err(format!("parameter {i} of `{function}` is marked `out` but is not a floating-point value"));
+        }
+        out.kinds.push(kind);
+        out.values.push(value);
+        out.shadows.push(shadow);
+    }
+    Ok(out)
+}
+
+/// The reverse half's last arguments: the result's adjoint (for a float result) and the
+/// tape; with `enzyme_const_return` the adjoint is zero (`None`) and not passed.
+fn reverse_extras<'ctx>(
+    rest: &mut Arguments<'ctx>,
+    ret: Option<BasicTypeEnum<'ctx>>,
+    function: &str,
+) -> std::result::Result<Vec<Option<Argument<'ctx>>>, String> {
+    let mut extra = Vec::new();
+    let constant = rest.flags.contains(&Flag::ConstReturn);
+    if constant && ret.is_some_and(holds_float) {
+        extra.push(None);
+    }
+    let takes_adjoint = ret.is_some_and(is_float) && !constant;
+    for _ in 0..usize::from(takes_adjoint) + 1 {
+        match rest.next_value("the reverse call's last arguments")? {
+            Some(v) => extra.push(Some(v)),
+            None => {
+                let what = if takes_adjoint { "the result's adjoint and the tape" } else { "the tape" };
+                return Err(format!("the reverse call for `{function}` must end with {what}"));
+            }
+        }
+    }
+    Ok(extra)
+}
+
+/// Whether a request may pass `value` for a parameter of type `param`: a value of the same
+/// type, or floats or integers of other widths (C's promotions through `...`).
+fn fits(value: Argument<'_>, param: BasicTypeEnum<'_>) -> bool {
+    let Some(value) = value.value() else { return false };
+    let ty = value.get_type();
+    ty == param || (is_float(ty) && is_float(param)) || (ty.is_int_type() && param.is_int_type())
+}
+
+/// The shadow `given` after a `dup` argument for parameter `i` (of type `param`) of
+/// `function`: a pointer, for a pointer.
+fn shadow_of<'ctx>(
+    given: Option<Argument<'ctx>>,
+    i: usize,
+    function: &str,
+    param: BasicTypeEnum<'ctx>,
+) -> std::result::Result<Argument<'ctx>, String> {
+    if !param.is_pointer_type() {
+        return Err(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer"));
+    }
+    match given {
+        Some(s) if s.value().is_some_and(|v| v.is_pointer_value()) => Ok(s),
+        Some(s) => Err(format!("parameter {i} of `{function}` is `dup`, but its shadow `{}` is not a pointer", s.text())),
+        None => Err(format!("parameter {i} of `{function}` is `dup` but no shadow follows it")),
+    }
+}
+
+/// How the request seeds the function's result (see `Request::seed`), or why it cannot:
+/// zyg seeds a float result with 1; a struct, array or vector of floats (in registers, or
+/// in `sret` memory) needs `enzyme_const_return` (no seed) or `enzyme_active_return`
+/// (every float seeded with 1, as Enzyme does). `ret` is `None` for `void`.
+fn result_seed(
+    entry: Entry,
+    flags: &[Flag],
+    function: &str,
+    ret: Option<BasicTypeEnum<'_>>,
+    memory: Option<BasicTypeEnum<'_>>,
+) -> std::result::Result<Option<ResultSeed>, String> {
+    let (constant, active) = (flags.contains(&Flag::ConstReturn), flags.contains(&Flag::ActiveReturn));
+    if constant && active {
+        return Err("`enzyme_const_return` and `enzyme_active_return` contradict each other".into());
+    }
+    if flags.contains(&Flag::NoFree) && entry != Entry::Gradient {
+        return Err("the flag `enzyme_nofree` keeps the tape alive after the reverse call; zyg does not support it \
+                    yet: zyg's reverse half frees the tape"
+            .into());
+    }
+    let result = memory.or(ret);
+    // A named struct by its name (`%struct.quad`), not its whole definition.
+    let name = match result {
+        Some(BasicTypeEnum::StructType(s)) => s.get_name().map(|n| n.to_string_lossy().into_owned()),
+        _ => None,
+    };
+    let shown = match (name, result) {
+        (Some(name), _) => format!("%{name}"),
+        (None, Some(t)) => type_text(t),
+        (None, None) => "void".into(),
+    };
+    let holds_float = result.is_some_and(holds_float);
+    let aggregate = holds_float && !result.is_some_and(is_float);
+    if memory.is_some() && entry != Entry::Gradient {
+        return Err(format!(
+            "`{function}` returns its result through memory (`sret` `{shown}`); split mode does not support that yet: \
+             return the outputs through a `dup` pointer argument instead"
+        ));
+    }
+    if active && !holds_float {
+        return Err(format!("`enzyme_active_return` asks to seed the result, but `{function}` returns `{shown}`, which holds no float"));
+    }
+    let what = if memory.is_some() { "returns through memory" } else { "returns" };
+    Ok(match entry {
+        Entry::Gradient if constant && holds_float => Some(ResultSeed::None),
+        Entry::Gradient if active && aggregate => Some(ResultSeed::Sum),
+        Entry::Gradient if aggregate => {
+            return Err(format!(
+                "`{function}` {what} `{shown}`, a struct of floats, and zyg does not seed a struct result: ask for \
+                 a scalar (a function returning one float), or write the outputs through a `dup` pointer argument; \
+                 or pass `enzyme_const_return` to seed nothing (only the outputs through memory count), or \
+                 `enzyme_active_return` to seed every float of the result with 1 (the gradient of their sum), as \
+                 Enzyme does"
+            ))
+        }
+        // The parameter the result memory is passed in must go: a wrapper allocates it.
+        Entry::Gradient if memory.is_some() => Some(ResultSeed::None),
+        Entry::Reverse if aggregate && !constant => {
+            return Err(format!(
+                "`{function}` returns `{shown}`: the reverse half takes the result's adjoint only for a float result; \
+                 pass `enzyme_const_return` if the result needs no adjoint, or return the outputs through a `dup` \
+                 pointer argument"
+            ))
+        }
+        _ => None,
+    })
+}

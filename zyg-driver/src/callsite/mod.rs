@@ -1,0 +1,147 @@
+//! The C entry points (DESIGN.md): finding calls to `__enzyme_autodiff`/`__zyg_autodiff`,
+//! reading their activity markers (`find`), and replacing each call by a call to the
+//! generated gradient, adapting arguments and the result to the call's own (C ABI) types
+//! (`rewrite`).
+//!
+//! This works on the user's module through inkwell's handles and `zyg_ir::llvm`'s safe
+//! queries, since the callers (often `main`) are never read into zyg-ir. Every handle is
+//! tied to the module's context (`'ctx`).
+
+mod find;
+mod rewrite;
+
+pub use rewrite::{remove_dead_markers, Target};
+pub(crate) use rewrite::rewrite_all;
+
+use crate::error::{DriverError, Result};
+use inkwell::module::Module;
+use inkwell::types::{AnyType, BasicTypeEnum};
+use inkwell::values::{CallSiteValue, InstructionValue};
+use std::path::Path;
+use zyg_ir::llvm::calls::{self, CallKind};
+use zyg_ir::llvm::values::{name_of, Argument};
+use zyg_transform::wrap::ResultSeed;
+use zyg_transform::{ArgActivity, Entry};
+
+/// One call site asking for a gradient.
+pub struct Request<'ctx> {
+    pub call: CallSiteValue<'ctx>,
+    /// What it asks for: a gradient, or split mode's forward or reverse half.
+    pub entry: Entry,
+    /// The reverse half's extra arguments: the result's adjoint (for float results; `None`
+    /// for zero, with `enzyme_const_return`), the tape.
+    pub extra: Vec<Option<Argument<'ctx>>>,
+    pub function: String,
+    /// `const` arguments that are functions (callbacks), by parameter index: the function is
+    /// differentiated specialised to them, so its calls through them are direct calls.
+    pub callbacks: Vec<(usize, String)>,
+    pub kinds: Vec<ArgActivity>,
+    /// The primal argument for each parameter of `function`.
+    pub values: Vec<Argument<'ctx>>,
+    /// The shadow given after each `dup` argument.
+    pub shadows: Vec<Option<Argument<'ctx>>>,
+    /// The `sret` pointer when the C ABI returns the gradient struct through memory.
+    pub sret: Option<Argument<'ctx>>,
+    /// Marker loads, removed when the call is gone.
+    pub markers: Vec<Argument<'ctx>>,
+    /// Where the call is, for messages: `caller` and source location.
+    pub place: String,
+    /// How the function's result is seeded when that is not the plain float seed: a request
+    /// for it differentiates a wrapper (`zyg_transform::wrap`).
+    pub seed: Option<ResultSeed>,
+    /// The type of the memory the function returns its result in (its first parameter is
+    /// `sret`): that parameter is not among the request's arguments.
+    pub result_memory: Option<BasicTypeEnum<'ctx>>,
+}
+
+/// The entry point a function name asks for, if it is a request.
+pub fn request_entry(name: &str) -> Option<Entry> {
+    let has = |what: &str| name.contains(&format!("__enzyme_{what}")) || name.contains(&format!("__zyg_{what}"));
+    if has("autodiff") {
+        Some(Entry::Gradient)
+    } else if has("augmentfwd") {
+        Some(Entry::Augmented)
+    } else if has("reverse") {
+        Some(Entry::Reverse)
+    } else {
+        None
+    }
+}
+
+/// Every request in the module, in program order.
+pub fn find_requests<'ctx>(module: &Module<'ctx>, path: &Path) -> Result<Vec<Request<'ctx>>> {
+    crate::unfilled::check(module, path)?;
+    let mut out = Vec::new();
+    for f in module.get_functions() {
+        for bb in f.get_basic_blocks() {
+            for inst in bb.get_instructions() {
+                let Some((call, kind)) = calls::call_site(inst) else { continue };
+                let Some(entry) = calls::called_function(call).and_then(|callee| request_entry(&name_of(&callee))) else {
+                    continue;
+                };
+                if kind != CallKind::Call {
+                    return Err(DriverError::Request {
+                        path: path.to_path_buf(),
+                        message: format!(
+                            "{}: a gradient request made with `invoke` or `callbr` (a call that may throw) is not supported; call it with `call` (in C++, from a `noexcept` context)",
+                            place_of(inst)
+                        ),
+                    });
+                }
+                out.push(find::parse_request(call, entry, path)?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// "in `main` at demo.c:12:5" for messages.
+pub(crate) fn place_of(inst: InstructionValue<'_>) -> String {
+    let caller = inst.get_parent().and_then(|bb| bb.get_parent()).map(|f| name_of(&f)).unwrap_or_default();
+    match calls::source_location(inst) {
+        None => format!("in `{caller}`"),
+        Some((file, line, column)) => format!("in `{caller}` at {file}:{line}:{column}"),
+    }
+}
+
+/// The global variable a pointer argument is, or points into (through constant address
+/// arithmetic and casts), if it is one.
+pub fn global_variable(v: Argument<'_>) -> Option<String> {
+    v.global_variable_under().map(|g| name_of(&g))
+}
+
+/// Unmarked arguments: floats are `out`, pointers `dup`, integers `const`.
+fn default_kind(ty: BasicTypeEnum<'_>) -> ArgActivity {
+    match ty {
+        BasicTypeEnum::PointerType(_) => ArgActivity::Dup,
+        _ if is_float(ty) => ArgActivity::Active,
+        _ => ArgActivity::Const,
+    }
+}
+
+fn is_float(ty: BasicTypeEnum<'_>) -> bool {
+    float_bits(ty).is_some()
+}
+
+/// The width of a float type zyg passes (`ppc_fp128` is not one).
+fn float_bits(ty: BasicTypeEnum<'_>) -> Option<u32> {
+    match ty {
+        BasicTypeEnum::FloatType(f) if f != f.get_context().ppc_f128_type() => Some(f.get_bit_width()),
+        _ => None,
+    }
+}
+
+/// Whether a value of type `ty` holds a float (a float, or a struct, array or vector with one).
+fn holds_float(ty: BasicTypeEnum<'_>) -> bool {
+    match ty {
+        BasicTypeEnum::StructType(s) => s.get_field_types().into_iter().any(holds_float),
+        BasicTypeEnum::ArrayType(a) => holds_float(a.get_element_type()),
+        BasicTypeEnum::VectorType(v) => holds_float(v.get_element_type()),
+        _ => is_float(ty),
+    }
+}
+
+/// LLVM's printing of a type.
+pub(crate) fn type_text<'ctx>(t: impl AnyType<'ctx>) -> String {
+    t.print_to_string().to_string_lossy().into_owned()
+}
