@@ -96,35 +96,30 @@ fn is_bitcode(bytes: &[u8]) -> bool {
 /// A bound on the address space (`RLIMIT_AS`), lifted again when dropped. Process-wide:
 /// for a single-threaded process, around one step (reading bitcode).
 pub struct AddressSpaceBound {
-    old: libc::rlimit,
+    /// The soft and hard limits before.
+    old: (u64, u64),
 }
 
 impl AddressSpaceBound {
     /// The current address space plus `extra` bytes (never above the hard limit); `None`
     /// when the limits cannot be read or set.
     pub fn new(extra: u64) -> Option<Self> {
+        use nix::sys::resource::{getrlimit, setrlimit, Resource};
         let pages: u64 = std::fs::read_to_string("/proc/self/statm").ok()?.split_whitespace().next()?.parse().ok()?;
-        // SAFETY: sysconf only reads a constant.
-        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
-        let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit fills the struct it is given.
-        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut old) } != 0 {
+        let page = u64::try_from(nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok()??).ok()?;
+        let old = getrlimit(Resource::RLIMIT_AS).ok()?;
+        let want = pages.saturating_mul(page).saturating_add(extra).min(old.1);
+        if want >= old.0 {
             return None;
         }
-        let want = pages.saturating_mul(page).saturating_add(extra).min(old.rlim_max);
-        if want >= old.rlim_cur {
-            return None;
-        }
-        let new = libc::rlimit { rlim_cur: want, rlim_max: old.rlim_max };
-        // SAFETY: lowering this process's own soft limit.
-        (unsafe { libc::setrlimit(libc::RLIMIT_AS, &new) } == 0).then_some(AddressSpaceBound { old })
+        setrlimit(Resource::RLIMIT_AS, want, old.1).ok().map(|()| AddressSpaceBound { old })
     }
 }
 
 impl Drop for AddressSpaceBound {
     fn drop(&mut self) {
-        // SAFETY: restoring the soft limit read in `new` (at most the hard limit).
-        unsafe { libc::setrlimit(libc::RLIMIT_AS, &self.old) };
+        // Restoring the soft limit read in `new` (at most the hard limit).
+        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, self.old.0, self.old.1);
     }
 }
 
@@ -170,9 +165,14 @@ pub fn note_stdout_closed() {
     STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether standard output was closed when zyg started (see `note_stdout_closed`).
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The error for `-o -` when standard output was closed at the start.
 pub fn check_stdout(output: &Path) -> Result<()> {
-    if output == Path::new("-") && STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+    if output == Path::new("-") && stdout_closed() {
         return Err(DriverError::Usage("-o -: standard output is closed; nothing can be written to it".into()));
     }
     Ok(())
