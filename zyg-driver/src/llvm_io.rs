@@ -3,7 +3,6 @@
 
 use crate::error::{DriverError, Result};
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -54,29 +53,11 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages. (inkwell 0.11's
-/// `create_module_from_ir` leaks its buffer with LLVM 22, whose `LLVMParseIRInContext2` no
-/// longer takes it over: the input's size per module read, which adds up where zyg reads
-/// many, as its fuzz targets do.)
+/// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages
+/// (`zyg_ir::llvm::parse_ir`, which does not leak the input's buffer as inkwell 0.11 does).
 pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], path: &Path) -> Result<Module<'ctx>> {
-    use inkwell::llvm_sys::core::LLVMDisposeMemoryBuffer;
-    use inkwell::llvm_sys::ir_reader::LLVMParseIRInContext2;
-    let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, &path.display().to_string());
-    let mut module = std::ptr::null_mut();
-    let mut message = std::ptr::null_mut();
-    // SAFETY: the context and buffer are live; LLVM fills `module` or `message`. The buffer
-    // stays this function's (LLVMParseIRInContext2 does not take it): disposed below, and
-    // forgotten so that inkwell does not dispose it again.
-    unsafe {
-        let failed = LLVMParseIRInContext2(context.raw(), buffer.as_mut_ptr(), &mut module, &mut message) != 0;
-        LLVMDisposeMemoryBuffer(buffer.as_mut_ptr());
-        std::mem::forget(buffer);
-        if failed {
-            let message = zyg_ir::llvm::take_message(message);
-            return Err(DriverError::Parse { path: path.to_path_buf(), message: message.trim_end().to_string() });
-        }
-        Ok(Module::new(module))
-    }
+    zyg_ir::llvm::parse_ir(context, bytes, &path.display().to_string())
+        .map_err(|message| DriverError::Parse { path: path.to_path_buf(), message: message.trim_end().to_string() })
 }
 
 /// LLVM's bitcode reader sizes its tables from counts written in the file, so a corrupt

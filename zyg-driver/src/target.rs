@@ -92,17 +92,7 @@ pub fn check_function_cpus(module: &Module, triple: &TargetTriple, path: &Path) 
         for key in ["target-cpu", "tune-cpu"] {
             let Some(attr) = f.get_string_attribute(AttributeLoc::Function, key) else { continue };
             // The value with its length: inkwell's reading stops at a NUL byte.
-            let mut len = 0u32;
-            // SAFETY: a string attribute of a live function; LLVM returns a pointer to `len`
-            // bytes it owns.
-            let value = unsafe {
-                let p = inkwell::llvm_sys::core::LLVMGetStringAttributeValue(attr.as_mut_ptr(), &mut len);
-                if p.is_null() {
-                    String::new()
-                } else {
-                    String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize)).into_owned()
-                }
-            };
+            let value = zyg_ir::llvm::string_attribute_value(attr);
             if value.is_empty() {
                 continue;
             }

@@ -177,13 +177,7 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
             g.set_linkage(Linkage::External);
             // The lowering gave the declaration a declaration's debug scope, which a
             // definition may not have.
-            // SAFETY: a function of the live module.
-            unsafe {
-                use inkwell::llvm_sys::core::{LLVMGetMDKindIDInContext, LLVMGlobalEraseMetadata};
-                use inkwell::values::AsValueRef;
-                let dbg = LLVMGetMDKindIDInContext(ctx.raw(), c"dbg".as_ptr(), 3);
-                LLVMGlobalEraseMetadata(g.as_value_ref(), dbg);
-            }
+            zyg_ir::llvm::erase_function_metadata(g, "dbg");
             g
         }
         None => module.add_function(&r.gradient, fn_type, Some(Linkage::External)),
