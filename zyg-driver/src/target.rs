@@ -62,25 +62,11 @@ pub enum Cpu {
 
 /// Whether `triple`'s target knows the CPU `cpu` (src/cpu_names.cpp).
 pub fn cpu(triple: &TargetTriple, cpu: &str) -> Cpu {
-    extern "C" {
-        fn zyg_cpu_known(triple: *const std::ffi::c_char, cpu: *const std::ffi::c_char, known: *mut *mut std::ffi::c_char) -> i32;
-        fn free(p: *mut std::ffi::c_void);
-    }
     initialize();
-    let Ok(name) = std::ffi::CString::new(cpu) else { return Cpu::Unknown(Vec::new()) };
-    let mut known = std::ptr::null_mut();
-    // SAFETY: two NUL-terminated strings that outlive the call; `known` is set to null or
-    // to a malloc'd string, copied and freed here.
-    let (answer, list) = unsafe {
-        let answer = zyg_cpu_known(triple.as_str().as_ptr(), name.as_ptr(), &mut known);
-        let list = if known.is_null() { String::new() } else { std::ffi::CStr::from_ptr(known).to_string_lossy().into_owned() };
-        free(known.cast());
-        (answer, list)
-    };
-    match answer {
-        1 => Cpu::Known,
-        0 => Cpu::Unknown(list.lines().filter(|n| !n.is_empty()).map(String::from).collect()),
-        _ => Cpu::NoTarget,
+    match crate::ffi::cpu_known(triple.as_str(), cpu) {
+        (Some(true), _) => Cpu::Known,
+        (Some(false), list) => Cpu::Unknown(list.lines().filter(|n| !n.is_empty()).map(String::from).collect()),
+        (None, _) => Cpu::NoTarget,
     }
 }
 

@@ -14,7 +14,6 @@ use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, MemRefType};
 use melior::ir::{Attribute, BlockLike, Location, OperationRef, RegionLike, ShapedTypeLike, Type, TypeLike, ValueLike};
 use melior::pass::PassManager;
-use melior::StringRef;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
@@ -106,13 +105,9 @@ pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ct
     let diagnostics = Diagnostics::default();
     let context = context(&diagnostics, path);
     let name = path.display().to_string();
-    // SAFETY: the context is live; a null module means a parse error, reported to the handler.
-    let raw = unsafe { mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), StringRef::new(&name).to_raw()) };
-    if raw.ptr.is_null() {
+    let Some(mut module) = crate::ffi::parse_mlir_file(&context, path) else {
         return Err(diagnostics.take(path, "cannot parse MLIR"));
-    }
-    // SAFETY: a module just parsed, owned here.
-    let mut module = unsafe { melior::ir::Module::from_raw(raw) };
+    };
     check_dialects(&module, path)?;
     let requests = requests(&module, path)?;
     tracing::info!(requests = requests.len(), "read MLIR; lowering to the LLVM dialect");
@@ -122,15 +117,9 @@ pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ct
         .map_err(|e| DriverError::Mlir(format!("{name}: internal error: the lowering pipeline: {e}")))?;
     passes.run(&mut module).map_err(|_| diagnostics.take(path, "lowering to the LLVM dialect failed"))?;
 
-    // SAFETY: the module is in the LLVM dialect; the translation is a new module owned by
-    // the caller, in `llvm` (libMLIR and inkwell share the one libLLVM).
-    let translated =
-        unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(module.as_operation().to_raw(), llvm.raw() as *mut _) };
-    if translated.is_null() {
+    let Some(translated) = crate::ffi::translate_to_llvm(&module, llvm) else {
         return Err(diagnostics.take(path, "cannot translate the LLVM dialect to LLVM IR"));
-    }
-    // SAFETY: a module of `llvm`'s context, owned from here on.
-    let translated: Module<'ctx> = unsafe { Module::new(translated as *mut _) };
+    };
     for_this_machine(&translated, path)?;
     Ok((translated, requests))
 }
