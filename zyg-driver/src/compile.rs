@@ -61,32 +61,7 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
     if emit == Emit::SharedLibrary {
         module = not_pie(&context, &module, path)?;
     }
-    let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
-    crate::target::initialize();
-    let target = Target::from_triple(&triple).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
-    let cpu = match (&opts.cpu, gpu) {
-        (Some(c), _) if c == "native" => TargetMachine::get_host_cpu_name().to_string(),
-        (Some(c), _) => c.clone(),
-        (None, true) => "sm_70".to_string(),
-        (None, false) => String::new(),
-    };
-    if !cpu.is_empty() {
-        check_cpu(&triple, &cpu, gpu)?;
-    }
-    let features = if opts.cpu.as_deref() == Some("native") {
-        TargetMachine::get_host_cpu_features().to_string()
-    } else {
-        String::new()
-    };
-    let level = match opts.opt_level {
-        0 => OptimizationLevel::None,
-        1 => OptimizationLevel::Less,
-        2 => OptimizationLevel::Default,
-        _ => OptimizationLevel::Aggressive,
-    };
-    let machine = target
-        .create_target_machine(&triple, &cpu, &features, level, RelocMode::PIC, CodeModel::Default)
-        .ok_or_else(|| llvm(format!("LLVM cannot generate code for `{}` (cpu `{cpu}`)", triple.as_str().to_string_lossy())))?;
+    let machine = target_machine(opts, &triple, gpu)?;
     module.set_triple(&triple);
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     if gpu {
@@ -106,13 +81,50 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
     }
     let pipeline = format!("default<O{}>", opts.opt_level.min(3));
     crate::supervisor::phase(&format!("optimising the module ({pipeline})"));
+    let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
     module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })?;
-    // Written beside the output and renamed into place: no half-written output.
+    write_code(opts, &module, &machine, &triple, emit)
+}
+
+/// The target machine `--cpu`/`--gpu` and `-O` ask for, for `triple`.
+fn target_machine(opts: &CompileOptions, triple: &TargetTriple, gpu: bool) -> Result<TargetMachine> {
+    let llvm = |message: String| DriverError::Llvm { path: opts.input.clone(), message };
+    crate::target::initialize();
+    let target = Target::from_triple(triple).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+    let cpu = match (&opts.cpu, gpu) {
+        (Some(c), _) if c == "native" => TargetMachine::get_host_cpu_name().to_string(),
+        (Some(c), _) => c.clone(),
+        (None, true) => "sm_70".to_string(),
+        (None, false) => String::new(),
+    };
+    if !cpu.is_empty() {
+        check_cpu(triple, &cpu, gpu)?;
+    }
+    let features = if opts.cpu.as_deref() == Some("native") {
+        TargetMachine::get_host_cpu_features().to_string()
+    } else {
+        String::new()
+    };
+    let level = match opts.opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    target
+        .create_target_machine(triple, &cpu, &features, level, RelocMode::PIC, CodeModel::Default)
+        .ok_or_else(|| llvm(format!("LLVM cannot generate code for `{}` (cpu `{cpu}`)", triple.as_str().to_string_lossy())))
+}
+
+/// Generates the code and puts it at the output: written beside it and renamed into place
+/// (no half-written output), linked first for a shared library.
+fn write_code(opts: &CompileOptions, module: &Module<'_>, machine: &TargetMachine, triple: &TargetTriple, emit: Emit) -> Result<()> {
+    let llvm = |message: String| DriverError::Llvm { path: opts.input.clone(), message };
     let tmp = llvm_io::temp_beside(&opts.output, ".o")?;
     let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
     crate::supervisor::phase(&format!("generating code for `{}`", triple.as_str().to_string_lossy()));
-    machine.write_to_file(&module, file_type, tmp.path()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+    machine.write_to_file(module, file_type, tmp.path()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
     match emit {
         Emit::Object | Emit::Assembly => {
             llvm_io::persist(tmp, &opts.output, 0o644)?;

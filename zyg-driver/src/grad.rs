@@ -7,7 +7,6 @@ use crate::llvm_io;
 use crate::prepare;
 use inkwell::context::Context;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::values::AsValueRef;
 use std::path::{Path, PathBuf};
 use zyg_ir::{Function, Type};
 use zyg_transform::{Differentiator, Gradient, Spec, TransformError};
@@ -59,10 +58,8 @@ pub(crate) fn limit_vector_combine(module: &inkwell::module::Module<'_>) {
 fn disable_vector_combine() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let args = [c"zyg".as_ptr(), c"-disable-vector-combine".as_ptr()];
-        // SAFETY: two NUL-terminated strings that live for the whole call; LLVM parses them
-        // into its option registry (the option exists in every LLVM 22 build).
-        unsafe { inkwell::llvm_sys::support::LLVMParseCommandLineOptions(2, args.as_ptr(), c"".as_ptr()) };
+        // The option exists in every LLVM 22 build.
+        zyg_ir::llvm::parse_llvm_options(&["-disable-vector-combine"]);
     });
 }
 
@@ -351,13 +348,7 @@ fn write_generated(
         fv.run_passes(GENERATED_CLEANUP, machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
         limit_slp(fv);
     }
-    if let Some(marker) = module.get_function(prepare::VLA_MARKER) {
-        // SAFETY: a function of the live module.
-        if unsafe { inkwell::llvm_sys::core::LLVMGetFirstUse(marker.as_value_ref()).is_null() } {
-            // SAFETY: nothing refers to the declaration any more.
-            unsafe { marker.delete() };
-        }
-    }
+    zyg_ir::llvm::delete_unused_function(module, prepare::VLA_MARKER);
     Ok(())
 }
 
@@ -426,10 +417,7 @@ fn copy_target_attributes(from: Option<inkwell::values::FunctionValue<'_>>, to: 
 /// The function zyg-ir calls `name`: by its name, or an unnamed one (`@0`) by its number
 /// (`zyg_ir::llvm::global_name`).
 pub(crate) fn function<'ctx>(module: &inkwell::module::Module<'ctx>, name: &str) -> Option<inkwell::values::FunctionValue<'ctx>> {
-    // SAFETY: looking a name up in the live module; the value found belongs to it.
-    unsafe {
-        zyg_ir::llvm::find_global(module.as_mut_ptr(), name).and_then(|v| inkwell::values::FunctionValue::new(v))
-    }
+    zyg_ir::llvm::function_named(module, name)
 }
 
 fn namespace(module: &inkwell::module::Module) -> String {

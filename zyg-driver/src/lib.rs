@@ -6,6 +6,7 @@ pub mod compile;
 pub mod conventions;
 pub mod custom;
 pub mod error;
+mod ffi;
 pub mod grad;
 pub mod header;
 pub mod inlining;

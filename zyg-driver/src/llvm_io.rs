@@ -3,7 +3,6 @@
 
 use crate::error::{DriverError, Result};
 use inkwell::context::Context;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -54,29 +53,11 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages. (inkwell 0.11's
-/// `create_module_from_ir` leaks its buffer with LLVM 22, whose `LLVMParseIRInContext2` no
-/// longer takes it over: the input's size per module read, which adds up where zyg reads
-/// many, as its fuzz targets do.)
+/// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages
+/// (`zyg_ir::llvm::parse_ir`, which does not leak the input's buffer as inkwell 0.11 does).
 pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], path: &Path) -> Result<Module<'ctx>> {
-    use inkwell::llvm_sys::core::LLVMDisposeMemoryBuffer;
-    use inkwell::llvm_sys::ir_reader::LLVMParseIRInContext2;
-    let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, &path.display().to_string());
-    let mut module = std::ptr::null_mut();
-    let mut message = std::ptr::null_mut();
-    // SAFETY: the context and buffer are live; LLVM fills `module` or `message`. The buffer
-    // stays this function's (LLVMParseIRInContext2 does not take it): disposed below, and
-    // forgotten so that inkwell does not dispose it again.
-    unsafe {
-        let failed = LLVMParseIRInContext2(context.raw(), buffer.as_mut_ptr(), &mut module, &mut message) != 0;
-        LLVMDisposeMemoryBuffer(buffer.as_mut_ptr());
-        std::mem::forget(buffer);
-        if failed {
-            let message = zyg_ir::llvm::take_message(message);
-            return Err(DriverError::Parse { path: path.to_path_buf(), message: message.trim_end().to_string() });
-        }
-        Ok(Module::new(module))
-    }
+    zyg_ir::llvm::parse_ir(context, bytes, &path.display().to_string())
+        .map_err(|message| DriverError::Parse { path: path.to_path_buf(), message: message.trim_end().to_string() })
 }
 
 /// LLVM's bitcode reader sizes its tables from counts written in the file, so a corrupt
@@ -96,35 +77,30 @@ fn is_bitcode(bytes: &[u8]) -> bool {
 /// A bound on the address space (`RLIMIT_AS`), lifted again when dropped. Process-wide:
 /// for a single-threaded process, around one step (reading bitcode).
 pub struct AddressSpaceBound {
-    old: libc::rlimit,
+    /// The soft and hard limits before.
+    old: (u64, u64),
 }
 
 impl AddressSpaceBound {
     /// The current address space plus `extra` bytes (never above the hard limit); `None`
     /// when the limits cannot be read or set.
     pub fn new(extra: u64) -> Option<Self> {
+        use nix::sys::resource::{getrlimit, setrlimit, Resource};
         let pages: u64 = std::fs::read_to_string("/proc/self/statm").ok()?.split_whitespace().next()?.parse().ok()?;
-        // SAFETY: sysconf only reads a constant.
-        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
-        let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit fills the struct it is given.
-        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut old) } != 0 {
+        let page = u64::try_from(nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok()??).ok()?;
+        let old = getrlimit(Resource::RLIMIT_AS).ok()?;
+        let want = pages.saturating_mul(page).saturating_add(extra).min(old.1);
+        if want >= old.0 {
             return None;
         }
-        let want = pages.saturating_mul(page).saturating_add(extra).min(old.rlim_max);
-        if want >= old.rlim_cur {
-            return None;
-        }
-        let new = libc::rlimit { rlim_cur: want, rlim_max: old.rlim_max };
-        // SAFETY: lowering this process's own soft limit.
-        (unsafe { libc::setrlimit(libc::RLIMIT_AS, &new) } == 0).then_some(AddressSpaceBound { old })
+        setrlimit(Resource::RLIMIT_AS, want, old.1).ok().map(|()| AddressSpaceBound { old })
     }
 }
 
 impl Drop for AddressSpaceBound {
     fn drop(&mut self) {
-        // SAFETY: restoring the soft limit read in `new` (at most the hard limit).
-        unsafe { libc::setrlimit(libc::RLIMIT_AS, &self.old) };
+        // Restoring the soft limit read in `new` (at most the hard limit).
+        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, self.old.0, self.old.1);
     }
 }
 
@@ -170,9 +146,14 @@ pub fn note_stdout_closed() {
     STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether standard output was closed when zyg started (see `note_stdout_closed`).
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The error for `-o -` when standard output was closed at the start.
 pub fn check_stdout(output: &Path) -> Result<()> {
-    if output == Path::new("-") && STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+    if output == Path::new("-") && stdout_closed() {
         return Err(DriverError::Usage("-o -: standard output is closed; nothing can be written to it".into()));
     }
     Ok(())

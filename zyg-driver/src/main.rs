@@ -111,8 +111,8 @@ static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicB
 static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
 
 extern "C" fn note_closed_stdout() {
-    // SAFETY: F_GETFD only asks whether descriptor 1 is open.
-    if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+    // F_GETFD only asks whether the descriptor is open.
+    if nix::fcntl::fcntl(std::io::stdout(), nix::fcntl::FcntlArg::F_GETFD).is_err() {
         STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
@@ -145,7 +145,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .without_time()
         .with_target(false)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(zyg_driver::supervisor::stderr_is_terminal())
         .init();
     if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
         zyg_driver::llvm_io::note_stdout_closed();

@@ -10,45 +10,52 @@
 //! input is verified before any pass sees it, `--cpu` is checked against the target's list,
 //! scalable vectors are refused); this is the net under those checks.
 //!
-//! The parent forks before any work starts (one thread, nothing of LLVM's started), relays
-//! the child's standard error line by line, and keeps back what follows an `LLVM ERROR:`
-//! line. When the child dies from a signal or LLVM's fatal error, the parent removes the
-//! child's temporary files (named `.zyg-PID-*` beside each output, see `temp_prefix`) and
-//! says what the child was doing (`phase`), which the child writes into memory it shares
-//! with the parent. Signals that stop the parent (Ctrl-C, `kill`, `timeout`) are passed on
-//! to the child; the parent then cleans up and dies from the same signal.
+//! The parent starts the child before any work: the same binary with the same arguments,
+//! marked by `CHILD_VARIABLE` in its environment (which carries what the parent found at its
+//! start: whether standard output was closed, whether standard error is a terminal). It
+//! relays the child's standard error line by line, and keeps back what follows an
+//! `LLVM ERROR:` line. When the child dies from a signal or LLVM's fatal error, the parent
+//! removes the child's temporary files (named `.zyg-PID-*` beside each output, see
+//! `temp_prefix`) and says what the child was doing (`phase`), which the child writes into
+//! a small file the parent made (in the temporary directory) and reads once the child is
+//! gone. Signals that stop the parent (Ctrl-C, `kill`, `timeout`) are passed on to the
+//! child; the parent then cleans up and dies from the same signal.
 //!
 //! `ZYG_IN_PROCESS=1` runs the work in the one process (for a debugger).
 
 use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::OnceLock;
 
-/// The shared page where the child writes its phase: a length (two bytes) and UTF-8 text.
-static PHASE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+/// Marks the child: `PARENT_PID;FLAGS;PHASE_FILE`, FLAGS holding `c` when standard output was
+/// closed at the parent's start and `t` when its standard error is a terminal.
+const CHILD_VARIABLE: &str = "ZYG_SUPERVISED_CHILD";
+
+/// The most bytes of a phase kept (after a two-byte length).
 const PHASE_BYTES: usize = 4096;
 
-/// The child's process id, for the parent's signal handler.
+/// The child's phase file, open for writing (unset when not supervised).
+static PHASE: OnceLock<std::fs::File> = OnceLock::new();
+
+/// The child's process id, for the parent's signal forwarding (0 once it is gone).
 static CHILD: AtomicI32 = AtomicI32::new(0);
 
 /// Records what zyg is doing now ("reading the input", "optimising (default<O2>)"), for the
 /// message the parent prints if LLVM stops the process. Does nothing when not supervised.
 pub fn phase(text: &str) {
-    let page = PHASE.load(Ordering::Relaxed);
-    if page.is_null() {
-        return;
-    }
+    let Some(file) = PHASE.get() else { return };
     let mut len = text.len().min(PHASE_BYTES - 2);
     while !text.is_char_boundary(len) {
         len -= 1;
     }
-    // SAFETY: `page` is the shared mapping of PHASE_BYTES bytes made in `run`, written only
-    // by this (single-threaded) child; the parent reads it after the child is gone.
-    unsafe {
-        std::ptr::copy_nonoverlapping(text.as_ptr(), page.add(2), len);
-        page.cast::<[u8; 2]>().write((len as u16).to_le_bytes());
-    }
+    let mut record = Vec::with_capacity(len + 2);
+    record.extend_from_slice(&(len as u16).to_le_bytes());
+    record.extend_from_slice(&text.as_bytes()[..len]);
+    let _ = file.write_at(&record, 0);
 }
 
 /// The start of the names of this process's temporary files: `.zyg-PID-`.
@@ -63,114 +70,139 @@ pub struct Watch {
     pub outputs: Vec<PathBuf>,
 }
 
+/// What the child learns from `CHILD_VARIABLE`.
+struct Marker {
+    parent: u32,
+    stdout_closed: bool,
+    stderr_terminal: bool,
+    phase_file: PathBuf,
+}
+
+/// The child's marker, when this process is a supervised child.
+fn marker() -> Option<&'static Marker> {
+    static MARKER: OnceLock<Option<Marker>> = OnceLock::new();
+    MARKER
+        .get_or_init(|| {
+            let value = std::env::var_os(CHILD_VARIABLE)?;
+            let value = value.to_str()?;
+            let mut fields = value.splitn(3, ';');
+            let parent = fields.next()?.parse().ok()?;
+            let flags = fields.next()?;
+            let phase_file = PathBuf::from(fields.next()?);
+            Some(Marker { parent, stdout_closed: flags.contains('c'), stderr_terminal: flags.contains('t'), phase_file })
+        })
+        .as_ref()
+}
+
+/// Whether the command's standard error is a terminal (the parent's, for a child whose own
+/// is the pipe to its parent), for the colours of the log.
+pub fn stderr_is_terminal() -> bool {
+    match marker() {
+        Some(m) => m.stderr_terminal,
+        None => std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    }
+}
+
 /// Runs `work` in a child process (see the module comment) and returns its exit code, or
 /// `FAILURE` after reporting how LLVM stopped it.
 pub fn run(watch: &Watch, work: impl FnOnce() -> ExitCode) -> ExitCode {
     if std::env::var_os("ZYG_IN_PROCESS").is_some_and(|v| v != "0") {
         return work();
     }
-    // SAFETY: an anonymous shared mapping, checked below; it lives as long as the process.
-    let page = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            PHASE_BYTES,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 returns.
-    if page == libc::MAP_FAILED || unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        tracing::warn!("cannot watch zyg's work from a parent process: running it in this one");
-        return work();
+    if let Some(m) = marker() {
+        return run_child(m, work);
     }
-    let (read_end, write_end) = (fds[0], fds[1]);
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: called from `main` before any thread is started: the child is a full copy of
-    // a single-threaded process, free to do anything.
-    match unsafe { libc::fork() } {
-        -1 => {
-            // SAFETY: both descriptors are ours and used nowhere else.
-            unsafe {
-                libc::close(read_end);
-                libc::close(write_end);
-            }
-            tracing::warn!("cannot fork: running zyg's work in this process");
-            work()
+    let phase_file = match tempfile::Builder::new().prefix(".zyg-phase-").tempfile() {
+        Ok(f) => f,
+        Err(_) => {
+            tracing::warn!("cannot watch zyg's work from a parent process: running it in this one");
+            return work();
         }
-        0 => {
-            // SAFETY: the child's own copies of the descriptors; PR_SET_PDEATHSIG takes a
-            // signal number. If the parent is already gone, nobody is left to clean up.
-            unsafe {
-                libc::close(read_end);
-                libc::dup2(write_end, 2);
-                libc::close(write_end);
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                if libc::getppid() != parent {
-                    libc::_exit(1);
-                }
-            }
-            PHASE.store(page.cast(), Ordering::Relaxed);
-            phase("starting");
+    };
+    match start_child(phase_file.path()) {
+        Ok(child) => watch_child(watch, child, phase_file),
+        Err(_) => {
+            tracing::warn!("cannot start a child process: running zyg's work in this process");
             work()
-        }
-        child => {
-            // SAFETY: the parent's copy of the write end; the child holds its own.
-            unsafe { libc::close(write_end) };
-            watch_child(watch, child, read_end, page.cast())
         }
     }
 }
 
+/// The child's side: dies with its parent, records its phase, does the work.
+fn run_child(m: &Marker, work: impl FnOnce() -> ExitCode) -> ExitCode {
+    // If the parent is already gone, nobody is left to clean up.
+    let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+    if nix::unistd::getppid().as_raw() as u32 != m.parent {
+        return ExitCode::FAILURE;
+    }
+    if m.stdout_closed {
+        crate::llvm_io::note_stdout_closed();
+    }
+    if let Ok(file) = std::fs::OpenOptions::new().write(true).open(&m.phase_file) {
+        let _ = PHASE.set(file);
+    }
+    phase("starting");
+    work()
+}
+
+/// Starts this binary again, with the same arguments, as the supervised child.
+fn start_child(phase_file: &Path) -> std::io::Result<std::process::Child> {
+    let flags = format!(
+        "{}{}",
+        if crate::llvm_io::stdout_closed() { "c" } else { "" },
+        if stderr_is_terminal() { "t" } else { "" }
+    );
+    let mut marker = std::ffi::OsString::from(format!("{};{flags};", std::process::id()));
+    marker.push(phase_file.as_os_str());
+    std::process::Command::new(std::env::current_exe()?)
+        .args(std::env::args_os().skip(1))
+        .env(CHILD_VARIABLE, marker)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+}
+
 /// The parent's side: relay the child's standard error, wait for it, clean up and report.
-fn watch_child(watch: &Watch, child: libc::pid_t, read_end: libc::c_int, page: *const u8) -> ExitCode {
-    CHILD.store(child, Ordering::SeqCst);
-    for sig in FORWARDED {
-        // SAFETY: `forward` only reads an atomic and calls kill, both async-signal-safe.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = forward as *const () as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(sig, &action, std::ptr::null_mut());
+fn watch_child(watch: &Watch, mut child: std::process::Child, phase_file: tempfile::NamedTempFile) -> ExitCode {
+    let pid = child.id();
+    CHILD.store(pid as i32, Ordering::SeqCst);
+    forward_signals();
+    let relayed = match child.stderr.take() {
+        Some(pipe) => relay(pipe),
+        None => Relayed { llvm_error: None, said_error: false, last_line: None },
+    };
+    let status = loop {
+        match child.wait() {
+            Ok(status) => break Some(status),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break None,
         }
-    }
-    // SAFETY: the read end is this process's and nothing else owns it.
-    let pipe = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(read_end) };
-    let relayed = relay(pipe);
-    let llvm_error = relayed.llvm_error;
-    let mut status = 0;
-    // SAFETY: waiting for our own child.
-    while unsafe { libc::waitpid(child, &mut status, 0) } == -1 {
-        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            break;
-        }
-    }
-    let signal = libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status));
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 1 };
-    remove_temporaries(watch, child);
+    };
+    CHILD.store(0, Ordering::SeqCst);
+    let signal = status.and_then(|s| s.signal());
+    let code = status.and_then(|s| s.code()).unwrap_or(1);
+    remove_temporaries(watch, pid);
+    let doing = read_phase(phase_file.as_file());
+    drop(phase_file);
     if let Some(sig) = signal.filter(|s| FORWARDED.contains(s)) {
         // Stopped on purpose (Ctrl-C, kill): die the same way, as a shell expects.
-        // SAFETY: restoring the default action and raising a signal at ourselves.
-        unsafe {
-            libc::signal(sig, libc::SIG_DFL);
-            libc::raise(sig);
-        }
+        let _ = signal_hook::low_level::emulate_default_handler(sig);
         return ExitCode::FAILURE;
     }
     // An LLVM error diagnostic with no handler installed ends the process with exit(1) after
     // printing `error: <unknown>:0:0: ...` ("SSE register return with SSE disabled"): a
     // failure that said nothing of zyg's own.
     let silent = code != 0 && !relayed.said_error;
-    if llvm_error.is_none() && signal.is_none() && !silent {
+    if relayed.llvm_error.is_none() && signal.is_none() && !silent {
         return ExitCode::from(code.clamp(0, 255) as u8);
     }
-    // SAFETY: the child is gone; the page holds its last phase.
-    let doing = unsafe { read_phase(page) };
+    eprintln!("zyg: error: {}", failure_message(watch, &relayed, signal, code, &doing));
+    ExitCode::FAILURE
+}
+
+/// The one line that says how the child failed.
+fn failure_message(watch: &Watch, relayed: &Relayed, signal: Option<i32>, code: i32, doing: &str) -> String {
     let input = watch.input.display();
-    let message = match (&llvm_error, signal) {
+    match (&relayed.llvm_error, signal) {
         (Some(reason), _) => {
             let hint = if reason.contains("out of memory") && doing.starts_with("reading") {
                 " (a corrupt or truncated bitcode file can make LLVM's reader ask for any amount of memory)"
@@ -194,21 +226,28 @@ fn watch_child(watch: &Watch, child: libc::pid_t, read_end: libc::c_int, page: *
             let last = relayed.last_line.as_deref().map(|l| l.trim().trim_start_matches("error: ").to_string());
             format!("{input}: LLVM reported an error while {doing}: {}", last.unwrap_or_else(|| format!("exit status {code}")))
         }
+    }
+}
+
+/// Passes the signals that stop a command on to the child, from a thread of the parent's
+/// (signal-hook's handler only notes the signal; the thread sends it).
+fn forward_signals() {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(FORWARDED) else {
+        tracing::warn!("cannot pass signals on to zyg's child process");
+        return;
     };
-    eprintln!("zyg: error: {message}");
-    ExitCode::FAILURE
+    let _ = std::thread::Builder::new().name("zyg-signals".into()).spawn(move || {
+        for sig in signals.forever() {
+            let child = CHILD.load(Ordering::SeqCst);
+            if let (true, Ok(sig)) = (child > 0, nix::sys::signal::Signal::try_from(sig)) {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(child), sig);
+            }
+        }
+    });
 }
 
 /// The signals passed on to the child.
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
-
-extern "C" fn forward(sig: libc::c_int) {
-    let child = CHILD.load(Ordering::SeqCst);
-    if child > 0 {
-        // SAFETY: kill is async-signal-safe.
-        unsafe { libc::kill(child, sig) };
-    }
-}
 
 /// What the child said on its standard error.
 struct Relayed {
@@ -222,7 +261,7 @@ struct Relayed {
 
 /// Copies the child's standard error to ours, line by line, until an `LLVM ERROR:` line:
 /// that line and everything after it (LLVM's crash report) is kept back.
-fn relay(pipe: std::fs::File) -> Relayed {
+fn relay(pipe: impl Read) -> Relayed {
     let mut said_error = false;
     let mut last_line = None;
     let llvm_error = relay_lines(pipe, |line| {
@@ -237,7 +276,7 @@ fn relay(pipe: std::fs::File) -> Relayed {
 
 /// `relay`'s loop: passes each line on (and, once complete, to `seen`: a line may come in
 /// several writes), returns the `LLVM ERROR:` reason.
-fn relay_lines(mut pipe: std::fs::File, mut seen: impl FnMut(&[u8])) -> Option<String> {
+fn relay_lines(mut pipe: impl Read, mut seen: impl FnMut(&[u8])) -> Option<String> {
     let mut stderr = std::io::stderr();
     // Bytes of the current line not yet passed on, and those already passed on.
     let mut pending: Vec<u8> = Vec::new();
@@ -303,11 +342,18 @@ fn llvm_reason(text: &str) -> String {
     }
 }
 
-/// # Safety
-/// `page` must be the shared phase page, no longer written.
-unsafe fn read_phase(page: *const u8) -> String {
-    let len = (u16::from_le_bytes([*page, *page.add(1)]) as usize).min(PHASE_BYTES - 2);
-    let text = String::from_utf8_lossy(std::slice::from_raw_parts(page.add(2), len)).into_owned();
+/// The child's last phase, from the file it wrote it in ("starting" when there is none).
+fn read_phase(file: &std::fs::File) -> String {
+    let mut record = vec![0u8; PHASE_BYTES];
+    let mut filled = 0;
+    while filled < record.len() {
+        match file.read_at(&mut record[filled..], filled as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    let len = if filled < 2 { 0 } else { (u16::from_le_bytes([record[0], record[1]]) as usize).min(filled - 2) };
+    let text = String::from_utf8_lossy(&record[2..2 + len]).into_owned();
     if text.is_empty() {
         "starting".into()
     } else {
@@ -316,7 +362,7 @@ unsafe fn read_phase(page: *const u8) -> String {
 }
 
 /// Removes the child's temporary files (`.zyg-PID-*`) beside each output.
-fn remove_temporaries(watch: &Watch, child: libc::pid_t) {
+fn remove_temporaries(watch: &Watch, child: u32) {
     let prefix = format!(".zyg-{child}-");
     let mut dirs: Vec<PathBuf> = watch.outputs.iter().filter(|o| *o != Path::new("-")).map(|o| directory_of(o)).collect();
     dirs.sort();

@@ -62,25 +62,11 @@ pub enum Cpu {
 
 /// Whether `triple`'s target knows the CPU `cpu` (src/cpu_names.cpp).
 pub fn cpu(triple: &TargetTriple, cpu: &str) -> Cpu {
-    extern "C" {
-        fn zyg_cpu_known(triple: *const std::ffi::c_char, cpu: *const std::ffi::c_char, known: *mut *mut std::ffi::c_char) -> i32;
-        fn free(p: *mut std::ffi::c_void);
-    }
     initialize();
-    let Ok(name) = std::ffi::CString::new(cpu) else { return Cpu::Unknown(Vec::new()) };
-    let mut known = std::ptr::null_mut();
-    // SAFETY: two NUL-terminated strings that outlive the call; `known` is set to null or
-    // to a malloc'd string, copied and freed here.
-    let (answer, list) = unsafe {
-        let answer = zyg_cpu_known(triple.as_str().as_ptr(), name.as_ptr(), &mut known);
-        let list = if known.is_null() { String::new() } else { std::ffi::CStr::from_ptr(known).to_string_lossy().into_owned() };
-        free(known.cast());
-        (answer, list)
-    };
-    match answer {
-        1 => Cpu::Known,
-        0 => Cpu::Unknown(list.lines().filter(|n| !n.is_empty()).map(String::from).collect()),
-        _ => Cpu::NoTarget,
+    match crate::ffi::cpu_known(triple.as_str(), cpu) {
+        (Some(true), _) => Cpu::Known,
+        (Some(false), list) => Cpu::Unknown(list.lines().filter(|n| !n.is_empty()).map(String::from).collect()),
+        (None, _) => Cpu::NoTarget,
     }
 }
 
@@ -92,17 +78,7 @@ pub fn check_function_cpus(module: &Module, triple: &TargetTriple, path: &Path) 
         for key in ["target-cpu", "tune-cpu"] {
             let Some(attr) = f.get_string_attribute(AttributeLoc::Function, key) else { continue };
             // The value with its length: inkwell's reading stops at a NUL byte.
-            let mut len = 0u32;
-            // SAFETY: a string attribute of a live function; LLVM returns a pointer to `len`
-            // bytes it owns.
-            let value = unsafe {
-                let p = inkwell::llvm_sys::core::LLVMGetStringAttributeValue(attr.as_mut_ptr(), &mut len);
-                if p.is_null() {
-                    String::new()
-                } else {
-                    String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len as usize)).into_owned()
-                }
-            };
+            let value = zyg_ir::llvm::string_attribute_value(attr);
             if value.is_empty() {
                 continue;
             }

@@ -7,20 +7,13 @@ use std::hint::black_box;
 use zyg_driver::llvm_io::AddressSpaceBound;
 
 fn limit() -> u64 {
-    let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit fills the struct it is given.
-    unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut l) };
-    l.rlim_cur
+    nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_AS).expect("the limit can be read").0
 }
 
-/// Whether 1 GiB can be had from malloc now (freed at once).
+/// Whether 1 GiB can be had from the allocator now (freed at once).
 fn gigabyte_available() -> bool {
-    // SAFETY: malloc and free of one block; black_box keeps the compiler from eliding them.
-    unsafe {
-        let p = black_box(libc::malloc(1 << 30));
-        libc::free(p);
-        !p.is_null()
-    }
+    let mut block: Vec<u8> = Vec::new();
+    black_box(block.try_reserve_exact(1 << 30)).is_ok()
 }
 
 #[test]

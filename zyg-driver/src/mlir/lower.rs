@@ -14,7 +14,6 @@ use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, MemRefType};
 use melior::ir::{Attribute, BlockLike, Location, OperationRef, RegionLike, ShapedTypeLike, Type, TypeLike, ValueLike};
 use melior::pass::PassManager;
-use melior::StringRef;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
@@ -106,13 +105,9 @@ pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ct
     let diagnostics = Diagnostics::default();
     let context = context(&diagnostics, path);
     let name = path.display().to_string();
-    // SAFETY: the context is live; a null module means a parse error, reported to the handler.
-    let raw = unsafe { mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), StringRef::new(&name).to_raw()) };
-    if raw.ptr.is_null() {
+    let Some(mut module) = crate::ffi::parse_mlir_file(&context, path) else {
         return Err(diagnostics.take(path, "cannot parse MLIR"));
-    }
-    // SAFETY: a module just parsed, owned here.
-    let mut module = unsafe { melior::ir::Module::from_raw(raw) };
+    };
     check_dialects(&module, path)?;
     let requests = requests(&module, path)?;
     tracing::info!(requests = requests.len(), "read MLIR; lowering to the LLVM dialect");
@@ -122,15 +117,9 @@ pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ct
         .map_err(|e| DriverError::Mlir(format!("{name}: internal error: the lowering pipeline: {e}")))?;
     passes.run(&mut module).map_err(|_| diagnostics.take(path, "lowering to the LLVM dialect failed"))?;
 
-    // SAFETY: the module is in the LLVM dialect; the translation is a new module owned by
-    // the caller, in `llvm` (libMLIR and inkwell share the one libLLVM).
-    let translated =
-        unsafe { mlir_sys::mlirTranslateModuleToLLVMIR(module.as_operation().to_raw(), llvm.raw() as *mut _) };
-    if translated.is_null() {
+    let Some(translated) = crate::ffi::translate_to_llvm(&module, llvm) else {
         return Err(diagnostics.take(path, "cannot translate the LLVM dialect to LLVM IR"));
-    }
-    // SAFETY: a module of `llvm`'s context, owned from here on.
-    let translated: Module<'ctx> = unsafe { Module::new(translated as *mut _) };
+    };
     for_this_machine(&translated, path)?;
     Ok((translated, requests))
 }
@@ -219,10 +208,51 @@ fn symbol(attr: Attribute<'_>) -> Option<String> {
     StringAttribute::try_from(attr).ok().map(|s| s.value().to_string())
 }
 
+/// A `zyg.gradient` attribute: the function, its gradient's name, the `zyg.args` words if
+/// given, and whether the function has `llvm.emit_c_interface`.
+struct Asked {
+    function: String,
+    gradient: String,
+    words: Option<Vec<String>>,
+    c_interface: bool,
+}
+
 /// The functions' `zyg.gradient` requests, checked against their signatures; calls to
 /// `__zyg_autodiff`-style functions with memref arguments are refused (they go through
 /// the C API, which knows nothing of descriptors).
 fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<GradientRequest>> {
+    let (funcs, asked) = functions(module, path)?;
+    check_request_calls(module, path)?;
+    let mut requests = Vec::new();
+    let mut gradients: HashMap<String, String> = HashMap::new();
+    for a in asked {
+        let f = &funcs[&a.function];
+        let fail = |message: String| DriverError::Mlir(format!("{}: {message}", f.at));
+        if !f.body {
+            return Err(fail(format!("`@{}` asks for its gradient but has no body", a.function)));
+        }
+        if let Some(first) = gradients.insert(a.gradient.clone(), a.function.clone()) {
+            return Err(fail(format!("`@{}` is already the gradient of `@{first}`", a.gradient)));
+        }
+        let kinds = request_kinds(f, &a).map_err(fail)?;
+        check_signature(f, &a.function).map_err(fail)?;
+        let request = GradientRequest {
+            function: a.function.clone(),
+            gradient: a.gradient.clone(),
+            args: f.args.clone(),
+            kinds,
+            c_interface: a.c_interface,
+            at: f.at.clone(),
+        };
+        let declared = check_declared_gradient(&funcs, &request)?;
+        tracing::info!(function = %a.function, gradient = %a.gradient, declared, "MLIR gradient request");
+        requests.push(request);
+    }
+    Ok(requests)
+}
+
+/// The `func.func`s at the top of the module, by name, and the gradients they ask for.
+fn functions(module: &melior::ir::Module<'_>, path: &Path) -> Result<(HashMap<String, Func>, Vec<Asked>)> {
     let mut funcs: HashMap<String, Func> = HashMap::new();
     let mut asked = Vec::new();
     let mut op = module.body().first_operation();
@@ -238,113 +268,85 @@ fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<Gradient
         let results: Vec<Arg> = (0..ty.result_count()).filter_map(|i| ty.result(i).ok()).map(classify).collect();
         let body = f.region(0).ok().and_then(|r| r.first_block()).is_some();
         if f.has_attribute("zyg.gradient") {
-            let gradient = f.attribute("zyg.gradient").ok().and_then(symbol).ok_or_else(|| {
-                located(
-                    &f,
-                    path,
-                    format!("`zyg.gradient` on `@{name}` must name its gradient: `zyg.gradient = @{name}_grad`"),
-                )
-            })?;
-            let kinds = match f.attribute("zyg.args") {
-                Ok(attr) => Some(kind_words(attr).ok_or_else(|| {
-                    located(
-                        &f,
-                        path,
-                        "`zyg.args` must be an array of strings: [\"out\", \"const\", \"dup\", ...]".into(),
-                    )
-                })?),
-                Err(_) => None,
-            };
-            asked.push((name.clone(), gradient, kinds, f.has_attribute("llvm.emit_c_interface")));
+            asked.push(asked_gradient(&f, &name, path)?);
         }
         let signature = ty.to_string();
         funcs.insert(name, Func { args, results, body, at, signature });
     }
-    check_request_calls(module, path)?;
+    Ok((funcs, asked))
+}
 
-    let mut requests = Vec::new();
-    let mut gradients: HashMap<String, String> = HashMap::new();
-    for (function, gradient, words, c_interface) in asked {
-        let f = &funcs[&function];
-        let fail = |message: String| DriverError::Mlir(format!("{}: {message}", f.at));
-        if !f.body {
-            return Err(fail(format!("`@{function}` asks for its gradient but has no body")));
-        }
-        if let Some(first) = gradients.insert(gradient.clone(), function.clone()) {
-            return Err(fail(format!("`@{gradient}` is already the gradient of `@{first}`")));
-        }
-        let kinds = match words {
-            Some(words) => {
-                if words.len() != f.args.len() {
-                    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-                    return Err(fail(format!(
-                        "`zyg.args` gives {} but `@{function}` has {}",
-                        plural(words.len(), "kind"),
-                        plural(f.args.len(), "argument")
-                    )));
-                }
-                words
-                    .iter()
-                    .zip(&f.args)
-                    .enumerate()
-                    .map(|(i, (w, a))| kind_for(w, a, i, &function))
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(fail)?
-            }
-            None => f.args.iter().map(Arg::default_kind).collect(),
-        };
-        for (i, a) in f.args.iter().enumerate() {
-            if let Arg::Other { text } = a {
-                return Err(fail(format!(
-                    "argument {i} of `@{function}` is a `{text}`: zyg differentiates functions of f32, f64, \
-                     integers, index and ranked memrefs"
-                )));
-            }
-        }
-        match f.results.as_slice() {
-            [] | [Arg::Float { .. }] | [Arg::Int { .. }] => {}
-            [other] => {
-                return Err(fail(format!(
-                    "`@{function}` returns a `{}`: zyg seeds a float result; write other results into a memref argument",
-                    other.text()
-                )))
-            }
-            several => {
-                return Err(fail(format!(
-                    "`@{function}` has {} results: zyg seeds one float result; return one, or write the others into memref arguments",
-                    several.len()
-                )))
-            }
-        }
-        let request = GradientRequest {
-            function: function.clone(),
-            gradient: gradient.clone(),
-            args: f.args.clone(),
-            kinds,
-            c_interface,
-            at: f.at.clone(),
-        };
-        let expected = request.mlir_signature();
-        let mut declared = false;
-        if let Some(g) = funcs.get(&gradient) {
-            if g.body {
-                return Err(DriverError::Mlir(format!(
-                    "{}: `@{gradient}` has a body, but zyg defines it as the gradient of `@{function}`",
-                    g.at
-                )));
-            }
-            if g.signature != expected {
-                return Err(DriverError::Mlir(format!(
-                    "{}: `@{gradient}` is declared `{}`, but the gradient of `@{function}` is `{expected}`",
-                    g.at, g.signature
-                )));
-            }
-            declared = true;
-        }
-        tracing::info!(function = %function, gradient = %gradient, declared, "MLIR gradient request");
-        requests.push(request);
+/// The request a function `name` with a `zyg.gradient` attribute makes.
+fn asked_gradient(f: &OperationRef<'_, '_>, name: &str, path: &Path) -> Result<Asked> {
+    let gradient = f.attribute("zyg.gradient").ok().and_then(symbol).ok_or_else(|| {
+        located(f, path, format!("`zyg.gradient` on `@{name}` must name its gradient: `zyg.gradient = @{name}_grad`"))
+    })?;
+    let words = match f.attribute("zyg.args") {
+        Ok(attr) => Some(kind_words(attr).ok_or_else(|| {
+            located(f, path, "`zyg.args` must be an array of strings: [\"out\", \"const\", \"dup\", ...]".into())
+        })?),
+        Err(_) => None,
+    };
+    Ok(Asked { function: name.to_string(), gradient, words, c_interface: f.has_attribute("llvm.emit_c_interface") })
+}
+
+/// The kinds of the arguments of `f`: as `zyg.args` gives them, or the defaults.
+fn request_kinds(f: &Func, a: &Asked) -> std::result::Result<Vec<ArgActivity>, String> {
+    let Some(words) = &a.words else { return Ok(f.args.iter().map(Arg::default_kind).collect()) };
+    if words.len() != f.args.len() {
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        return Err(format!(
+            "`zyg.args` gives {} but `@{}` has {}",
+            plural(words.len(), "kind"),
+            a.function,
+            plural(f.args.len(), "argument")
+        ));
     }
-    Ok(requests)
+    words.iter().zip(&f.args).enumerate().map(|(i, (w, arg))| kind_for(w, arg, i, &a.function)).collect()
+}
+
+/// Refuses arguments and results zyg cannot differentiate.
+fn check_signature(f: &Func, function: &str) -> std::result::Result<(), String> {
+    for (i, a) in f.args.iter().enumerate() {
+        if let Arg::Other { text } = a {
+            return Err(format!(
+                "argument {i} of `@{function}` is a `{text}`: zyg differentiates functions of f32, f64, \
+                 integers, index and ranked memrefs"
+            ));
+        }
+    }
+    match f.results.as_slice() {
+        [] | [Arg::Float { .. }] | [Arg::Int { .. }] => Ok(()),
+        [other] => Err(format!(
+            "`@{function}` returns a `{}`: zyg seeds a float result; write other results into a memref argument",
+            other.text()
+        )),
+        several => Err(format!(
+            "`@{function}` has {} results: zyg seeds one float result; return one, or write the others into memref arguments",
+            several.len()
+        )),
+    }
+}
+
+/// Checks a declaration of the request's gradient in the module (it must have no body and
+/// the gradient's type); whether there is one.
+fn check_declared_gradient(funcs: &HashMap<String, Func>, request: &GradientRequest) -> Result<bool> {
+    let (function, gradient) = (&request.function, &request.gradient);
+    let Some(g) = funcs.get(gradient) else { return Ok(false) };
+    if g.body {
+        return Err(DriverError::Mlir(format!(
+            "{}: `@{gradient}` has a body, but zyg defines it as the gradient of `@{function}`",
+            g.at
+        )));
+    }
+    let expected = request.mlir_signature();
+    if g.signature != expected {
+        return Err(DriverError::Mlir(format!(
+            "{}: `@{gradient}` is declared `{}`, but the gradient of `@{function}` is `{expected}`",
+            g.at, g.signature
+        )));
+    }
+    Ok(true)
 }
 
 fn kind_words(attr: Attribute<'_>) -> Option<Vec<String>> {

@@ -19,7 +19,7 @@
 use zyg_transform::ArgActivity;
 use crate::error::{DriverError, Result};
 use inkwell::module::{Linkage, Module};
-use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
 use inkwell::AddressSpace;
 use std::path::Path;
@@ -124,11 +124,10 @@ fn marker<'ctx>(module: &Module<'ctx>, kind: ArgActivity) -> BasicMetadataValueE
     global.as_pointer_value().into()
 }
 
-fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Path) -> Result<FunctionValue<'ctx>> {
+/// The gradient's LLVM type: each argument's parameters, a dup memref's again for its
+/// shadow; the gradients of the `out` arguments as its result.
+fn gradient_type<'ctx>(module: &Module<'ctx>, r: &GradientRequest, function: FunctionValue<'ctx>, path: &Path) -> Result<FunctionType<'ctx>> {
     let ctx = module.get_context();
-    let function = module
-        .get_function(&r.function)
-        .ok_or_else(|| internal(path, format!("`{}` is not in the lowered module", r.function)))?;
     let params = function.get_type().get_param_types();
     let width: usize = r.args.iter().map(Arg::width).sum();
     if params.len() != width {
@@ -137,7 +136,6 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
             format!("`{}` lowered to {} arguments, not the {width} its MLIR type makes", r.function, params.len()),
         ));
     }
-    // The gradient's parameters: each argument's, and a dup memref's again for its shadow.
     let mut types: Vec<BasicMetadataTypeEnum<'ctx>> = Vec::new();
     let mut at = 0;
     let mut spans = Vec::new();
@@ -152,12 +150,16 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
     }
     let outs: Vec<BasicTypeEnum<'ctx>> =
         r.outs().map(|(_, i)| BasicTypeEnum::try_from(params[spans[i].start]).expect("a float")).collect();
-    let fn_type = match outs.as_slice() {
+    Ok(match outs.as_slice() {
         [] => ctx.void_type().fn_type(&types, false),
         [one] => one.fn_type(&types, false),
         several => ctx.struct_type(several, false).fn_type(&types, false),
-    };
-    let gradient = match module.get_function(&r.gradient) {
+    })
+}
+
+/// The gradient function, declared with `fn_type` (or the module's declaration of it).
+fn declare_gradient<'ctx>(module: &Module<'ctx>, r: &GradientRequest, fn_type: FunctionType<'ctx>) -> Result<FunctionValue<'ctx>> {
+    Ok(match module.get_function(&r.gradient) {
         Some(g) if g.count_basic_blocks() > 0 => {
             return Err(DriverError::Mlir(format!(
                 "{}: `@{}` is defined in the module, but zyg defines it as the gradient of `@{}`",
@@ -177,30 +179,49 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
             g.set_linkage(Linkage::External);
             // The lowering gave the declaration a declaration's debug scope, which a
             // definition may not have.
-            // SAFETY: a function of the live module.
-            unsafe {
-                use inkwell::llvm_sys::core::{LLVMGetMDKindIDInContext, LLVMGlobalEraseMetadata};
-                use inkwell::values::AsValueRef;
-                let dbg = LLVMGetMDKindIDInContext(ctx.raw(), c"dbg".as_ptr(), 3);
-                LLVMGlobalEraseMetadata(g.as_value_ref(), dbg);
-            }
+            zyg_ir::llvm::erase_function_metadata(g, "dbg");
             g
         }
         None => module.add_function(&r.gradient, fn_type, Some(Linkage::External)),
-    };
+    })
+}
+
+fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Path) -> Result<FunctionValue<'ctx>> {
+    let ctx = module.get_context();
+    let function = module
+        .get_function(&r.function)
+        .ok_or_else(|| internal(path, format!("`{}` is not in the lowered module", r.function)))?;
+    let fn_type = gradient_type(module, r, function, path)?;
+    let gradient = declare_gradient(module, r, fn_type)?;
 
     // The request: `__zyg_autodiff(@function, marker, value[, shadow], ...)`.
     let ptr = ctx.ptr_type(AddressSpace::default());
-    let request_type = match outs.as_slice() {
-        [] => ctx.void_type().fn_type(&[ptr.into()], true),
-        [one] => one.fn_type(&[ptr.into()], true),
-        several => ctx.struct_type(several, false).fn_type(&[ptr.into()], true),
+    let request_type = match fn_type.get_return_type() {
+        None => ctx.void_type().fn_type(&[ptr.into()], true),
+        Some(t) => t.fn_type(&[ptr.into()], true),
     };
     let request = module.add_function(&format!("__zyg_autodiff.mlir.{}", r.gradient), request_type, None);
     let entry = ctx.append_basic_block(gradient, "entry");
     let b = ctx.create_builder();
     b.position_at_end(entry);
-    let given = gradient.get_params();
+    let args = request_arguments(module, r, function, &gradient.get_params());
+    let call = b.build_call(request, &args, "").map_err(|e| internal(path, e.to_string()))?;
+    match call.try_as_basic_value().basic() {
+        Some(v) => b.build_return(Some(&v)),
+        None => b.build_return(None),
+    }
+    .map_err(|e| internal(path, e.to_string()))?;
+    Ok(gradient)
+}
+
+/// The request's arguments: the function, then for each of its arguments a marker and the
+/// gradient's parameters `given` (a dup memref's pointers with their shadows').
+fn request_arguments<'ctx>(
+    module: &Module<'ctx>,
+    r: &GradientRequest,
+    function: FunctionValue<'ctx>,
+    given: &[BasicValueEnum<'ctx>],
+) -> Vec<BasicMetadataValueEnum<'ctx>> {
     let mut args: Vec<BasicMetadataValueEnum<'ctx>> = vec![function.as_global_value().as_pointer_value().into()];
     let mut next = 0;
     for (a, k) in r.args.iter().zip(&r.kinds) {
@@ -227,13 +248,37 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
             }
         }
     }
-    let call = b.build_call(request, &args, "").map_err(|e| internal(path, e.to_string()))?;
-    match call.try_as_basic_value().basic() {
-        Some(v) => b.build_return(Some(&v)),
-        None => b.build_return(None),
+    args
+}
+
+/// Loads the memref descriptor `at` points to (`{ ptr, ptr, index, [rank x index],
+/// [rank x index] }`) and pushes its fields, the arrays' elements one by one, onto `args`.
+fn descriptor_fields<'ctx>(
+    b: &inkwell::builder::Builder<'ctx>,
+    at: inkwell::values::PointerValue<'ctx>,
+    index: BasicTypeEnum<'ctx>,
+    rank: usize,
+    args: &mut Vec<BasicMetadataValueEnum<'ctx>>,
+) -> std::result::Result<(), inkwell::builder::BuilderError> {
+    let ctx = at.get_type().get_context();
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let mut fields: Vec<BasicTypeEnum<'ctx>> = vec![ptr.into(), ptr.into(), index];
+    if rank > 0 {
+        let array = index.array_type(rank as u32).as_basic_type_enum();
+        fields.extend([array, array]);
     }
-    .map_err(|e| internal(path, e.to_string()))?;
-    Ok(gradient)
+    let desc_type = ctx.struct_type(&fields, false);
+    let desc = b.build_load(desc_type, at, "")?.into_struct_value();
+    for i in 0..3 {
+        args.push(b.build_extract_value(desc, i, "")?.into());
+    }
+    for i in [3, 4].into_iter().take(if rank > 0 { 2 } else { 0 }) {
+        let array = b.build_extract_value(desc, i, "")?.into_array_value();
+        for k in 0..rank as u32 {
+            args.push(b.build_extract_value(array, k, "")?.into());
+        }
+    }
+    Ok(())
 }
 
 /// `_mlir_ciface_GRAD`: MLIR's C interface to the gradient (what `llvm.emit_c_interface`
@@ -285,28 +330,12 @@ fn c_interface<'ctx>(
     let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::new();
     // After the result pointer, if any, one parameter per MLIR argument.
     for (&v, (memref, span)) in given[usize::from(several)..].iter().zip(&mlir_args) {
-        if !*memref {
+        if *memref {
+            // { ptr, ptr, index, [rank x index], [rank x index] }
+            let index = BasicTypeEnum::try_from(params[span.start + 2]).expect("an integer");
+            descriptor_fields(&b, v.into_pointer_value(), index, (span.len() - 3) / 2, &mut args).map_err(err)?;
+        } else {
             args.push(v.into());
-            continue;
-        }
-        // { ptr, ptr, index, [rank x index], [rank x index] }
-        let index = BasicTypeEnum::try_from(params[span.start + 2]).expect("an integer");
-        let rank = (span.len() - 3) / 2;
-        let mut fields: Vec<BasicTypeEnum<'ctx>> = vec![ptr.into(), ptr.into(), index];
-        if rank > 0 {
-            let array = index.array_type(rank as u32).as_basic_type_enum();
-            fields.extend([array, array]);
-        }
-        let desc_type = ctx.struct_type(&fields, false);
-        let desc = b.build_load(desc_type, v.into_pointer_value(), "").map_err(err)?.into_struct_value();
-        for i in 0..3 {
-            args.push(b.build_extract_value(desc, i, "").map_err(err)?.into());
-        }
-        for i in [3, 4].into_iter().take(if rank > 0 { 2 } else { 0 }) {
-            let array = b.build_extract_value(desc, i, "").map_err(err)?.into_array_value();
-            for k in 0..rank as u32 {
-                args.push(b.build_extract_value(array, k, "").map_err(err)?.into());
-            }
         }
     }
     let call = b.build_call(gradient, &args, "").map_err(err)?;

@@ -1,0 +1,103 @@
+//! The driver's own foreign calls, behind safe functions: MLIR's C API where melior has no
+//! safe form (parsing a file with its name in the locations, translating to LLVM IR in
+//! zyg's LLVM context), and the two C++ shims `build.rs` compiles (`mlir/import.cpp`:
+//! LLVM IR to MLIR; `cpu_names.cpp`: the CPUs a target knows). zyg-ir's LLVM layer is no
+//! place for them: MLIR is not zyg-ir's business, and the shims are built and linked with
+//! MLIR by this crate's build script. Nothing else in the driver is `unsafe`.
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::path::Path;
+
+extern "C" {
+    /// `mlir/import.cpp`: takes ownership of the module.
+    fn zyg_llvm_to_mlir(module: inkwell::llvm_sys::prelude::LLVMModuleRef, error: *mut *mut c_char) -> *mut c_char;
+    /// `cpu_names.cpp`.
+    fn zyg_cpu_known(triple: *const c_char, cpu: *const c_char, known: *mut *mut c_char) -> i32;
+    fn free(p: *mut c_void);
+}
+
+/// Parses the MLIR file at `path` (its name in the locations); `None` after a parse error,
+/// which MLIR reports to the context's diagnostic handler.
+pub fn parse_mlir_file<'c>(context: &'c melior::Context, path: &Path) -> Option<melior::ir::Module<'c>> {
+    let name = path.display().to_string();
+    // SAFETY: the context is live and the name is copied by MLIR during the call; a null
+    // module means a parse error, and a module made of a non-null one is owned by the
+    // `Module` returned, tied to the context's lifetime.
+    unsafe {
+        let raw = mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), melior::StringRef::new(&name).to_raw());
+        if raw.ptr.is_null() {
+            return None;
+        }
+        Some(melior::ir::Module::from_raw(raw))
+    }
+}
+
+/// Translates an MLIR module in the LLVM dialect to an LLVM module of `llvm`; `None` when
+/// MLIR cannot (it reports why to the context's diagnostic handler).
+pub fn translate_to_llvm<'ctx>(module: &melior::ir::Module<'_>, llvm: &'ctx Context) -> Option<Module<'ctx>> {
+    // SAFETY: the module and the LLVM context are live (libMLIR and inkwell share the one
+    // libLLVM, so MLIR's LLVMContext is inkwell's); the translation is a new module of that
+    // context or null, owned from here on by the `Module` returned.
+    unsafe {
+        let translated = mlir_sys::mlirTranslateModuleToLLVMIR(module.as_operation().to_raw(), llvm.raw() as *mut _);
+        if translated.is_null() {
+            return None;
+        }
+        Some(Module::new(translated as *mut _))
+    }
+}
+
+/// A string `malloc`'d by a shim, copied and freed; "" for null.
+///
+/// # Safety
+/// `p` must be null or a NUL-terminated string from `malloc` that nothing else frees.
+unsafe fn take_malloced(p: *mut c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    let text = CStr::from_ptr(p).to_string_lossy().into_owned();
+    free(p.cast());
+    text
+}
+
+/// The module as MLIR text (LLVM dialect), by MLIR's importer; the error is MLIR's message.
+pub fn llvm_to_mlir(module: &Module<'_>) -> Result<Vec<u8>, String> {
+    // The importer consumes a module: give it a copy, which inkwell must not dispose of.
+    let copy = module.clone();
+    let raw = copy.as_mut_ptr();
+    std::mem::forget(copy);
+    let mut error: *mut c_char = std::ptr::null_mut();
+    // SAFETY: `raw` is a module of the live context, owned by the callee from here on; the
+    // strings it returns are malloc'd, copied and freed here.
+    unsafe {
+        let text = zyg_llvm_to_mlir(raw, &mut error);
+        if text.is_null() {
+            let message = take_malloced(error);
+            return Err(if message.is_empty() { "MLIR cannot import the module".to_string() } else { message.trim_end().to_string() });
+        }
+        let bytes = CStr::from_ptr(text).to_bytes().to_vec();
+        free(text.cast());
+        Ok(bytes)
+    }
+}
+
+/// What `cpu_names.cpp` says of a CPU for a triple: `Some(true)` known, `Some(false)` not
+/// (with the names it knows, one per line), `None` when there is no target for the triple.
+pub fn cpu_known(triple: &CStr, cpu: &str) -> (Option<bool>, String) {
+    let Ok(name) = CString::new(cpu) else { return (Some(false), String::new()) };
+    let mut known = std::ptr::null_mut();
+    // SAFETY: two NUL-terminated strings that outlive the call; `known` is set to null or
+    // to a malloc'd string, copied and freed here.
+    let (answer, list) = unsafe {
+        let answer = zyg_cpu_known(triple.as_ptr(), name.as_ptr(), &mut known);
+        (answer, take_malloced(known))
+    };
+    let answer = match answer {
+        1 => Some(true),
+        0 => Some(false),
+        _ => None,
+    };
+    (answer, list)
+}

@@ -1,0 +1,249 @@
+//! Rewrites of a module's instructions that the driver's preparation makes before zyg reads
+//! it (and undoes in the generated code): constant expressions made instructions, `byval`
+//! copies made explicit, dynamic allocas as calls of a marker function and back. Safe
+//! functions over inkwell's handles; every value they visit belongs to the module given.
+
+use inkwell::attributes::Attribute;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, FunctionValue};
+
+/// Turns the constant expressions instructions use into instructions in front of their
+/// users (a phi's operand at the end of its incoming block). Kinds it does not know (and
+/// operands of a phi whose incoming block has no terminator) stay as they are.
+pub fn expand_constant_expressions(module: &Module<'_>) {
+    // SAFETY: every value visited belongs to the live module; the builder is positioned only
+    // before instructions that exist (a missing terminator is skipped) and is disposed.
+    unsafe {
+        let b = Builder::new(LLVMGetModuleContext(module.as_mut_ptr()));
+        for inst in instructions(module) {
+            let is_phi = !LLVMIsAPHINode(inst).is_null();
+            for i in 0..LLVMGetNumOperands(inst).max(0) as u32 {
+                let operand = LLVMGetOperand(inst, i);
+                if operand.is_null() || LLVMIsAConstantExpr(operand).is_null() {
+                    continue;
+                }
+                let before = if is_phi { LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(inst, i)) } else { inst };
+                if before.is_null() {
+                    continue;
+                }
+                LLVMPositionBuilderBefore(b.0, before);
+                if let Some(expanded) = expand(b.0, operand) {
+                    LLVMSetOperand(inst, i, expanded);
+                }
+            }
+        }
+    }
+}
+
+/// An LLVM builder, disposed when dropped.
+struct Builder(LLVMBuilderRef);
+
+impl Builder {
+    /// # Safety
+    /// `context` must be a live context.
+    unsafe fn new(context: LLVMContextRef) -> Self {
+        Builder(LLVMCreateBuilderInContext(context))
+    }
+}
+
+impl Drop for Builder {
+    fn drop(&mut self) {
+        // SAFETY: the builder made in `new`, disposed once.
+        unsafe { LLVMDisposeBuilder(self.0) }
+    }
+}
+
+/// An instruction computing the constant expression `c` (operands first), or `None` for a
+/// kind it does not know.
+///
+/// # Safety
+/// `b` must be a live builder positioned before an instruction, `c` a live constant of its
+/// context.
+unsafe fn expand(b: LLVMBuilderRef, c: LLVMValueRef) -> Option<LLVMValueRef> {
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    if LLVMIsAConstantExpr(c).is_null() {
+        return Some(c);
+    }
+    let n = LLVMGetNumOperands(c).max(0) as u32;
+    let mut ops: Vec<_> = (0..n).map(|i| expand(b, LLVMGetOperand(c, i))).collect::<Option<_>>()?;
+    let name = c"".as_ptr();
+    let op = LLVMGetConstOpcode(c);
+    let &first = ops.first()?;
+    // The builder folds an instruction of constants straight back into a constant
+    // expression. Built on a `freeze` of the first operand it stays an instruction; the
+    // operand is put back afterwards and the `freeze` erased.
+    let placeholder = (!LLVMIsAConstant(first).is_null()).then(|| LLVMBuildFreeze(b, first, name));
+    if let Some(p) = placeholder {
+        ops[0] = p;
+    }
+    let built = match op {
+        LLVMGetElementPtr => {
+            let mut indices = ops[1..].to_vec();
+            LLVMBuildGEPWithNoWrapFlags(
+                b,
+                LLVMGetGEPSourceElementType(c),
+                ops[0],
+                indices.as_mut_ptr(),
+                indices.len() as u32,
+                name,
+                LLVMGEPGetNoWrapFlags(c),
+            )
+        }
+        LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr | LLVMTrunc => {
+            LLVMBuildCast(b, op, ops[0], LLVMTypeOf(c), name)
+        }
+        LLVMAdd | LLVMSub | LLVMMul | LLVMXor if ops.len() == 2 => LLVMBuildBinOp(b, op, ops[0], ops[1], name),
+        _ => {
+            if let Some(p) = placeholder {
+                LLVMInstructionEraseFromParent(p);
+            }
+            return None;
+        }
+    };
+    if let Some(p) = placeholder {
+        LLVMSetOperand(built, 0, first);
+        LLVMInstructionEraseFromParent(p);
+    }
+    Some(built)
+}
+
+/// Gives each `byval` argument of a call an explicit copy: a stack slot in the caller's
+/// entry block (aligned as the data layout says), a `memcpy` of the argument into it before
+/// the call, and the slot passed instead. The attribute stays.
+pub fn copy_byval_arguments(module: &Module<'_>) {
+    use inkwell::llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleDataLayout};
+    let byval = Attribute::get_named_enum_kind_id("byval");
+    // SAFETY: every value visited belongs to the live module; a call's argument index stays
+    // below its count of arguments, `byval` is a type attribute (its type is read only when
+    // the attribute is there), and the builder is positioned before existing instructions.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let layout = LLVMGetModuleDataLayout(m);
+        let ctx = LLVMGetModuleContext(m);
+        let b = Builder::new(ctx);
+        let i64_ty = LLVMInt64TypeInContext(ctx);
+        for inst in instructions(module) {
+            if LLVMIsACallInst(inst).is_null() {
+                continue;
+            }
+            let entry = LLVMGetEntryBasicBlock(LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst)));
+            for i in 0..LLVMGetNumArgOperands(inst) {
+                let attr = LLVMGetCallSiteEnumAttribute(inst, i + 1, byval);
+                if attr.is_null() {
+                    continue;
+                }
+                let ty = LLVMGetTypeAttributeValue(attr);
+                let align = LLVMABIAlignmentOfType(layout, ty);
+                LLVMPositionBuilder(b.0, entry, LLVMGetFirstInstruction(entry));
+                let copy = LLVMBuildAlloca(b.0, ty, c"byval.copy".as_ptr());
+                LLVMSetAlignment(copy, align);
+                LLVMPositionBuilderBefore(b.0, inst);
+                let size = LLVMConstInt(i64_ty, LLVMABISizeOfType(layout, ty), 0);
+                LLVMBuildMemCpy(b.0, copy, align, LLVMGetOperand(inst, i), align, size);
+                LLVMSetOperand(inst, i, copy);
+            }
+        }
+    }
+}
+
+/// Replaces each `alloca T, iN %n` whose count is not the constant 1 by a call to `ptr
+/// @marker(i64 bytes)` (declared when first needed) with the byte count.
+pub fn dynamic_allocas_to_calls(module: &Module<'_>, marker: &str) {
+    use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
+    let Ok(name) = std::ffi::CString::new(marker) else { return };
+    // SAFETY: every value visited belongs to the live module; an existing `marker` is used
+    // only when it is a function of the marker's type; replaced instructions are erased
+    // after their uses move to the call, and the builder is disposed.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let layout = LLVMGetModuleDataLayout(m);
+        let ctx = LLVMGetModuleContext(m);
+        let b = Builder::new(ctx);
+        let i64_ty = LLVMInt64TypeInContext(ctx);
+        let ptr_ty = LLVMPointerTypeInContext(ctx, 0);
+        let mut params = [i64_ty];
+        let fn_ty = LLVMFunctionType(ptr_ty, params.as_mut_ptr(), 1, 0);
+        let mut callee = LLVMGetNamedFunction(m, name.as_ptr());
+        if !callee.is_null() && LLVMGlobalGetValueType(callee) != fn_ty {
+            return;
+        }
+        let mut dead = Vec::new();
+        for inst in instructions(module) {
+            let count = if LLVMIsAAllocaInst(inst).is_null() { None } else { Some(LLVMGetOperand(inst, 0)) };
+            let Some(count) = count.filter(|c| LLVMIsAConstantInt(*c).is_null() || LLVMConstIntGetZExtValue(*c) != 1)
+            else {
+                continue;
+            };
+            if callee.is_null() {
+                callee = LLVMAddFunction(m, name.as_ptr(), fn_ty);
+            }
+            LLVMPositionBuilderBefore(b.0, inst);
+            let elem = LLVMABISizeOfType(layout, LLVMGetAllocatedType(inst));
+            let count = LLVMBuildZExtOrBitCast(b.0, count, i64_ty, c"".as_ptr());
+            let bytes = LLVMBuildMul(b.0, count, LLVMConstInt(i64_ty, elem, 0), c"vla.bytes".as_ptr());
+            let mut args = [bytes];
+            let call = LLVMBuildCall2(b.0, fn_ty, callee, args.as_mut_ptr(), 1, c"vla".as_ptr());
+            LLVMReplaceAllUsesWith(inst, call);
+            dead.push(inst);
+        }
+        for inst in dead {
+            LLVMInstructionEraseFromParent(inst);
+        }
+    }
+}
+
+/// Turns the calls of `marker` in `function` (as `dynamic_allocas_to_calls` makes them)
+/// back into dynamic allocas of bytes, 16-byte aligned (as clang aligns VLAs).
+pub fn restore_dynamic_allocas(function: FunctionValue<'_>, marker: &str) {
+    // SAFETY: the function is live; only calls of `marker` with one argument are replaced
+    // (the argument is the byte count), each erased once its uses have moved to the alloca.
+    unsafe {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(function.as_value_ref()));
+        let b = Builder::new(ctx);
+        let i8_ty = LLVMInt8TypeInContext(ctx);
+        let calls: Vec<_> = function_instructions(function.as_value_ref())
+            .into_iter()
+            .filter(|inst| {
+                !LLVMIsACallInst(*inst).is_null()
+                    && LLVMGetNumArgOperands(*inst) == 1
+                    && FunctionValue::new(LLVMGetCalledValue(*inst)).is_some_and(|f| f.get_name().to_bytes() == marker.as_bytes())
+            })
+            .collect();
+        for call in calls {
+            LLVMPositionBuilderBefore(b.0, call);
+            let alloca = LLVMBuildArrayAlloca(b.0, i8_ty, LLVMGetOperand(call, 0), c"vla".as_ptr());
+            LLVMSetAlignment(alloca, 16);
+            LLVMReplaceAllUsesWith(call, alloca);
+            LLVMInstructionEraseFromParent(call);
+        }
+    }
+}
+
+/// The instructions of a function, in layout order (collected first, so that a rewrite may
+/// insert and replace instructions while it walks them).
+///
+/// # Safety
+/// `f` must be a live function.
+unsafe fn function_instructions(f: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        let mut inst = LLVMGetFirstInstruction(bb);
+        while !inst.is_null() {
+            out.push(inst);
+            inst = LLVMGetNextInstruction(inst);
+        }
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+    out
+}
+
+/// The instructions of every function the module defines.
+///
+/// # Safety
+/// Only that the handles returned are used while the module lives.
+unsafe fn instructions(module: &Module<'_>) -> Vec<LLVMValueRef> {
+    module.get_functions().flat_map(|f| function_instructions(f.as_value_ref())).collect()
+}
