@@ -27,7 +27,12 @@
 //!   rounding functions, `fabs`) give 0 or the adjoint.
 
 use super::expr::{and, c, call, cmp, d, int_add, int_to_float, or, r, select, x, E};
+use super::{Choice, Classify, Pullback, RuleFamily};
+use crate::adjoint::Reverse;
+use crate::alphas::Alphas;
+use crate::error::TransformError;
 use zyg_ir::FloatPred::{self, Oeq, Ogt, Olt, Ord, Ule, Uno};
+use zyg_ir::{Callee, Inst, InstKind};
 
 /// One family of math functions: the names it answers to, and the adjoint of each operand.
 pub struct MathRule {
@@ -273,6 +278,63 @@ pub fn family(callee: &str) -> Option<&'static MathRule> {
     // An exact name first (`erf`, `ceil` end in `f`/`l` themselves), then the float and
     // long double suffixes.
     find(name).or_else(|| name.strip_suffix('f').and_then(find)).or_else(|| name.strip_suffix('l').and_then(find))
+}
+
+/// The math-call family: calls to a function of `MATH_RULES` (by any spelling, or declared
+/// function-like to one, `conventions`) with the family's argument count.
+pub struct MathCalls;
+
+impl RuleFamily for MathCalls {
+    fn name(&self) -> &'static str {
+        "math calls"
+    }
+
+    fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
+        let InstKind::Call { callee: Callee::Direct(name), args, .. } = &cx.func.insts[inst].kind else { return Ok(None) };
+        Ok(cx
+            .conventions
+            .math_rule(name)
+            .filter(|rule| rule.arity == args.len())
+            .map(|rule| Choice::Pullback(Pullback::Math((rule.adjoints)()))))
+    }
+
+    fn only_moves_the_result(&self, _pullback: &Pullback) -> bool {
+        true
+    }
+
+    fn alphas(&self, needs: &mut Alphas, inst: Inst, pullback: &Pullback) {
+        if let Pullback::Math(adjoints) = pullback {
+            super::emit::alphas(needs, inst, adjoints);
+        }
+    }
+
+    fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
+        match pullback {
+            Pullback::Math(adjoints) => super::emit::reverse(cx, adjoints),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The families rules call (`expr::call`) that LLVM has an intrinsic for which every
+/// backend lowers (`emit::math_call` calls `llvm.<name>.<type>` for these, the C library's
+/// function for the others).
+pub const LLVM_INTRINSICS: &[&str] = &[
+    "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil", "trunc",
+    "round", "fma",
+];
+
+/// C library math functions zyg has no rule for (declaring one inactive would silently
+/// give a wrong derivative, so the message for a call of one does not suggest it).
+pub fn is_c_math_function(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "lgamma", "tgamma", "gamma", "asinh", "acosh", "atanh", "j0", "j1", "jn", "y0", "y1", "yn", "erfinv", "frexp",
+        "ldexp", "scalbn", "scalbln", "modf", "remquo", "remainder", "nextafter", "nexttoward", "fdim", "logb", "sincos",
+        "exp10", "pow10", "lgamma_r", "significand", "cexpf", "cexpl", "clogf", "clogl", "csqrt", "cpow", "csin", "ccos",
+        "ctan", "csinh", "ccosh", "ctanh", "casin", "cacos", "catan", "cproj", "cimag", "creal", "conj",
+    ];
+    let base = name.strip_suffix('f').filter(|b| NAMES.contains(b)).or_else(|| name.strip_suffix('l').filter(|b| NAMES.contains(b)));
+    NAMES.contains(&name) || base.is_some()
 }
 
 /// Evaluates a math function in f64 by family name (for rule tests and `E::eval`).
