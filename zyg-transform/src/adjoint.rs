@@ -1,6 +1,8 @@
 //! The adjoint: one block per primal block, over the reversed CFG. Each adjoint block runs
 //! its primal block's backpropagators in reverse order, reading alphas from the tape, then
-//! follows the recorded predecessor. Gradient contributions accumulate into one slot per
+//! follows the recorded predecessor. Each backpropagator is emitted by its rule family
+//! (`rules::RuleFamily::reverse`), through `Reverse`, this builder's context for one
+//! instruction. Gradient contributions accumulate into one slot per
 //! active value; LLVM's mem2reg turns the slots into the phis that sum them. A float value
 //! used only in its own block (most values of straight-line code) needs no slot: its
 //! contributions and the read of its adjoint all happen in that block's adjoint, so they are
