@@ -5,7 +5,7 @@
 
 use crate::activity::{self, Activity};
 use crate::spec::Generated;
-use crate::{builder, memory, shadows, Differentiator, Pullback, TransformError};
+use crate::{builder, memory, rules, shadows, Differentiator, Pullback, TransformError};
 use std::collections::{HashMap, HashSet};
 use zyg_ir::{Constant, Function, Inst, Linkage, Signature, Type, Value};
 
@@ -25,18 +25,20 @@ impl Differentiator<'_> {
 
     /// The helpers the memory pullbacks call (copies, `realloc`), each added once; returns the
     /// index of each mixed-field copy's helpers (`memory::field_adjoint_name`).
-    pub(crate) fn add_memory_helpers(&mut self, pullbacks: &HashMap<Inst, Pullback>) -> HashMap<Inst, usize> {
+    pub(crate) fn add_memory_helpers(&mut self, pullbacks: &rules::Pullbacks) -> HashMap<Inst, usize> {
+        use rules::memcalls::MemCall;
         let mut copy_layouts = HashMap::new();
-        for (inst, pullback) in pullbacks {
-            if let Pullback::MemCopy(memory::CopyPlan::Fields(layout)) = pullback {
-                copy_layouts.insert(*inst, self.field_helpers(layout));
+        for (inst, pullback) in rules::chosen(pullbacks) {
+            let Pullback::Memory(call) = pullback else { continue };
+            if let MemCall::Copy(memory::CopyPlan::Fields(layout)) = call {
+                copy_layouts.insert(inst, self.field_helpers(layout));
             }
-            if let Pullback::MemCopy(memory::CopyPlan::Floats(elem)) | Pullback::Realloc(elem) = pullback {
+            if let MemCall::Copy(memory::CopyPlan::Floats(elem)) | MemCall::Realloc(elem) = call {
                 if self.copy_helpers.insert(*elem) {
                     self.output.push(memory::copy_adjoint(&self.namespace, *elem));
                 }
             }
-            if let Pullback::Realloc(elem) = pullback {
+            if let MemCall::Realloc(elem) = call {
                 if self.realloc_helpers.insert(Some(*elem)) {
                     self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
                 }

@@ -44,81 +44,14 @@ pub use requests::{globals_reached, normalize, request_target, GlobalInit, NewGl
 pub use wrap::ResultSeed;
 pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
 use spec::primal_signature;
-use rules::E;
+pub use rules::Pullback;
 use std::collections::{BTreeMap, HashMap};
 use std::collections::HashSet;
 use tape::TapeLayout;
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
-use zyg_ir::{Block, Callee, Function, Inst, InstKind, Module, Signature, Type, Value};
-
-/// How an active instruction's adjoint is computed.
-pub enum Pullback {
-    /// A table rule: one adjoint expression per operand (call arguments for calls).
-    Rule(Vec<Option<E>>),
-    /// A differentiated callee: its own adjoint, fed its tape.
-    Callee(Box<Generated>),
-    /// `shadow(ptr) += adjoint`.
-    Load,
-    /// `adjoint(value) += shadow(ptr); shadow(ptr) = 0`.
-    Store,
-    /// extractelement, insertelement, shufflevector: adjoints move between lanes.
-    Lanes,
-    /// extractvalue, insertvalue: adjoints move between a struct or array and its fields.
-    Aggregate,
-    /// `llvm.vector.reduce.fadd(start, v)`: the adjoint goes to `start` and every lane.
-    ReduceFAdd,
-    /// `llvm.vector.reduce.fmax/fmin/fmaximum/fminimum(v)`: the adjoint goes to the first
-    /// lane that holds the result.
-    ReduceMinMax,
-    /// `llvm.masked.load(ptr, mask, passthru)` and `llvm.masked.store(value, ptr, mask)`
-    /// (clang's vectorised conditionals with AVX): load and store, lane by lane under the
-    /// mask; a masked-off lane of a load takes `passthru`.
-    MaskedLoad,
-    MaskedStore,
-    /// `llvm.masked.gather(ptrs, mask, passthru)` and `llvm.masked.scatter(value, ptrs,
-    /// mask)`: loads and stores through a vector of pointers, lane by lane (`gather`).
-    Gather,
-    Scatter,
-    /// `llvm.vector.reduce.fmul(start, v)`: each factor gets the product of the others.
-    ReduceFMul,
-    /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
-    Allocation,
-    /// A derivative the user registered for the callee.
-    Custom(Box<custom::CustomRule>),
-    /// A GPU barrier: the adjoint waits at the same point, in reverse order, so that one
-    /// thread's shadow updates are seen by the others as the primal's stores were.
-    Barrier,
-    /// `memset`: the shadow of the bytes set is zeroed.
-    MemSet,
-    /// `memcpy`/`memmove`: the destination's adjoint goes back to the source through the
-    /// float bytes (when the source is differentiated memory) and is zeroed; the primal
-    /// copies the shadows of pointer bytes (`memory::CopyPlan`).
-    MemCopy(memory::CopyPlan),
-    /// `realloc` of memory holding this float type: the new shadow's adjoint goes back to
-    /// the old shadow, and the new shadow is freed (`memory::is_realloc`).
-    Realloc(zyg_ir::FloatTy),
-    Phi,
-}
-
-impl Pullback {
-    /// Pullbacks whose only input is the result's adjoint: with an inactive result they do
-    /// nothing.
-    fn only_moves_the_result(&self) -> bool {
-        matches!(
-            self,
-            Pullback::Rule(_)
-                | Pullback::Aggregate
-                | Pullback::Lanes
-                | Pullback::ReduceFAdd
-                | Pullback::ReduceMinMax
-                | Pullback::ReduceFMul
-                | Pullback::MaskedLoad
-                | Pullback::Gather
-        )
-    }
-}
+use zyg_ir::{Block, Function, Inst, Module, Signature, Type, Value};
 
 /// Everything the primal and adjoint builders need to know about one function.
 pub struct Plan<'a> {
@@ -144,20 +77,12 @@ pub struct Plan<'a> {
     /// with the helper that stops the program where the shadow is null.
     pub lossy_stores: Vec<(Inst, String)>,
     pub block_of: HashMap<Inst, Block>,
-    pub pullbacks: HashMap<Inst, Pullback>,
+    pub pullbacks: rules::Pullbacks,
     /// The helpers of copies of mixed fields (`memory::CopyPlan::Fields`), by instruction:
     /// the index in their names (`memory::field_adjoint_name`).
     pub copy_layouts: HashMap<Inst, usize>,
     pub callees: BTreeMap<Inst, Generated>,
     pub returns: Vec<Block>,
-}
-
-/// The operands a rule's `x(i)` refers to: call arguments for calls, operands otherwise.
-pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
-    match kind {
-        InstKind::Call { args, .. } => args.clone(),
-        _ => kind.operands(),
-    }
 }
 
 /// Generates gradients for a module, sharing primals and adjoints between requests.
@@ -358,10 +283,9 @@ impl<'m> Differentiator<'m> {
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let copy_layouts = self.add_memory_helpers(&pullbacks);
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
-        let callees = pullbacks
-            .iter()
+        let callees = rules::chosen(&pullbacks)
             .filter_map(|(inst, pb)| match pb {
-                Pullback::Callee(g) => Some((*inst, (**g).clone())),
+                Pullback::Callee(g) => Some((inst, (**g).clone())),
                 _ => None,
             })
             .collect();
@@ -401,28 +325,43 @@ impl<'m> Differentiator<'m> {
     }
 
     /// Phase "pullback choice": a pullback for every active instruction, in reverse
-    /// postorder of the blocks (the order the alphas and the tape follow).
+    /// postorder of the blocks (the order the alphas and the tape follow). The first rule
+    /// family that answers owns an instruction (`rules::classify`); calls differentiated
+    /// through are generated here, first.
     fn choose_pullbacks(
         &mut self,
         func: &Function,
         cfg: &ControlFlowGraph,
         activity: &Activity,
         nullable: &HashSet<Value>,
-    ) -> Result<(Vec<Inst>, HashMap<Inst, Pullback>), TransformError> {
-        let (mut order, mut pullbacks) = (Vec::new(), HashMap::new());
+    ) -> Result<(Vec<Inst>, rules::Pullbacks), TransformError> {
+        let (mut order, mut pullbacks) = (Vec::new(), rules::Pullbacks::new());
         for &b in cfg.reverse_postorder() {
             for &inst in &func.blocks[b].insts {
                 if !activity.is_active_inst(func, inst) {
                     continue;
                 }
-                let pullback = self.pullback(func, inst, activity, nullable)?;
-                if pullback.only_moves_the_result() && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
+                let cx = rules::Classify {
+                    module: self.module,
+                    func,
+                    activity,
+                    nullable,
+                    conventions: &self.conventions,
+                    custom: &self.custom,
+                    memory: &self.facts.memory,
+                };
+                let (family, choice) = rules::classify(&cx, inst)?;
+                let pullback = match choice {
+                    rules::Choice::Pullback(pullback) => pullback,
+                    rules::Choice::Callee(spec) => Pullback::Callee(Box::new(self.ensure(&spec)?)),
+                };
+                if family.only_moves_the_result(&pullback) && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
                     // Active arguments (a call is active when one is), but the result is not
                     // useful: no adjoint comes back through it.
                     continue;
                 }
                 order.push(inst);
-                pullbacks.insert(inst, pullback);
+                pullbacks[inst] = Some(pullback);
             }
         }
         Ok((order, pullbacks))
@@ -440,195 +379,5 @@ impl<'m> Differentiator<'m> {
         k
     }
 
-    /// Rules before decomposition: a known rule for a call wins; otherwise differentiate
-    /// through the callee; otherwise a clear error naming the construct.
-    fn pullback(
-        &mut self,
-        func: &Function,
-        inst: Inst,
-        activity: &Activity,
-        nullable: &HashSet<Value>,
-    ) -> Result<Pullback, TransformError> {
-        let kind = &func.insts[inst].kind;
-        match kind {
-            InstKind::Phi { .. } => Ok(Pullback::Phi),
-            InstKind::Call { callee: Callee::Direct(name), sig, .. } if self.custom.contains_key(&**name) => {
-                let rule = self.custom[&**name].clone();
-                let (reverse, reverse_sig) = rule.reverse();
-                let expected = rule.expected_reverse_params(&sig.params, &sig.ret);
-                if reverse_sig.params.len() != expected {
-                    return Err(TransformError::at(
-                        func,
-                        inst,
-                        format!(
-                            "the registered derivative `{reverse}` of `{name}` takes {} parameters, but zyg passes {expected} \
-                             (the arguments, a shadow after each pointer, the result's adjoint when it returns a float{})",
-                            reverse_sig.params.len(),
-                            if rule.has_tape() { ", the tape" } else { "" }
-                        ),
-                    ));
-                }
-                Ok(Pullback::Custom(Box::new(rule)))
-            }
-            InstKind::Load { .. } => Ok(Pullback::Load),
-            InstKind::Store { .. } => Ok(Pullback::Store),
-            InstKind::ExtractElement { .. } | InstKind::InsertElement { .. } | InstKind::ShuffleVector { .. } => {
-                Ok(Pullback::Lanes)
-            }
-            InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => Ok(Pullback::Aggregate),
-            kind if memory::is_realloc(kind) => {
-                Ok(Pullback::Realloc(memory::element_type(func, inst, &|v| activity.has_shadow(v))?))
-            }
-            kind if self.conventions.is_allocation(kind) => Ok(Pullback::Allocation),
-            kind if memory::mem_op(kind).is_some() => {
-                let Some((op, dst, src, _)) = memory::mem_op(kind) else { unreachable!("checked") };
-                if !activity.has_shadow(dst) {
-                    return Err(TransformError::at(
-                        func,
-                        inst,
-                        "differentiated memory is copied into memory zyg cannot trace; that is not supported yet",
-                    ));
-                }
-                match op {
-                    memory::MemOp::Set => Ok(Pullback::MemSet),
-                    memory::MemOp::Copy if activity.has_shadow(src) => {
-                        Ok(Pullback::MemCopy(memory::copy_plan(&self.facts.memory, func, inst)?))
-                    }
-                    // A copy of constant memory only overwrites: its adjoint is a memset; the
-                    // pointers it copies point to memory that is not differentiated, so their
-                    // shadows (in the primal) are null.
-                    memory::MemOp::Copy => match memory::copy_plan(&self.facts.memory, func, inst) {
-                        Ok(plan) if plan.copies_shadows() => Ok(Pullback::MemCopy(plan)),
-                        _ => Ok(Pullback::MemSet),
-                    },
-                }
-            }
-            InstKind::Call { callee: Callee::Direct(name), .. } if activity::is_barrier(name) => Ok(Pullback::Barrier),
-            InstKind::Call { callee: Callee::Direct(name), args, .. } if intrinsic_pullback(name, args.len()).is_some() => {
-                Ok(intrinsic_pullback(name, args.len()).expect("checked"))
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-                if let Some(rule) = self.conventions.math_rule(name) {
-                    if rule.arity == args.len() {
-                        return Ok(Pullback::Rule((rule.adjoints)()));
-                    }
-                }
-                if self.module.function(name).is_some() {
-                    let shadows_may_be_null = args.iter().any(|a| activity.has_shadow(*a) && nullable.contains(a));
-                    let spec = Spec {
-                        shadows_may_be_null,
-                        function: name.to_string(),
-                        args: args
-                            .iter()
-                            .map(|a| {
-                                if activity.is_active(*a) {
-                                    ArgActivity::Active
-                                } else if activity.has_shadow(*a) {
-                                    ArgActivity::Dup
-                                } else {
-                                    ArgActivity::Const
-                                }
-                            })
-                            .collect(),
-                    };
-                    return Ok(Pullback::Callee(Box::new(self.ensure(&spec)?)));
-                }
-                Err(TransformError::at(func, inst, unknown_callee_message(func, inst, name, activity)))
-            }
-            InstKind::Call { .. } => Err(TransformError::at(
-                func,
-                inst,
-                format!(
-                    "indirect calls on active values are not differentiated yet ({}); call the function directly, \
-                     or pass it to the gradient request as a `const` argument so zyg can specialise to it",
-                    active_call_parts(func, inst, activity)
-                ),
-            )),
-            _ => rules::instructions::adjoints(kind).map(Pullback::Rule).ok_or_else(|| {
-                TransformError::at(func, inst, format!("zyg cannot differentiate `{}` yet", kind.opcode_name()))
-            }),
-        }
-    }
-}
-
-/// An intrinsic with a pullback of its own: name prefix, argument count, pullback.
-type IntrinsicPullback = (&'static str, usize, fn() -> Pullback);
-
-const INTRINSIC_PULLBACKS: &[IntrinsicPullback] = &[
-    ("llvm.vector.reduce.fadd.", 2, || Pullback::ReduceFAdd),
-    ("llvm.vector.reduce.fmul.", 2, || Pullback::ReduceFMul),
-    ("llvm.vector.reduce.fmax.", 1, || Pullback::ReduceMinMax),
-    ("llvm.vector.reduce.fmin.", 1, || Pullback::ReduceMinMax),
-    ("llvm.vector.reduce.fmaximum.", 1, || Pullback::ReduceMinMax),
-    ("llvm.vector.reduce.fminimum.", 1, || Pullback::ReduceMinMax),
-    ("llvm.masked.load.", 3, || Pullback::MaskedLoad),
-    ("llvm.masked.store.", 3, || Pullback::MaskedStore),
-    ("llvm.masked.gather.", 3, || Pullback::Gather),
-    ("llvm.masked.scatter.", 3, || Pullback::Scatter),
-];
-
-/// The pullback of intrinsic `name` called with `arity` arguments, if it has its own.
-fn intrinsic_pullback(name: &str, arity: usize) -> Option<Pullback> {
-    INTRINSIC_PULLBACKS.iter().find(|(prefix, n, _)| name.starts_with(prefix) && *n == arity).map(|(_, _, make)| make())
-}
-
-/// Why a call to a function zyg has no derivative for is active: which arguments carry
-/// derivatives or differentiated memory, and whether the result does.
-fn active_call_parts(func: &Function, inst: Inst, activity: &Activity) -> String {
-    let InstKind::Call { args, .. } = &func.insts[inst].kind else { return String::new() };
-    let mut parts: Vec<String> = args
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| {
-            if activity.is_active(*a) {
-                Some(format!("argument {} is an active value", i + 1))
-            } else if activity.has_shadow(*a) {
-                Some(format!("argument {} points to differentiated memory", i + 1))
-            } else {
-                None
-            }
-        })
-        .collect();
-    if func.result(inst).is_some_and(|v| activity.is_active(v) || activity.has_shadow(v)) {
-        parts.push("its result is active".into());
-    }
-    parts.join(", ")
-}
-
-/// The error for a call to a function without a body or rule that may move a derivative:
-/// what makes the call active, and the way out that fits the function.
-fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Activity) -> String {
-    let parts = active_call_parts(func, inst, activity);
-    if name.contains("__enzyme_") || name.contains("__zyg_") {
-        return format!(
-            "a gradient request inside a function being differentiated (a nested derivative: `{name}`, and {parts}) \
-             is not supported yet"
-        );
-    }
-    if is_c_math_function(name) {
-        return format!(
-            "no derivative is known for `{name}`: zyg has no rule for this C library function yet, and {parts}. \
-             Register a derivative for it (`__zyg_pullback_{name}`, see README)"
-        );
-    }
-    format!(
-        "no derivative is known for `{name}`: it has no body in this module and no rule, and {parts}. \
-         Compile its definition into this module, or register a derivative for it (`__zyg_pullback_{name}`, see \
-         README); only if it truly cannot change the result (a logging function), declare it inactive \
-         (`void *__enzyme_inactivefn[] = {{(void *){name}}};`)"
-    )
-}
-
-/// C library math functions zyg has no rule for (declaring one inactive would silently
-/// give a wrong derivative, so the message does not suggest it).
-fn is_c_math_function(name: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "lgamma", "tgamma", "gamma", "asinh", "acosh", "atanh", "j0", "j1", "jn", "y0", "y1", "yn", "erfinv", "frexp",
-        "ldexp", "scalbn", "scalbln", "modf", "remquo", "remainder", "nextafter", "nexttoward", "fdim", "logb", "sincos",
-        "exp10", "pow10", "lgamma_r", "significand", "cexpf", "cexpl", "clogf", "clogl", "csqrt", "cpow", "csin", "ccos",
-        "ctan", "csinh", "ccosh", "ctanh", "casin", "cacos", "catan", "cproj", "cimag", "creal", "conj",
-    ];
-    let base = name.strip_suffix('f').filter(|b| NAMES.contains(b)).or_else(|| name.strip_suffix('l').filter(|b| NAMES.contains(b)));
-    NAMES.contains(&name) || base.is_some()
 }
 

@@ -7,8 +7,7 @@
 use crate::builder::Cursor;
 use crate::stack;
 use crate::tape::{Field, Storage};
-use crate::custom::CustomKind;
-use crate::{ArgActivity, Plan, Pullback};
+use crate::{ArgActivity, Plan};
 use std::collections::HashMap;
 use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
 
@@ -81,9 +80,9 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         boxed_tapes.insert(*inst, memory);
     }
     store_pointer_shadows(plan, &mut p, &shadows);
-    copy_pointer_shadows(plan, &mut p, &shadows);
+    crate::rules::memcalls::copy_pointer_shadows(plan, &mut p, &shadows);
     check_lossy_stores(plan, &mut p, &shadows);
-    let custom_tapes = custom_forward(plan, &mut p, &shadows);
+    let custom_tapes = crate::rules::custom::forward(plan, &mut p, &shadows);
     for (inst, callee) in &plan.callees {
         let slot = match boxed_tapes.get(inst) {
             Some(memory) => *memory,
@@ -173,44 +172,6 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     p
 }
 
-/// Calls with a registered Enzyme-style derivative run its augmented forward: just before
-/// the call when it returns only the tape (the call still computes the result), or in place
-/// of it when it returns `{ tape, result }`. Returns each call's tape.
-fn custom_forward(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) -> HashMap<Inst, Value> {
-    let mut tapes = HashMap::new();
-    let mut calls: Vec<Inst> = plan.pullbacks.keys().copied().collect();
-    calls.sort_unstable();
-    for inst in calls {
-        let Some(Pullback::Custom(rule)) = plan.pullbacks.get(&inst) else { continue };
-        let CustomKind::Enzyme { augmented, augmented_sig, .. } = &rule.kind else { continue };
-        let InstKind::Call { args, .. } = p.insts[inst].kind.clone() else { continue };
-        let mut aug_args = Vec::new();
-        for a in args {
-            aug_args.push(a);
-            if p.ty(a).is_ptr() {
-                aug_args.push(shadows.get(&a).copied().unwrap_or_else(|| p.constant_value(Constant::Null(0))));
-            }
-        }
-        let b = plan.block_of[&inst];
-        let at = position(p, b, inst);
-        let mut c = Cursor { func: p, block: b, at: Some(at) };
-        let out = c.call(augmented, augmented_sig.clone(), aug_args);
-        match (&augmented_sig.ret, out) {
-            (Type::Struct(_), Some(pair)) => {
-                let tape = c.extract(pair, 0);
-                tapes.insert(inst, tape);
-                // The call's own result now comes from the augmented forward.
-                p.insts[inst].kind = InstKind::ExtractValue { agg: pair, indices: vec![1] };
-            }
-            (Type::Ptr(_), Some(tape)) => {
-                tapes.insert(inst, tape);
-            }
-            _ => {}
-        }
-    }
-    tapes
-}
-
 fn sorted(map: &HashMap<Value, u32>) -> Vec<(Value, u32)> {
     let mut v: Vec<(Value, u32)> = map.iter().map(|(k, i)| (*k, *i)).collect();
     v.sort_unstable_by_key(|(_, i)| *i);
@@ -231,10 +192,7 @@ fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Valu
             }
             let mut kind = plan.func.insts[inst].kind.clone();
             if let InstKind::Call { args, .. } = &kind {
-                kind = match plan.conventions.allocator(&kind) {
-                    Some(allocator) => shadow_of_custom_allocation(p, args[allocator.size_arg]),
-                    None => shadow_allocation(p, &kind, args, &plan.namespace),
-                };
+                kind = crate::rules::memcalls::shadow_allocation(plan, p, &kind, args);
             }
             let at = if matches!(kind, InstKind::Phi { .. }) { 0 } else { position(p, b, inst) + 1 };
             let mut c = Cursor { func: p, block: b, at: Some(at) };
@@ -438,80 +396,8 @@ fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Va
     }
 }
 
-/// A copy of memory with pointer fields copies their shadows too (`memory::CopyPlan`): a
-/// later load of a pointer from the copy finds its shadow there. A source that is not
-/// differentiated gives null shadows.
-fn copy_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
-    let mut copies: Vec<(Inst, usize)> = plan
-        .pullbacks
-        .iter()
-        .filter(|(_, pb)| matches!(pb, Pullback::MemCopy(copy) if copy.copies_shadows()))
-        .map(|(inst, _)| (*inst, plan.copy_layouts[inst]))
-        .collect();
-    copies.sort_unstable();
-    for (inst, k) in copies {
-        let Some((_, dst, src, bytes)) = crate::memory::mem_op(&plan.func.insts[inst].kind) else { continue };
-        let b = plan.block_of[&inst];
-        let at = position(p, b, inst) + 1;
-        let mut c = Cursor { func: p, block: b, at: Some(at) };
-        let mut bytes = c.zext_to_i64(bytes);
-        if plan.nullable.contains(&dst) {
-            let missing = crate::shadows::is_null(&mut c, shadows[&dst]);
-            let none = c.i64(0);
-            bytes = c.select(missing, none, bytes);
-        }
-        let dst_shadow = generic(&mut c, shadows[&dst]);
-        let src_shadow = match shadows.get(&src) {
-            Some(s) => generic(&mut c, *s),
-            None => c.constant(Constant::Null(0)),
-        };
-        let name = crate::memory::field_shadows_name(&plan.namespace, k);
-        c.call(&name, crate::memory::copy_adjoint_signature(), vec![dst_shadow, src_shadow, bytes]);
-    }
-}
-
-/// `ptr` in the default address space.
-fn generic(c: &mut Cursor, ptr: Value) -> Value {
-    match c.func.ty(ptr) {
-        Type::Ptr(0) => ptr,
-        _ => c.cast(zyg_ir::CastOp::AddrSpaceCast, ptr, Type::PTR),
-    }
-}
-
-/// The shadow of heap memory: zeroed memory of the same size, from `calloc` (freed by the
-/// adjoint; C++'s `new` never returns null, and neither may its shadow: calloc's failure
-/// is left to the program's own checks).
-fn shadow_allocation(p: &mut Function, kind: &InstKind, args: &[Value], namespace: &str) -> InstKind {
-    let InstKind::Call { callee: Callee::Direct(name), .. } = kind else { return kind.clone() };
-    let size_ty = p.ty(args[0]).clone();
-    if &**name == "realloc" {
-        // The old shadow replaces the old pointer once every shadow exists (below).
-        let args = vec![args[0], args[1]];
-        let callee = Callee::Direct(crate::memory::shadow_realloc_name(namespace).into());
-        return InstKind::Call { callee, sig: crate::memory::shadow_realloc_signature(), args };
-    }
-    let (count, size) = if &**name == "calloc" {
-        (args[0], args[1])
-    } else {
-        let Type::Int(bits) = size_ty else { return kind.clone() };
-        (p.constant_value(Constant::int(bits, 1)), args[0])
-    };
-    let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
-    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![count, size] }
-}
-
-/// The shadow of a custom allocator's memory (`conventions::Allocator`): zeroed memory of
-/// the size it was asked for, from `calloc`, freed by the adjoint.
-fn shadow_of_custom_allocation(p: &mut Function, bytes: Value) -> InstKind {
-    let size_ty = p.ty(bytes).clone();
-    let Type::Int(bits) = size_ty else { unreachable!("the driver checks that the size argument is an integer") };
-    let one = p.constant_value(Constant::int(bits, 1));
-    let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
-    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![one, bytes] }
-}
-
 /// Where `inst` sits in block `b` of the primal now.
-fn position(p: &Function, b: Block, inst: Inst) -> usize {
+pub(crate) fn position(p: &Function, b: Block, inst: Inst) -> usize {
     p.blocks[b].insts.iter().position(|i| *i == inst).expect("instruction in its block")
 }
 

@@ -1,8 +1,13 @@
-//! Derivative rules for LLVM's floating-point instructions, one table per family.
-//! Structural instructions (phi, call, extract/insertvalue) are handled by the adjoint pass.
+//! The arithmetic family: LLVM's floating-point instructions (binary and unary operations,
+//! float-to-float casts, `select`), one table per kind of instruction. It is asked last
+//! (`rules::FAMILIES`): an instruction no family claims and no table covers is an error.
 
 use super::expr::{c, call, d, r, select, x, E};
-use zyg_ir::{BinOp, CastOp, InstKind, UnOp};
+use super::{Choice, Classify, Pullback, RuleFamily};
+use crate::adjoint::Reverse;
+use crate::alphas::Alphas;
+use crate::error::TransformError;
+use zyg_ir::{BinOp, CastOp, Inst, InstKind, UnOp};
 
 /// A rule for a two-operand instruction: the adjoints of x(0) and x(1).
 pub type BinaryRule = fn() -> [E; 2];
@@ -42,6 +47,40 @@ pub fn adjoints(kind: &InstKind) -> Option<Vec<Option<E>>> {
         }
         _ => return None,
     })
+}
+
+/// Floating-point instructions by their tables (`adjoints`).
+pub struct Arithmetic;
+
+impl RuleFamily for Arithmetic {
+    fn name(&self) -> &'static str {
+        "arithmetic"
+    }
+
+    fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
+        let kind = &cx.func.insts[inst].kind;
+        let adjoints = adjoints(kind).ok_or_else(|| {
+            TransformError::at(cx.func, inst, format!("zyg cannot differentiate `{}` yet", kind.opcode_name()))
+        })?;
+        Ok(Some(Choice::Pullback(Pullback::Arithmetic(adjoints))))
+    }
+
+    fn only_moves_the_result(&self, _pullback: &Pullback) -> bool {
+        true
+    }
+
+    fn alphas(&self, needs: &mut Alphas, inst: Inst, pullback: &Pullback) {
+        if let Pullback::Arithmetic(adjoints) = pullback {
+            super::emit::alphas(needs, inst, adjoints);
+        }
+    }
+
+    fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
+        match pullback {
+            Pullback::Arithmetic(adjoints) => super::emit::reverse(cx, adjoints),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

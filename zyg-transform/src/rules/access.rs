@@ -1,0 +1,92 @@
+//! The memory-access family: `load` and `store` of differentiated memory. A load's
+//! adjoint is added into the shadow it read from (atomically where other GPU threads may
+//! add there too); a store overwrote its memory, so the adjoint there goes to the stored
+//! value and the shadow is cleared. Accesses through a shadow that may be null go to a
+//! scratch slot where it is (`shadows`).
+
+use super::{Choice, Classify, Pullback, RuleFamily};
+use crate::adjoint::Reverse;
+use crate::alphas::Alphas;
+use crate::error::TransformError;
+use zyg_ir::{Constant, Inst, InstKind};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `shadow(ptr) += adjoint`.
+    Load,
+    /// `adjoint(value) += shadow(ptr); shadow(ptr) = 0`.
+    Store,
+}
+
+pub struct Accesses;
+
+impl RuleFamily for Accesses {
+    fn name(&self) -> &'static str {
+        "memory accesses"
+    }
+
+    fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
+        Ok(match cx.func.insts[inst].kind {
+            InstKind::Load { .. } => Some(Choice::Pullback(Pullback::Access(Access::Load))),
+            InstKind::Store { .. } => Some(Choice::Pullback(Pullback::Access(Access::Store))),
+            _ => None,
+        })
+    }
+
+    /// The shadow of the pointer accessed.
+    fn alphas(&self, needs: &mut Alphas, inst: Inst, _pullback: &Pullback) {
+        if let InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } = needs.func.insts[inst].kind {
+            needs.shadow(ptr);
+        }
+    }
+
+    fn reverse(&self, cx: &mut Reverse, _pullback: &Pullback) -> Result<(), TransformError> {
+        match *cx.kind() {
+            InstKind::Load { ptr, .. } => load(cx, ptr),
+            InstKind::Store { value, ptr } => store(cx, value, ptr),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn load(cx: &mut Reverse, ptr: zyg_ir::Value) -> Result<(), TransformError> {
+    let (Some(v), Some(d)) = (cx.result, cx.d) else { return Ok(()) };
+    let ty = cx.func().ty(v).clone();
+    let shadow = cx.shadow(ptr)?;
+    let (shadow, _) = cx.guarded(ptr, shadow);
+    let shared = cx.plan().thread_private.as_ref().is_some_and(|private| !private.contains(&ptr));
+    let mut c = cx.cursor();
+    if shared {
+        c.atomic_add_into(shadow, &ty, d);
+    } else {
+        c.add_into(shadow, &ty, d);
+    }
+    Ok(())
+}
+
+fn store(cx: &mut Reverse, value: zyg_ir::Value, ptr: zyg_ir::Value) -> Result<(), TransformError> {
+    let ty = cx.func().ty(value).clone();
+    if ty.holds_only_addresses() {
+        // A pointer's shadow slot holds the shadow pointer, not an adjoint.
+        return Ok(());
+    }
+    // The store overwrote the memory: its adjoint so far goes to the stored value, and
+    // what was there before gets none of it.
+    let shadow = cx.shadow(ptr)?;
+    let (shadow, missing) = cx.guarded(ptr, shadow);
+    let mut c = cx.cursor();
+    if !ty.carries_derivative() {
+        // An integer overwrote whatever floats were there.
+        let zero = c.constant(Constant::Zero(ty));
+        c.store(zero, shadow);
+        return Ok(());
+    }
+    let mut d = c.take_from(shadow, &ty);
+    if let Some(missing) = missing {
+        // Memory that is not differentiated holds no adjoint.
+        let zero = c.constant(Constant::Zero(ty));
+        d = c.select(missing, zero, d);
+    }
+    cx.accumulate(value, d);
+    Ok(())
+}

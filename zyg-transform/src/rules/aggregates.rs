@@ -1,0 +1,60 @@
+//! The aggregates family: `extractvalue` and `insertvalue`. The adjoint of a field goes to
+//! that field of the aggregate's adjoint, and back. (Float casts are arithmetic,
+//! `instructions`; casts to and from integers carry no derivative.)
+
+use super::{Choice, Classify, Pullback, RuleFamily};
+use crate::adjoint::Reverse;
+use crate::alphas::Alphas;
+use crate::error::TransformError;
+use zyg_ir::{Constant, Inst, InstKind};
+
+pub struct Aggregates;
+
+impl RuleFamily for Aggregates {
+    fn name(&self) -> &'static str {
+        "aggregates"
+    }
+
+    fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
+        Ok(match cx.func.insts[inst].kind {
+            InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => Some(Choice::Pullback(Pullback::Aggregate)),
+            _ => None,
+        })
+    }
+
+    fn only_moves_the_result(&self, _pullback: &Pullback) -> bool {
+        true
+    }
+
+    /// Field indices are constants: nothing is read.
+    fn alphas(&self, _needs: &mut Alphas, _inst: Inst, _pullback: &Pullback) {}
+
+    fn reverse(&self, cx: &mut Reverse, _pullback: &Pullback) -> Result<(), TransformError> {
+        let d = cx.d.expect("aggregate instructions are visited for an active result");
+        let func = cx.func();
+        match cx.kind() {
+            InstKind::ExtractValue { agg, indices } => {
+                let Some(slot) = cx.slot(*agg) else { return Ok(()) };
+                let agg_ty = func.ty(*agg).clone();
+                let field_ty = func.ty(func.result(cx.inst).expect("extractvalue result")).clone();
+                let mut c = cx.cursor();
+                let place = c.field_ptr(&agg_ty, slot, indices);
+                c.add_into(place, &field_ty, d);
+            }
+            InstKind::InsertValue { agg, value, indices } => {
+                let mut c = cx.cursor();
+                let mut part = d;
+                for &i in indices {
+                    part = c.extract(part, i);
+                }
+                let zero = c.constant(Constant::Zero(func.ty(*value).clone()));
+                let kind = InstKind::InsertValue { agg: d, value: zero, indices: indices.clone() };
+                let rest = c.emit(kind, func.ty(*agg).clone()).expect("insertvalue result");
+                cx.accumulate(*value, part);
+                cx.accumulate(*agg, rest);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,148 @@
+//! The calls family: every call no earlier family claimed (`rules::FAMILIES`). A call to a
+//! function with a body is differentiated through: the primal calls the callee's primal,
+//! which fills the callee's tape; the adjoint calls the callee's adjoint with that tape. A
+//! call to a function without a body or rule, or an indirect call, is an error that says
+//! what makes it active and the way out.
+
+use super::{Choice, Classify, Pullback, RuleFamily};
+use crate::activity::Activity;
+use crate::adjoint::Reverse;
+use crate::alphas::Alphas;
+use crate::error::TransformError;
+use crate::{ArgActivity, Spec};
+use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Signature, Type};
+
+pub struct Calls;
+
+impl RuleFamily for Calls {
+    fn name(&self) -> &'static str {
+        "calls"
+    }
+
+    fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
+        let (func, activity) = (cx.func, cx.activity);
+        let (name, args) = match &func.insts[inst].kind {
+            InstKind::Call { callee: Callee::Direct(name), args, .. } => (name, args),
+            InstKind::Call { .. } => {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    format!(
+                        "indirect calls on active values are not differentiated yet ({}); call the function directly, \
+                         or pass it to the gradient request as a `const` argument so zyg can specialise to it",
+                        active_call_parts(func, inst, activity)
+                    ),
+                ))
+            }
+            _ => return Ok(None),
+        };
+        if cx.module.function(name).is_none() {
+            return Err(TransformError::at(func, inst, unknown_callee_message(func, inst, name, activity)));
+        }
+        let shadows_may_be_null = args.iter().any(|a| activity.has_shadow(*a) && cx.nullable.contains(a));
+        let args = args
+            .iter()
+            .map(|a| {
+                if activity.is_active(*a) {
+                    ArgActivity::Active
+                } else if activity.has_shadow(*a) {
+                    ArgActivity::Dup
+                } else {
+                    ArgActivity::Const
+                }
+            })
+            .collect();
+        Ok(Some(Choice::Callee(Spec { shadows_may_be_null, function: name.to_string(), args })))
+    }
+
+    fn alphas(&self, needs: &mut Alphas, inst: Inst, pullback: &Pullback) {
+        if let Pullback::Callee(g) = pullback {
+            needs.callee_tape(inst, if g.boxed { Type::PTR } else { g.tape_ty.clone() });
+        }
+    }
+
+    /// The callee's adjoint, given its tape and the result's adjoint; its gradients go to
+    /// the active arguments.
+    fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
+        let Pullback::Callee(callee) = pullback else { return Ok(()) };
+        let tape = cx.callee_tape()?;
+        let InstKind::Call { args, .. } = cx.kind() else { unreachable!("callee pullback on a call") };
+        // An inline tape goes back into a slot for the callee; a boxed one is its own.
+        let slot = cx.callee_slot();
+        let d = cx.d;
+        let mut c = cx.cursor();
+        let slot = match slot {
+            Some(slot) => {
+                c.store(tape, slot);
+                slot
+            }
+            None => tape,
+        };
+        let sig = callee.adjoint_sig.clone();
+        let mut adjoint_args = vec![slot];
+        if let Some(dret_ty) = sig.params.get(1) {
+            let zero = Constant::Zero(dret_ty.clone());
+            adjoint_args.push(d.unwrap_or_else(|| c.constant(zero)));
+        }
+        let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
+        if callee.boxed {
+            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![slot]);
+        }
+        let mut k = 0;
+        for (a, arg) in args.iter().zip(&callee.args) {
+            if *arg == ArgActivity::Active {
+                let g = cx.cursor().extract(grads, k);
+                cx.accumulate(*a, g);
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a call to a function zyg has no derivative for is active: which arguments carry
+/// derivatives or differentiated memory, and whether the result does.
+fn active_call_parts(func: &Function, inst: Inst, activity: &Activity) -> String {
+    let InstKind::Call { args, .. } = &func.insts[inst].kind else { return String::new() };
+    let mut parts: Vec<String> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            if activity.is_active(*a) {
+                Some(format!("argument {} is an active value", i + 1))
+            } else if activity.has_shadow(*a) {
+                Some(format!("argument {} points to differentiated memory", i + 1))
+            } else {
+                None
+            }
+        })
+        .collect();
+    if func.result(inst).is_some_and(|v| activity.is_active(v) || activity.has_shadow(v)) {
+        parts.push("its result is active".into());
+    }
+    parts.join(", ")
+}
+
+/// The error for a call to a function without a body or rule that may move a derivative:
+/// what makes the call active, and the way out that fits the function.
+fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Activity) -> String {
+    let parts = active_call_parts(func, inst, activity);
+    if name.contains("__enzyme_") || name.contains("__zyg_") {
+        return format!(
+            "a gradient request inside a function being differentiated (a nested derivative: `{name}`, and {parts}) \
+             is not supported yet"
+        );
+    }
+    if super::math::is_c_math_function(name) {
+        return format!(
+            "no derivative is known for `{name}`: zyg has no rule for this C library function yet, and {parts}. \
+             Register a derivative for it (`__zyg_pullback_{name}`, see README)"
+        );
+    }
+    format!(
+        "no derivative is known for `{name}`: it has no body in this module and no rule, and {parts}. \
+         Compile its definition into this module, or register a derivative for it (`__zyg_pullback_{name}`, see \
+         README); only if it truly cannot change the result (a logging function), declare it inactive \
+         (`void *__enzyme_inactivefn[] = {{(void *){name}}};`)"
+    )
+}

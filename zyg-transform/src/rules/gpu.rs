@@ -1,0 +1,41 @@
+//! The GPU family: barriers (`__syncthreads()`). The adjoint waits at the same point, in
+//! reverse order, so that one thread's shadow updates are seen by the others as the
+//! primal's stores were (`crate::gpu` decides which updates are atomic).
+
+use super::{Choice, Classify, Pullback, RuleFamily};
+use crate::adjoint::Reverse;
+use crate::alphas::Alphas;
+use crate::error::TransformError;
+use zyg_ir::{Callee, Inst, InstKind};
+
+pub struct Barriers;
+
+impl RuleFamily for Barriers {
+    fn name(&self) -> &'static str {
+        "GPU barriers"
+    }
+
+    fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
+        Ok(match &cx.func.insts[inst].kind {
+            InstKind::Call { callee: Callee::Direct(name), .. } if crate::activity::is_barrier(name) => {
+                Some(Choice::Pullback(Pullback::Barrier))
+            }
+            _ => None,
+        })
+    }
+
+    /// The barrier's arguments, to call it again.
+    fn alphas(&self, needs: &mut Alphas, inst: Inst, _pullback: &Pullback) {
+        if let InstKind::Call { args, .. } = &needs.func.insts[inst].kind {
+            args.iter().for_each(|a| needs.value(*a));
+        }
+    }
+
+    fn reverse(&self, cx: &mut Reverse, _pullback: &Pullback) -> Result<(), TransformError> {
+        let InstKind::Call { callee, sig, args } = cx.kind() else { return Ok(()) };
+        let args = args.iter().map(|a| cx.alpha(*a)).collect::<Result<Vec<_>, _>>()?;
+        let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args };
+        cx.cursor().emit(kind, sig.ret.clone());
+        Ok(())
+    }
+}
