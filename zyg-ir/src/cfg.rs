@@ -4,7 +4,7 @@
 use crate::entities::Block;
 use crate::function::Function;
 use crate::inst::InstKind;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntitySet, SecondaryMap};
 
 /// Edges between the blocks in a function's layout. Everything but `succs` is about the
 /// blocks reachable from the entry: unreachable blocks have no predecessors here, and are
@@ -30,11 +30,13 @@ impl ControlFlowGraph {
         for &b in &rpo {
             reachable[b] = true;
         }
-        // Predecessors in layout order, reachable ones only.
+        // Predecessors in layout order, reachable ones only. A block's successors are unique,
+        // so each edge is added once: only a block listed twice in the layout is skipped.
         let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        let mut done = EntitySet::new();
         for &b in func.layout.iter().filter(|b| reachable[**b]) {
-            for &s in succs[b].iter() {
-                if !preds[s].contains(&b) {
+            if done.insert(b) {
+                for &s in succs[b].iter() {
                     preds[s].push(b);
                 }
             }

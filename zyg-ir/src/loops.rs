@@ -7,7 +7,7 @@ use crate::cfg::ControlFlowGraph;
 use crate::dominance::DominatorTree;
 use crate::entities::Block;
 use crate::function::Function;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntitySet, SecondaryMap};
 
 /// One natural loop; all back edges to one header make one loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,20 +41,19 @@ impl LoopAnalysis {
                 continue;
             }
             // Walk backwards from the latches to the header.
-            let mut member: SecondaryMap<Block, bool> = SecondaryMap::new();
-            member[h] = true;
+            let mut member = EntitySet::new();
+            member.insert(h);
             let mut work = latches.clone();
             while let Some(b) = work.pop() {
-                if !member[b] {
-                    member[b] = true;
+                if member.insert(b) {
                     work.extend(cfg.preds(b).iter().copied());
                 }
             }
-            let blocks: Vec<Block> = cfg.reverse_postorder().iter().copied().filter(|b| member[*b]).collect();
-            let mut exits = Vec::new();
+            let blocks: Vec<Block> = cfg.reverse_postorder().iter().copied().filter(|b| member.contains(*b)).collect();
+            let (mut exits, mut is_exit) = (Vec::new(), EntitySet::new());
             for &b in &blocks {
                 for &s in cfg.succs(b) {
-                    if !member[s] && !exits.contains(&s) {
+                    if !member.contains(s) && is_exit.insert(s) {
                         exits.push(s);
                     }
                 }

@@ -20,8 +20,7 @@ use crate::entities::{Block, Inst, Value};
 use crate::function::{Function, ValueDef};
 use crate::inst::{Callee, InstKind};
 use crate::types::Type;
-use cranelift_entity::SecondaryMap;
-use std::collections::HashSet;
+use cranelift_entity::{EntitySet, SecondaryMap};
 use std::fmt;
 
 /// What is wrong with a function: the first problems found (at most `MAX_ERRORS`).
@@ -79,7 +78,9 @@ impl Verifier<'_> {
     /// The layout and the blocks' shapes; false where the rest cannot be checked.
     fn structure(&mut self) -> bool {
         let func = self.func;
-        let mut seen_blocks = HashSet::new();
+        let mut seen_blocks = EntitySet::new();
+        let mut in_layout = EntitySet::new();
+        in_layout.extend(func.layout.iter().copied());
         for &b in &func.layout {
             if func.blocks.get(b).is_none() || !seen_blocks.insert(b) {
                 self.problem(None, format!("block {b} is in the layout twice or does not exist"));
@@ -119,7 +120,7 @@ impl Verifier<'_> {
                     }
                 }
                 for s in kind.successors() {
-                    if !func.layout.contains(&s) {
+                    if !in_layout.contains(s) {
                         self.problem(Some(inst), format!("branch to block {s}, which is not in the layout"));
                     }
                 }
@@ -169,13 +170,16 @@ impl Verifier<'_> {
     }
 
     fn phis(&mut self, cfg: &ControlFlowGraph, b: Block) {
-        let preds: HashSet<Block> = cfg.preds(b).iter().copied().collect();
+        let mut preds = EntitySet::new();
+        preds.extend(cfg.preds(b).iter().copied());
         for inst in self.func.phis(b).collect::<Vec<_>>() {
             let InstKind::Phi { incoming } = &self.func.insts[inst].kind else { continue };
-            let named: HashSet<Block> = incoming.iter().map(|(p, _)| *p).collect();
-            if named != preds {
-                let mut missing: Vec<String> = preds.difference(&named).map(|p| self.func.block_label(*p)).collect();
-                let mut extra: Vec<String> = named.difference(&preds).map(|p| self.func.block_label(*p)).collect();
+            let mut named = EntitySet::new();
+            named.extend(incoming.iter().map(|(p, _)| *p));
+            let missing = cfg.preds(b).iter().copied().filter(|p| !named.contains(*p));
+            let mut missing: Vec<String> = missing.map(|p| self.func.block_label(p)).collect();
+            let mut extra: Vec<String> = named.iter().filter(|p| !preds.contains(*p)).map(|p| self.func.block_label(p)).collect();
+            if !missing.is_empty() || !extra.is_empty() {
                 missing.sort();
                 extra.sort();
                 self.problem(

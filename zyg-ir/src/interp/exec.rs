@@ -5,16 +5,16 @@ use super::value::{constant, field_offsets, layout, signed, Val};
 use super::{ops, InterpError, Interpreter, DEPTH_LIMIT};
 use crate::entities::{Block, Inst, Value};
 use crate::function::{Function, ValueDef};
-use crate::inst::{Callee, InstKind, UnOp};
+use crate::inst::{BinOp, Callee, InstKind, UnOp};
 use crate::types::Type;
-use cranelift_entity::EntityRef;
+use cranelift_entity::SecondaryMap;
 use std::rc::Rc;
 
 /// One activation: its function, the values computed so far, the stack slots it made,
 /// and where it is: the next instruction of `block`, entered from `pred`.
 struct Frame {
     func: Rc<Function>,
-    vals: Vec<Option<Val>>,
+    vals: SecondaryMap<Value, Option<Val>>,
     allocas: Vec<u64>,
     block: Block,
     next: usize,
@@ -35,9 +35,9 @@ impl Frame {
     fn new(func: Rc<Function>, args: Vec<Val>) -> Result<Frame, InterpError> {
         check_args(&func, &args)?;
         let block = func.entry().ok_or_else(|| InterpError::Malformed(format!("`{}` has no body", func.name)))?;
-        let mut vals = vec![None; func.values.len()];
+        let mut vals = SecondaryMap::with_capacity(func.values.len());
         for (p, a) in func.params.iter().zip(args) {
-            vals[p.index()] = Some(a);
+            vals[*p] = Some(a);
         }
         let next = func.phis(block).count();
         if next > 0 {
@@ -89,7 +89,7 @@ impl Interpreter {
                     let call = caller.waiting.take().expect("a call waits");
                     if let Some(r) = caller.func.result(call) {
                         let v = v.ok_or_else(|| InterpError::Malformed(format!("a call in `{}` expects a result", caller.func.name)))?;
-                        caller.vals[r.index()] = Some(v);
+                        caller.vals[r] = Some(v);
                     }
                 }
             }
@@ -114,7 +114,7 @@ impl Interpreter {
         frame.block = block;
         for (result, v) in values {
             if let Some(r) = result {
-                frame.vals[r.index()] = Some(v);
+                frame.vals[r] = Some(v);
             }
         }
         Ok(())
@@ -131,7 +131,7 @@ impl Interpreter {
     fn get(&mut self, frame: &Frame, v: Value) -> Result<Val, InterpError> {
         match &frame.func.values[v].def {
             ValueDef::Const(c) => constant(c, &mut |name| self.address_of(name)),
-            ValueDef::Param(_) | ValueDef::Inst(_) => frame.vals[v.index()]
+            ValueDef::Param(_) | ValueDef::Inst(_) => frame.vals[v]
                 .clone()
                 .ok_or_else(|| InterpError::Malformed(format!("{v} used before it is defined in `{}`", frame.func.name))),
             ValueDef::Pending => Err(InterpError::Malformed(format!("{v} is never defined in `{}`", frame.func.name))),
@@ -160,30 +160,8 @@ impl Interpreter {
                 Some(select(&c, t, e)?)
             }
             InstKind::Phi { .. } => return Err(InterpError::Malformed(format!("phi after other instructions in `{}`", func.name))),
-            InstKind::Call { callee, args, sig } => {
-                let args = args.iter().map(|a| self.get(frame, *a)).collect::<Result<Vec<_>, _>>()?;
-                let name = match callee {
-                    Callee::Direct(name) => name.to_string(),
-                    Callee::Indirect(v) => {
-                        let addr = self.ptr(frame, *v)?;
-                        self.function_at(addr)?
-                    }
-                };
-                if let Some(f) = self.functions.get(&name) {
-                    return Ok(Flow::Call(Rc::clone(f), args));
-                }
-                let out = self.external(&name, &args, Some(&sig.ret))?;
-                if data.result.is_some() && out.is_none() {
-                    return Err(InterpError::Malformed(format!("a call in `{}` expects a result and got none", func.name)));
-                }
-                out
-            }
-            InstKind::Alloca { ty } => {
-                let (size, align) = layout(ty)?;
-                let addr = self.memory.allocate(size, align, Origin::Alloca)?;
-                frame.allocas.push(addr);
-                Some(Val::Ptr(addr))
-            }
+            InstKind::Call { callee, args, sig } => return self.step_call(frame, data.result, callee, args, &sig.ret),
+            InstKind::Alloca { ty } => Some(self.alloca(frame, ty)?),
             InstKind::Load { ty, ptr } => {
                 let addr = self.ptr(frame, *ptr)?;
                 Some(self.load(addr, ty)?)
@@ -193,12 +171,7 @@ impl Interpreter {
                 self.store(addr, &v, func.ty(*value))?;
                 None
             }
-            InstKind::AtomicFAdd { ptr, value } => {
-                let (addr, v, vty) = (self.ptr(frame, *ptr)?, self.get(frame, *value)?, func.ty(*value));
-                let old = self.load(addr, vty)?;
-                self.store(addr, &ops::binary(crate::inst::BinOp::FAdd, &old, &v)?, vty)?;
-                Some(old)
-            }
+            InstKind::AtomicFAdd { ptr, value } => Some(self.atomic_fadd(frame, *ptr, *value)?),
             InstKind::Gep { source_ty, base, indices, .. } => {
                 let base = self.get(frame, *base)?;
                 let indices = indices.iter().map(|i| self.get(frame, *i)).collect::<Result<Vec<_>, _>>()?;
@@ -215,10 +188,8 @@ impl Interpreter {
                 Some(lanes(&v)?.get(lane_index(&i)?).cloned().ok_or_else(|| lane_range(&i))?)
             }
             InstKind::InsertElement { vec, value, index } => {
-                let (mut v, x, i) = (self.get(frame, *vec)?, self.get(frame, *value)?, self.get(frame, *index)?);
-                let Val::Vector(lanes) = &mut v else { return Err(InterpError::Malformed(format!("insertelement into {v:?}"))) };
-                *lanes.get_mut(lane_index(&i)?).ok_or_else(|| lane_range(&i))? = x;
-                Some(v)
+                let (v, x, i) = (self.get(frame, *vec)?, self.get(frame, *value)?, self.get(frame, *index)?);
+                Some(insert_element(v, x, &i)?)
             }
             InstKind::ShuffleVector { a, b, mask } => {
                 let (a, b) = (self.get(frame, *a)?, self.get(frame, *b)?);
@@ -229,21 +200,63 @@ impl Interpreter {
                 let c = self.get(frame, *cond)?;
                 return Ok(Flow::Jump(if truth(&c)? { *then_dest } else { *else_dest }));
             }
-            InstKind::Switch { value, default, cases } => {
-                let v = self.get(frame, *value)?.as_u128();
-                let hit = cases.iter().find(|(c, _)| matches!(c, crate::Constant::Int { value, .. } if Some(*value) == v));
-                return Ok(Flow::Jump(hit.map_or(*default, |(_, b)| *b)));
-            }
-            InstKind::Ret { value } => {
-                let v = value.map(|v| self.get(frame, v)).transpose()?;
-                return Ok(Flow::Return(v));
-            }
+            InstKind::Switch { value, default, cases } => return Ok(Flow::Jump(self.switch_target(frame, *value, *default, cases)?)),
+            InstKind::Ret { value } => return Ok(Flow::Return(value.map(|v| self.get(frame, v)).transpose()?)),
             InstKind::Unreachable => return Err(InterpError::Unreachable(func.name.clone())),
         };
         if let (Some(r), Some(v)) = (data.result, result) {
-            frame.vals[r.index()] = Some(v);
+            frame.vals[r] = Some(v);
         }
         Ok(Flow::Next)
+    }
+
+    /// A call: a new frame for a function with a body, else the external function's result
+    /// (stored here).
+    fn step_call(&mut self, frame: &mut Frame, result: Option<Value>, callee: &Callee, args: &[Value], ret: &Type) -> Result<Flow, InterpError> {
+        let args = args.iter().map(|a| self.get(frame, *a)).collect::<Result<Vec<_>, _>>()?;
+        let name = match callee {
+            Callee::Direct(name) => name.to_string(),
+            Callee::Indirect(v) => {
+                let addr = self.ptr(frame, *v)?;
+                self.function_at(addr)?
+            }
+        };
+        if let Some(f) = self.functions.get(&name) {
+            return Ok(Flow::Call(Rc::clone(f), args));
+        }
+        let out = self.external(&name, &args, Some(ret))?;
+        match (result, out) {
+            (Some(_), None) => {
+                Err(InterpError::Malformed(format!("a call in `{}` expects a result and got none", frame.func.name)))
+            }
+            (Some(r), Some(v)) => {
+                frame.vals[r] = Some(v);
+                Ok(Flow::Next)
+            }
+            (None, _) => Ok(Flow::Next),
+        }
+    }
+
+    fn alloca(&mut self, frame: &mut Frame, ty: &Type) -> Result<Val, InterpError> {
+        let (size, align) = layout(ty)?;
+        let addr = self.memory.allocate(size, align, Origin::Alloca)?;
+        frame.allocas.push(addr);
+        Ok(Val::Ptr(addr))
+    }
+
+    /// `atomicrmw fadd`: a plain add (one thread); the result is the old value.
+    fn atomic_fadd(&mut self, frame: &Frame, ptr: Value, value: Value) -> Result<Val, InterpError> {
+        let (addr, v, vty) = (self.ptr(frame, ptr)?, self.get(frame, value)?, frame.func.ty(value));
+        let old = self.load(addr, vty)?;
+        self.store(addr, &ops::binary(BinOp::FAdd, &old, &v)?, vty)?;
+        Ok(old)
+    }
+
+    /// The block a `switch` on `value` goes to.
+    fn switch_target(&mut self, frame: &Frame, value: Value, default: Block, cases: &[(crate::Constant, Block)]) -> Result<Block, InterpError> {
+        let v = self.get(frame, value)?.as_u128();
+        let hit = cases.iter().find(|(c, _)| matches!(c, crate::Constant::Int { value, .. } if Some(*value) == v));
+        Ok(hit.map_or(default, |(_, b)| *b))
     }
 }
 
@@ -290,6 +303,12 @@ fn lane_index(i: &Val) -> Result<usize, InterpError> {
 
 fn lane_range(i: &Val) -> InterpError {
     InterpError::Malformed(format!("lane {i:?} out of range"))
+}
+
+fn insert_element(mut v: Val, x: Val, i: &Val) -> Result<Val, InterpError> {
+    let Val::Vector(lanes) = &mut v else { return Err(InterpError::Malformed(format!("insertelement into {v:?}"))) };
+    *lanes.get_mut(lane_index(i)?).ok_or_else(|| lane_range(i))? = x;
+    Ok(v)
 }
 
 fn shuffle(a: &[Val], b: &[Val], mask: &[i32]) -> Result<Val, InterpError> {

@@ -38,6 +38,7 @@
 //! (forward uses resolve at the definition), operand types agree, literals fit their type,
 //! every block ends in its one terminator. Any other problem is the verifier's to find.
 
+mod cursor;
 mod lex;
 mod parse;
 mod parse_inst;

@@ -1,0 +1,237 @@
+//! Reading one LLVM instruction as an `InstKind`: a dispatch over the opcodes, the
+//! instructions that need more than their operands, and the opcode and predicate tables.
+
+use super::constant::read_constant;
+use super::function::FunctionReader;
+use super::read_signature;
+use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
+use crate::llvm::raw::{global_name, print_value, read_type};
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
+
+impl FunctionReader {
+    /// What LLVM instruction `inst` is, or why it cannot be read. Operands are read in the
+    /// order they are written here: it is the order constants get their values.
+    pub(super) unsafe fn read_inst(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        use LLVMOpcode::*;
+        let opcode = LLVMGetInstructionOpcode(inst);
+        if let Some(op) = binop(opcode) {
+            return Ok(InstKind::Binary { op, args: [self.op(inst, 0)?, self.op(inst, 1)?] });
+        }
+        if let Some(op) = castop(opcode) {
+            return Ok(InstKind::Cast { op, arg: self.op(inst, 0)? });
+        }
+        Ok(match opcode {
+            LLVMFNeg => InstKind::Unary { op: UnOp::FNeg, arg: self.op(inst, 0)? },
+            LLVMFreeze => InstKind::Unary { op: UnOp::Freeze, arg: self.op(inst, 0)? },
+            LLVMFCmp => InstKind::FCmp {
+                pred: float_pred(LLVMGetFCmpPredicate(inst)),
+                args: [self.op(inst, 0)?, self.op(inst, 1)?],
+            },
+            LLVMICmp => InstKind::ICmp {
+                pred: int_pred(LLVMGetICmpPredicate(inst)),
+                args: [self.op(inst, 0)?, self.op(inst, 1)?],
+            },
+            LLVMSelect => InstKind::Select {
+                cond: self.op(inst, 0)?,
+                then_value: self.op(inst, 1)?,
+                else_value: self.op(inst, 2)?,
+            },
+            LLVMPHI => self.read_phi(inst)?,
+            LLVMCall => self.read_call(inst)?,
+            LLVMAlloca => read_alloca(inst)?,
+            LLVMLoad => InstKind::Load { ty: read_type(LLVMTypeOf(inst))?, ptr: self.op(inst, 0)? },
+            LLVMStore => InstKind::Store { value: self.op(inst, 0)?, ptr: self.op(inst, 1)? },
+            LLVMGetElementPtr => self.read_gep(inst)?,
+            LLVMExtractValue => InstKind::ExtractValue { agg: self.op(inst, 0)?, indices: indices(inst) },
+            LLVMExtractElement => InstKind::ExtractElement { vec: self.op(inst, 0)?, index: self.op(inst, 1)? },
+            LLVMInsertElement => InstKind::InsertElement {
+                vec: self.op(inst, 0)?,
+                value: self.op(inst, 1)?,
+                index: self.op(inst, 2)?,
+            },
+            LLVMShuffleVector => self.read_shuffle(inst)?,
+            LLVMInsertValue => InstKind::InsertValue {
+                agg: self.op(inst, 0)?,
+                value: self.op(inst, 1)?,
+                indices: indices(inst),
+            },
+            LLVMBr if LLVMIsConditional(inst) != 0 => InstKind::CondBr {
+                cond: self.operand(LLVMGetCondition(inst))?,
+                then_dest: self.block(LLVMGetSuccessor(inst, 0))?,
+                else_dest: self.block(LLVMGetSuccessor(inst, 1))?,
+            },
+            LLVMBr => InstKind::Br { dest: self.block(LLVMGetSuccessor(inst, 0))? },
+            LLVMSwitch => self.read_switch(inst)?,
+            LLVMRet => InstKind::Ret { value: if LLVMGetNumOperands(inst) > 0 { Some(self.op(inst, 0)?) } else { None } },
+            LLVMUnreachable => InstKind::Unreachable,
+            _ => return Err(format!("the `{}` instruction is not supported yet", opcode_word(inst))),
+        })
+    }
+
+    unsafe fn read_phi(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        let mut incoming = Vec::new();
+        for i in 0..LLVMCountIncoming(inst) {
+            let block = self.block(LLVMGetIncomingBlock(inst, i))?;
+            incoming.push((block, self.operand(LLVMGetIncomingValue(inst, i))?));
+        }
+        Ok(InstKind::Phi { incoming })
+    }
+
+    unsafe fn read_gep(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        let n = LLVMGetNumOperands(inst) as u32;
+        let indices = (1..n).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
+        Ok(InstKind::Gep {
+            source_ty: read_type(LLVMGetGEPSourceElementType(inst))?,
+            base: self.op(inst, 0)?,
+            indices,
+            inbounds: LLVMIsInBounds(inst) != 0,
+        })
+    }
+
+    unsafe fn read_shuffle(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        // LLVM marks poison lanes with a negative mask value.
+        let mask = (0..LLVMGetNumMaskElements(inst)).map(|i| LLVMGetMaskValue(inst, i).max(-1)).collect();
+        Ok(InstKind::ShuffleVector { a: self.op(inst, 0)?, b: self.op(inst, 1)?, mask })
+    }
+
+    unsafe fn read_switch(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        // Successor 0 is the default; successor i > 0 belongs to case value i.
+        let mut cases = Vec::new();
+        for i in 1..LLVMGetNumSuccessors(inst) {
+            let value = read_constant(LLVMGetSwitchCaseValue(inst, i))?;
+            cases.push((value, self.block(LLVMGetSuccessor(inst, i))?));
+        }
+        Ok(InstKind::Switch {
+            value: self.op(inst, 0)?,
+            default: self.block(LLVMGetSwitchDefaultDest(inst))?,
+            cases,
+        })
+    }
+
+    unsafe fn read_call(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        let sig = read_signature(LLVMGetCalledFunctionType(inst))?;
+        let called = LLVMGetCalledValue(inst);
+        // A call through another type than the function's own (C's `double f();` called
+        // as `f(1.0)`, or undefined behaviour) is read as a call through a pointer: zyg's
+        // primal and adjoint of the function have its own signature.
+        let same_type = !LLVMIsAFunction(called).is_null() && LLVMGlobalGetValueType(called) == LLVMGetCalledFunctionType(inst);
+        let callee = if same_type {
+            let name = global_name(called)?;
+            self.callees.entry(name.clone()).or_insert_with(|| sig.clone());
+            Callee::Direct(name.into())
+        } else if !LLVMIsAInlineAsm(called).is_null() {
+            return Err("inline assembly is not supported".into());
+        } else {
+            Callee::Indirect(self.operand(called)?)
+        };
+        let args = (0..LLVMGetNumArgOperands(inst)).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
+        Ok(InstKind::Call { callee, sig, args })
+    }
+}
+
+/// An `alloca` of one element (a dynamic count is refused).
+unsafe fn read_alloca(inst: LLVMValueRef) -> Result<InstKind, String> {
+    let count = LLVMGetOperand(inst, 0);
+    if LLVMIsAConstantInt(count).is_null() || LLVMConstIntGetZExtValue(count) != 1 {
+        return Err("alloca of a dynamic number of elements is not supported yet".into());
+    }
+    Ok(InstKind::Alloca { ty: read_type(LLVMGetAllocatedType(inst))? })
+}
+
+/// The constant indices of an `extractvalue` or `insertvalue`.
+unsafe fn indices(inst: LLVMValueRef) -> Vec<u32> {
+    let n = LLVMGetNumIndices(inst) as usize;
+    std::slice::from_raw_parts(LLVMGetIndices(inst), n).to_vec()
+}
+
+/// The opcode's mnemonic as LLVM prints it, for "not supported" messages.
+unsafe fn opcode_word(inst: LLVMValueRef) -> String {
+    let text = print_value(inst);
+    let body = text.split_once(" = ").map(|(_, rhs)| rhs).unwrap_or(&text);
+    body.split_whitespace().next().unwrap_or("?").to_string()
+}
+
+fn binop(op: LLVMOpcode) -> Option<BinOp> {
+    use LLVMOpcode::*;
+    Some(match op {
+        LLVMFAdd => BinOp::FAdd,
+        LLVMFSub => BinOp::FSub,
+        LLVMFMul => BinOp::FMul,
+        LLVMFDiv => BinOp::FDiv,
+        LLVMFRem => BinOp::FRem,
+        LLVMAdd => BinOp::Add,
+        LLVMSub => BinOp::Sub,
+        LLVMMul => BinOp::Mul,
+        LLVMUDiv => BinOp::UDiv,
+        LLVMSDiv => BinOp::SDiv,
+        LLVMURem => BinOp::URem,
+        LLVMSRem => BinOp::SRem,
+        LLVMShl => BinOp::Shl,
+        LLVMLShr => BinOp::LShr,
+        LLVMAShr => BinOp::AShr,
+        LLVMAnd => BinOp::And,
+        LLVMOr => BinOp::Or,
+        LLVMXor => BinOp::Xor,
+        _ => return None,
+    })
+}
+
+fn castop(op: LLVMOpcode) -> Option<CastOp> {
+    use LLVMOpcode::*;
+    Some(match op {
+        LLVMFPExt => CastOp::FPExt,
+        LLVMFPTrunc => CastOp::FPTrunc,
+        LLVMSIToFP => CastOp::SIToFP,
+        LLVMUIToFP => CastOp::UIToFP,
+        LLVMFPToSI => CastOp::FPToSI,
+        LLVMFPToUI => CastOp::FPToUI,
+        LLVMZExt => CastOp::ZExt,
+        LLVMSExt => CastOp::SExt,
+        LLVMTrunc => CastOp::Trunc,
+        LLVMBitCast => CastOp::BitCast,
+        LLVMPtrToInt => CastOp::PtrToInt,
+        LLVMIntToPtr => CastOp::IntToPtr,
+        LLVMAddrSpaceCast => CastOp::AddrSpaceCast,
+        _ => return None,
+    })
+}
+
+fn float_pred(p: LLVMRealPredicate) -> FloatPred {
+    use LLVMRealPredicate::*;
+    match p {
+        LLVMRealPredicateFalse => FloatPred::False,
+        LLVMRealOEQ => FloatPred::Oeq,
+        LLVMRealOGT => FloatPred::Ogt,
+        LLVMRealOGE => FloatPred::Oge,
+        LLVMRealOLT => FloatPred::Olt,
+        LLVMRealOLE => FloatPred::Ole,
+        LLVMRealONE => FloatPred::One,
+        LLVMRealORD => FloatPred::Ord,
+        LLVMRealUNO => FloatPred::Uno,
+        LLVMRealUEQ => FloatPred::Ueq,
+        LLVMRealUGT => FloatPred::Ugt,
+        LLVMRealUGE => FloatPred::Uge,
+        LLVMRealULT => FloatPred::Ult,
+        LLVMRealULE => FloatPred::Ule,
+        LLVMRealUNE => FloatPred::Une,
+        LLVMRealPredicateTrue => FloatPred::True,
+    }
+}
+
+fn int_pred(p: LLVMIntPredicate) -> IntPred {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => IntPred::Eq,
+        LLVMIntNE => IntPred::Ne,
+        LLVMIntUGT => IntPred::Ugt,
+        LLVMIntUGE => IntPred::Uge,
+        LLVMIntULT => IntPred::Ult,
+        LLVMIntULE => IntPred::Ule,
+        LLVMIntSGT => IntPred::Sgt,
+        LLVMIntSGE => IntPred::Sge,
+        LLVMIntSLT => IntPred::Slt,
+        LLVMIntSLE => IntPred::Sle,
+    }
+}
