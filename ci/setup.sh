@@ -39,9 +39,12 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust with rustup first" >&2
   exit 1
 fi
-# clippy runs in the test command; rustup's minimal profile leaves it out.
+# clippy and rustfmt run in the test command; rustup's minimal profile leaves them out.
 if ! cargo clippy --version >/dev/null 2>&1; then
   rustup component add clippy || echo "setup: could not add clippy; the test command will say it skipped lints" >&2
+fi
+if ! cargo fmt --version >/dev/null 2>&1; then
+  rustup component add rustfmt || echo "setup: could not add rustfmt; the test command will say it skipped the format check" >&2
 fi
 
 # lit comes with llvm-22-tools; fall back to PyPI's when Debian's does not run.

@@ -6,6 +6,12 @@ cd "$(dirname "$0")/.."
 bash ci/setup.sh
 source ci/env.sh
 
+# The code's format (rustfmt.toml), checked before anything is built.
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all --check
+else
+  echo "test: rustfmt is not installed: format check SKIPPED" >&2
+fi
 cargo build --release --workspace --all-targets
 # Lints, warnings as errors, tests included (the bench crate's build script links MLIR's
 # shared library at run time and is left out).
