@@ -15,9 +15,9 @@
 //! `inttoptr` (its shadow could not be named there).
 
 use crate::error::TransformError;
-use std::collections::{HashMap, HashSet};
+use cranelift_entity::{EntitySet, SecondaryMap};
 use zyg_ir::dominance::DominatorTree;
-use zyg_ir::{BinOp, Callee, CastOp, Function, Inst, InstKind, Value};
+use zyg_ir::{BinOp, Block, Callee, CastOp, Function, Inst, InstKind, Value};
 
 /// Where an integer's value comes from, when it comes from an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +39,25 @@ impl Root {
     }
 }
 
+/// The roots of a function's integers, where they have one.
+#[derive(Clone, Debug, Default)]
+pub struct Roots(SecondaryMap<Value, Option<Root>>);
+
+impl Roots {
+    pub fn get(&self, v: Value) -> Option<Root> {
+        self.0[v]
+    }
+
+    /// Gives `v` the root `root`; whether that changed it.
+    pub fn set(&mut self, v: Value, root: Root) -> bool {
+        self.0[v].replace(root) != Some(root)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.values().all(Option::is_none)
+    }
+}
+
 /// Intrinsics that compute an address from an address and nothing else: the result points
 /// into the same object, so its shadow follows (`ptrmask` by offset, the invariant-group
 /// ones are the identity).
@@ -54,10 +73,10 @@ pub fn is_address_identity(name: &str) -> bool {
 
 /// The root of an instruction's integer result, given the roots found so far and the
 /// shadowed pointers.
-pub fn step(func: &Function, kind: &InstKind, shadowed: &HashSet<Value>, roots: &HashMap<Value, Root>) -> Option<Root> {
-    let root = |v: &Value| roots.get(v).copied();
+pub fn step(func: &Function, kind: &InstKind, shadowed: &EntitySet<Value>, roots: &Roots) -> Option<Root> {
+    let root = |v: &Value| roots.get(*v);
     match kind {
-        InstKind::Cast { op: CastOp::PtrToInt, arg } => shadowed.contains(arg).then_some(Root::Of(*arg)),
+        InstKind::Cast { op: CastOp::PtrToInt, arg } => shadowed.contains(*arg).then_some(Root::Of(*arg)),
         InstKind::Cast { op: CastOp::ZExt | CastOp::SExt | CastOp::Trunc | CastOp::BitCast, arg } => root(arg),
         InstKind::Unary { arg, .. } => root(arg),
         InstKind::Binary { op, args: [a, b] } => match (root(a), root(b)) {
@@ -83,109 +102,117 @@ pub fn step(func: &Function, kind: &InstKind, shadowed: &HashSet<Value>, roots: 
 /// Refuses the uses of addresses kept in integers that zyg cannot follow (module comment).
 pub fn check(
     func: &Function,
-    roots: &HashMap<Value, Root>,
-    shadowed: &HashSet<Value>,
-    silent: &HashSet<Inst>,
+    roots: &Roots,
+    shadowed: &EntitySet<Value>,
+    silent: &EntitySet<Inst>,
 ) -> Result<(), TransformError> {
     if roots.is_empty() && !has_int_to_ptr(func) {
         return Ok(());
     }
-    let mut dominators: Option<DominatorTree> = None;
-    let refuse = |inst: Inst, message: &str| Err(TransformError::at(func, inst, message));
+    let mut places: Option<Places> = None;
     for (_, inst) in func.inst_order() {
-        let kind = &func.insts[inst].kind;
-        let escapes = |v: &Value| roots.contains_key(v);
-        match kind {
-            InstKind::Cast { op: CastOp::IntToPtr, arg } => match roots.get(arg) {
-                Some(Root::Mixed) => {
-                    return refuse(
-                        inst,
-                        "this pointer is made from an integer that mixes addresses of differentiated memory (or puts \
-                         one through arithmetic that does not keep it an address), so zyg cannot tell which shadow \
-                         it has",
-                    )
-                }
-                Some(Root::Of(p)) => {
-                    let dom = dominators.get_or_insert_with(|| {
-                        let cfg = zyg_ir::cfg::ControlFlowGraph::compute(func);
-                        DominatorTree::compute(func, &cfg)
-                    });
-                    if !dominates(func, dom, *p, inst) {
-                        return refuse(
-                            inst,
-                            "this pointer is made from an integer computed from an address of differentiated memory \
-                             that is not available here (it does not dominate this instruction), so zyg cannot \
-                             name its shadow",
-                        );
-                    }
-                }
-                None if read_from_differentiated_memory(func, *arg, shadowed) => {
-                    return refuse(
-                        inst,
-                        "this pointer is made from an integer read from differentiated memory, which may be an \
-                         address kept as an integer; zyg cannot tell which shadow it has. Keep the pointer as a \
-                         pointer",
-                    )
-                }
-                None => {}
-            },
-            InstKind::Store { value, .. } if escapes(value) => {
-                return refuse(
-                    inst,
-                    "an address of differentiated memory is stored to memory as an integer, where zyg cannot keep \
-                     its shadow; store it as a pointer",
-                )
-            }
-            InstKind::Call { args, .. } if !silent.contains(&inst) && args.iter().any(escapes) => {
-                return refuse(
-                    inst,
-                    "an address of differentiated memory is passed to this call as an integer, where zyg cannot \
-                     keep its shadow; pass it as a pointer",
-                )
-            }
-            InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if is_address_intrinsic(name) && args.iter().skip(1).any(escapes) =>
-            {
-                return refuse(inst, "a pointer mask computed from an address of differentiated memory is not supported")
-            }
-            InstKind::Ret { value: Some(v) } if escapes(v) => {
-                return refuse(
-                    inst,
-                    "an address of differentiated memory is returned as an integer, where zyg cannot keep its \
-                     shadow; return it as a pointer",
-                )
-            }
-            _ => {}
+        if let Some(message) = problem(func, inst, roots, shadowed, silent, &mut places) {
+            return Err(TransformError::at(func, inst, message));
         }
     }
     Ok(())
+}
+
+/// Why `inst`'s use of an address kept in an integer is refused, if it is. `places` is
+/// computed at the first `inttoptr` that needs it.
+fn problem(
+    func: &Function,
+    inst: Inst,
+    roots: &Roots,
+    shadowed: &EntitySet<Value>,
+    silent: &EntitySet<Inst>,
+    places: &mut Option<Places>,
+) -> Option<&'static str> {
+    let escapes = |v: &Value| roots.get(*v).is_some();
+    match &func.insts[inst].kind {
+        InstKind::Cast { op: CastOp::IntToPtr, arg } => match roots.get(*arg) {
+            Some(Root::Mixed) => Some(
+                "this pointer is made from an integer that mixes addresses of differentiated memory (or puts \
+                 one through arithmetic that does not keep it an address), so zyg cannot tell which shadow \
+                 it has",
+            ),
+            Some(Root::Of(p)) => {
+                let places = places.get_or_insert_with(|| Places::compute(func));
+                (!places.available(func, p, inst)).then_some(
+                    "this pointer is made from an integer computed from an address of differentiated memory \
+                     that is not available here (it does not dominate this instruction), so zyg cannot \
+                     name its shadow",
+                )
+            }
+            None if read_from_differentiated_memory(func, *arg, shadowed) => Some(
+                "this pointer is made from an integer read from differentiated memory, which may be an \
+                 address kept as an integer; zyg cannot tell which shadow it has. Keep the pointer as a \
+                 pointer",
+            ),
+            None => None,
+        },
+        InstKind::Store { value, .. } if escapes(value) => Some(
+            "an address of differentiated memory is stored to memory as an integer, where zyg cannot keep \
+             its shadow; store it as a pointer",
+        ),
+        InstKind::Call { args, .. } if !silent.contains(inst) && args.iter().any(escapes) => Some(
+            "an address of differentiated memory is passed to this call as an integer, where zyg cannot \
+             keep its shadow; pass it as a pointer",
+        ),
+        InstKind::Call { callee: Callee::Direct(name), args, .. }
+            if is_address_intrinsic(name) && args.iter().skip(1).any(escapes) =>
+        {
+            Some("a pointer mask computed from an address of differentiated memory is not supported")
+        }
+        InstKind::Ret { value: Some(v) } if escapes(v) => Some(
+            "an address of differentiated memory is returned as an integer, where zyg cannot keep its \
+             shadow; return it as a pointer",
+        ),
+        _ => None,
+    }
 }
 
 fn has_int_to_ptr(func: &Function) -> bool {
     func.inst_order().any(|(_, i)| matches!(func.insts[i].kind, InstKind::Cast { op: CastOp::IntToPtr, .. }))
 }
 
-/// Whether the value of `p` is available at `inst`: a parameter or constant, or defined by
-/// an instruction that dominates it.
-fn dominates(func: &Function, dom: &DominatorTree, p: Value, inst: Inst) -> bool {
-    let Some(def) = func.def_inst(p) else { return true };
-    let (Some(def_block), Some(use_block)) = (block_of(func, def), block_of(func, inst)) else { return false };
-    if def_block != use_block {
-        return dom.dominates(def_block, use_block);
-    }
-    let insts = &func.blocks[def_block].insts;
-    insts.iter().position(|i| *i == def) < insts.iter().position(|i| *i == inst)
+/// The dominator tree, and each instruction's block and index in it: what tells whether a
+/// value is available at an instruction.
+struct Places {
+    dominators: DominatorTree,
+    at: SecondaryMap<Inst, Option<(Block, usize)>>,
 }
 
-fn block_of(func: &Function, inst: Inst) -> Option<zyg_ir::Block> {
-    func.layout.iter().copied().find(|b| func.blocks[*b].insts.contains(&inst))
+impl Places {
+    fn compute(func: &Function) -> Places {
+        let cfg = zyg_ir::cfg::ControlFlowGraph::compute(func);
+        let mut at = SecondaryMap::new();
+        // The first block holding an instruction is its place (as the layout is searched).
+        for &b in func.layout.iter().rev() {
+            for (k, &i) in func.blocks[b].insts.iter().enumerate().rev() {
+                at[i] = Some((b, k));
+            }
+        }
+        Places { dominators: DominatorTree::compute(func, &cfg), at }
+    }
+
+    /// Whether the value of `p` is available at `inst`: a parameter or constant, or defined
+    /// by an instruction that dominates it.
+    fn available(&self, func: &Function, p: Value, inst: Inst) -> bool {
+        let Some(def) = func.def_inst(p) else { return true };
+        let (Some((def_block, def_at)), Some((use_block, use_at))) = (self.at[def], self.at[inst]) else { return false };
+        if def_block != use_block {
+            return self.dominators.dominates(def_block, use_block);
+        }
+        def_at < use_at
+    }
 }
 
 /// Whether integer `v` is (a cast of) a load from differentiated memory.
-fn read_from_differentiated_memory(func: &Function, mut v: Value, shadowed: &HashSet<Value>) -> bool {
+fn read_from_differentiated_memory(func: &Function, mut v: Value, shadowed: &EntitySet<Value>) -> bool {
     while let Some(i) = func.def_inst(v) {
         match &func.insts[i].kind {
-            InstKind::Load { ptr, .. } => return shadowed.contains(ptr),
+            InstKind::Load { ptr, .. } => return shadowed.contains(*ptr),
             InstKind::Cast { op: CastOp::ZExt | CastOp::SExt | CastOp::Trunc | CastOp::BitCast, arg } => v = *arg,
             _ => return false,
         }
@@ -198,23 +225,25 @@ fn read_from_differentiated_memory(func: &Function, mut v: Value, shadowed: &Has
 /// yet: zyg refuses where such a value would carry a pointer past what it follows, rather
 /// than lose the pointer's shadow. These are the values that may hold one: built by
 /// `insertvalue` of a shadowed pointer, loaded from differentiated memory, merged from them.
-pub fn aggregate_holders(func: &Function, shadowed: &HashSet<Value>) -> HashSet<Value> {
+pub fn aggregate_holders(func: &Function, shadowed: &EntitySet<Value>) -> EntitySet<Value> {
     let holds_addresses = |v: Value| {
         let ty = func.ty(v);
         matches!(ty, zyg_ir::Type::Struct(_) | zyg_ir::Type::Array(..)) && ty.holds_pointers()
     };
-    let mut out: HashSet<Value> = HashSet::new();
+    let mut out: EntitySet<Value> = EntitySet::new();
     let mut changed = true;
     while changed {
         changed = false;
         for (_, inst) in func.inst_order() {
-            let Some(r) = func.result(inst).filter(|r| holds_addresses(*r) && !out.contains(r)) else { continue };
+            let Some(r) = func.result(inst).filter(|r| holds_addresses(*r) && !out.contains(*r)) else { continue };
             let holds = match &func.insts[inst].kind {
-                InstKind::InsertValue { agg, value, .. } => shadowed.contains(value) || out.contains(value) || out.contains(agg),
-                InstKind::Load { ptr, .. } => shadowed.contains(ptr),
-                InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| out.contains(v)),
-                InstKind::Select { then_value, else_value, .. } => out.contains(then_value) || out.contains(else_value),
-                InstKind::Unary { arg, .. } => out.contains(arg),
+                InstKind::InsertValue { agg, value, .. } => {
+                    shadowed.contains(*value) || out.contains(*value) || out.contains(*agg)
+                }
+                InstKind::Load { ptr, .. } => shadowed.contains(*ptr),
+                InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| out.contains(*v)),
+                InstKind::Select { then_value, else_value, .. } => out.contains(*then_value) || out.contains(*else_value),
+                InstKind::Unary { arg, .. } => out.contains(*arg),
                 _ => false,
             };
             if holds {
@@ -228,17 +257,22 @@ pub fn aggregate_holders(func: &Function, shadowed: &HashSet<Value>) -> HashSet<
 
 /// What is wrong with `inst`'s use of a struct value holding a pointer to differentiated
 /// memory (`aggregate_holders`), if anything.
-pub fn aggregate_problem(func: &Function, inst: Inst, holders: &HashSet<Value>, silent: &HashSet<Inst>) -> Option<String> {
+pub fn aggregate_problem(
+    func: &Function,
+    inst: Inst,
+    holders: &EntitySet<Value>,
+    silent: &EntitySet<Inst>,
+) -> Option<String> {
     const WHY: &str = "zyg keeps no shadows for struct values yet; pass and return such pointers as plain \
                        pointers, or through memory";
-    let held = |v: &Value| holders.contains(v);
+    let held = |v: &Value| holders.contains(*v);
     let what = match &func.insts[inst].kind {
         InstKind::ExtractValue { agg, .. } if held(agg) && func.result(inst).is_some_and(|r| func.ty(r).is_ptr()) => {
             "this takes a pointer to differentiated memory out of a struct value"
         }
         InstKind::Ret { value: Some(v) } if held(v) => "this returns a struct value holding a pointer to differentiated memory",
         InstKind::Store { value, .. } if held(value) => "this stores a struct value holding a pointer to differentiated memory",
-        InstKind::Call { args, .. } if !silent.contains(&inst) && args.iter().any(held) => {
+        InstKind::Call { args, .. } if !silent.contains(inst) && args.iter().any(held) => {
             "this passes a struct value holding a pointer to differentiated memory to a call"
         }
         _ => return None,

@@ -18,7 +18,8 @@
 
 use crate::error::TransformError;
 use crate::memtypes::MemTypes;
-use std::collections::{HashMap, HashSet};
+use cranelift_entity::{EntitySet, SecondaryMap};
+use std::collections::HashSet;
 use zyg_ir::{Callee, CastOp, Function, Inst, InstKind, Module, Type, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -27,6 +28,37 @@ enum Bits {
     Weak,
     /// A float's, surely.
     Strong,
+}
+
+/// The integers of a function that hold float bits, and how surely.
+#[derive(Default)]
+struct BitValues {
+    of: SecondaryMap<Value, Option<Bits>>,
+    any: bool,
+}
+
+impl BitValues {
+    fn get(&self, v: Value) -> Option<Bits> {
+        self.of[v]
+    }
+
+    fn holds(&self, v: Value) -> bool {
+        self.of[v].is_some()
+    }
+
+    /// `v` holds bits at least as surely as `b`; whether that is news.
+    fn raise(&mut self, v: Value, b: Bits) -> bool {
+        if self.of[v].is_some_and(|old| old >= b) {
+            return false;
+        }
+        self.of[v] = Some(b);
+        self.any = true;
+        true
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.any
+    }
 }
 
 /// What functions do with float bits across their boundary, for the module.
@@ -49,10 +81,11 @@ impl BitSummaries {
             changed = false;
             for f in &defined {
                 if !s.returns_bits.contains(&f.name) {
-                    let floats: HashSet<Value> = values(f).filter(|v| f.ty(*v).float_elem().is_some()).collect();
+                    let mut floats = EntitySet::new();
+                    floats.extend(values(f).filter(|v| f.ty(*v).float_elem().is_some()));
                     let loads = |p: Value, size: u64| load_bits(memory, f, p, size);
-                    let bits = s.bits(f, &floats, &HashSet::new(), &floats, &loads);
-                    if f.inst_order().any(|(_, i)| matches!(f.insts[i].kind, InstKind::Ret { value: Some(v) } if bits.contains_key(&v))) {
+                    let bits = s.bits(f, &floats, &EntitySet::new(), &floats, &loads);
+                    if f.inst_order().any(|(_, i)| matches!(f.insts[i].kind, InstKind::Ret { value: Some(v) } if bits.holds(v))) {
                         s.returns_bits.insert(f.name.clone());
                         changed = true;
                     }
@@ -70,21 +103,22 @@ impl BitSummaries {
 
     /// Whether integer parameter `p` of `f` may become a float again.
     fn turns_back(&self, module: &Module, memory: &MemTypes, f: &Function, p: Value) -> bool {
-        let mut taint: HashMap<Value, Bits> = HashMap::from([(p, Bits::Strong)]);
+        let mut taint = BitValues::default();
+        taint.raise(p, Bits::Strong);
         let mut grew = true;
         while grew {
             grew = false;
             for (_, inst) in f.inst_order() {
-                let Some(r) = f.result(inst).filter(|r| f.ty(*r).is_int() && !taint.contains_key(r)) else { continue };
-                if !matches!(f.insts[inst].kind, InstKind::Call { .. }) && f.insts[inst].kind.operands().iter().any(|v| taint.contains_key(v)) {
-                    taint.insert(r, Bits::Strong);
+                let Some(r) = f.result(inst).filter(|r| f.ty(*r).is_int() && !taint.holds(*r)) else { continue };
+                if !matches!(f.insts[inst].kind, InstKind::Call { .. }) && f.insts[inst].kind.operands().iter().any(|v| taint.holds(*v)) {
+                    taint.raise(r, Bits::Strong);
                     grew = true;
                 }
             }
         }
         f.inst_order().any(|(_, inst)| match &f.insts[inst].kind {
-            InstKind::Ret { value: Some(value) } => taint.contains_key(value),
-            kind => self.turned_back(module, memory, f, inst, kind, &taint, &HashSet::new(), &|_| true).is_some(),
+            InstKind::Ret { value: Some(value) } => taint.holds(*value),
+            kind => self.turned_back(module, memory, f, inst, kind, &taint, &EntitySet::new(), &|_| true).is_some(),
         })
     }
 
@@ -97,11 +131,11 @@ impl BitSummaries {
         f: &Function,
         inst: Inst,
         kind: &InstKind,
-        bits: &HashMap<Value, Bits>,
-        silent: &HashSet<Inst>,
+        bits: &BitValues,
+        silent: &EntitySet<Inst>,
         shadowed: &dyn Fn(Value) -> bool,
     ) -> Option<&'static str> {
-        let holds = |v: &Value| bits.contains_key(v);
+        let holds = |v: &Value| bits.holds(*v);
         match kind {
             InstKind::Cast { op: CastOp::BitCast, arg } if holds(arg) && yields_float(f, inst) => {
                 Some("this makes a float from the bits of an active value that went through an integer")
@@ -110,19 +144,19 @@ impl BitSummaries {
                 let size = f.ty(*value).natural_layout().map_or(8, |(s, _)| s);
                 if floaty(memory, f, *ptr, size) {
                     Some("this stores the bits of an active value as an integer where a float may be")
-                } else if bits.get(value) == Some(&Bits::Strong) && !shadowed(*ptr) {
+                } else if bits.get(*value) == Some(Bits::Strong) && !shadowed(*ptr) {
                     Some("this stores the bits of an active value as an integer into memory zyg does not differentiate")
                 } else {
                     None
                 }
             }
-            InstKind::Call { .. } if silent.contains(&inst) => None,
+            InstKind::Call { .. } if silent.contains(inst) => None,
             InstKind::Call { callee, args, .. } => {
                 let defined = |g: &str| module.function(g).is_some_and(|g| !g.is_declaration());
-                let back = args.iter().enumerate().any(|(j, a)| match (bits.get(a), callee) {
+                let back = args.iter().enumerate().any(|(j, a)| match (bits.get(*a), callee) {
                     (None, _) => false,
                     (Some(_), Callee::Direct(g)) if defined(g) => self.reinterprets.contains(&(g.to_string(), j)),
-                    (Some(strength), _) => *strength == Bits::Strong,
+                    (Some(strength), _) => strength == Bits::Strong,
                 });
                 back.then_some("this passes the bits of an active value as an integer to a call that may make them a float again")
             }
@@ -137,32 +171,29 @@ impl BitSummaries {
     fn bits(
         &self,
         func: &Function,
-        varied: &HashSet<Value>,
-        silent: &HashSet<Inst>,
-        given: &HashSet<Value>,
+        varied: &EntitySet<Value>,
+        silent: &EntitySet<Inst>,
+        given: &EntitySet<Value>,
         loads: &dyn Fn(Value, u64) -> Option<Bits>,
-    ) -> HashMap<Value, Bits> {
-        let mut bits: HashMap<Value, Bits> = HashMap::new();
+    ) -> BitValues {
+        let mut bits = BitValues::default();
         let mut changed = true;
         while changed {
             changed = false;
             for (_, inst) in func.inst_order() {
                 let Some(result) = func.result(inst).filter(|r| is_int(func, *r)) else { continue };
                 let found = match &func.insts[inst].kind {
-                    InstKind::Cast { op: CastOp::BitCast, arg } if varied.contains(arg) => Some(Bits::Strong),
+                    InstKind::Cast { op: CastOp::BitCast, arg } if varied.contains(*arg) => Some(Bits::Strong),
                     InstKind::Load { ty, ptr } => ty.natural_layout().and_then(|(size, _)| loads(*ptr, size)),
                     InstKind::Call { callee, args, .. } => {
                         let returns_bits = matches!(callee, Callee::Direct(g) if self.returns_bits.contains(&**g));
-                        ((silent.contains(&inst) || returns_bits) && args.iter().any(|a| given.contains(a))).then_some(Bits::Weak)
+                        ((silent.contains(inst) || returns_bits) && args.iter().any(|a| given.contains(*a))).then_some(Bits::Weak)
                     }
                     // Any other integer computed from bits: arithmetic, casts, merges, lanes.
-                    kind => kind.operands().iter().filter_map(|v| bits.get(v).copied()).max(),
+                    kind => kind.operands().iter().filter_map(|v| bits.get(*v)).max(),
                 };
                 if let Some(b) = found {
-                    if bits.get(&result).is_none_or(|old| *old < b) {
-                        bits.insert(result, b);
-                        changed = true;
-                    }
+                    changed |= bits.raise(result, b);
                 }
             }
         }
@@ -207,19 +238,20 @@ pub fn check(
     memory: &MemTypes,
     module: &Module,
     func: &Function,
-    varied: &HashSet<Value>,
-    shadowed: &HashSet<Value>,
-    silent: &HashSet<Inst>,
+    varied: &EntitySet<Value>,
+    shadowed: &EntitySet<Value>,
+    silent: &EntitySet<Inst>,
 ) -> Result<(), TransformError> {
-    let given: HashSet<Value> = varied.union(shadowed).copied().collect();
-    let loads = |p: Value, size: u64| if shadowed.contains(&p) { load_bits(memory, func, p, size) } else { None };
+    let mut given = EntitySet::new();
+    given.extend(varied.iter().chain(shadowed.iter()));
+    let loads = |p: Value, size: u64| if shadowed.contains(p) { load_bits(memory, func, p, size) } else { None };
     let bits = summaries.bits(func, varied, silent, &given, &loads);
     if bits.is_empty() {
         return Ok(());
     }
     for (_, inst) in func.inst_order() {
         let kind = &func.insts[inst].kind;
-        if let Some(problem) = summaries.turned_back(module, memory, func, inst, kind, &bits, silent, &|p| shadowed.contains(&p)) {
+        if let Some(problem) = summaries.turned_back(module, memory, func, inst, kind, &bits, silent, &|p| shadowed.contains(p)) {
             return Err(TransformError::at(
                 func,
                 inst,

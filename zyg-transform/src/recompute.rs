@@ -12,6 +12,7 @@
 
 use crate::activity::Activity;
 use crate::tape::{Counted, TapeNeeds};
+use cranelift_entity::EntitySet;
 use std::collections::{HashMap, HashSet};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::loops::LoopAnalysis;
@@ -129,12 +130,15 @@ impl Recompute {
             }
             // `next` is the latch value of an induction variable of this loop with an integer
             // step; `bound` is defined outside the loop.
-            let found = self.inductions.iter().find_map(|(v, iv)| {
+            // The header's induction variables in the order of its phis, so that the first
+            // one that fits is the same every run.
+            let mut ivs = func.phis(l.header).filter_map(|phi| func.result(phi)).filter_map(|v| Some((v, self.inductions.get(&v)?)));
+            let found = ivs.find_map(|(v, iv)| {
                 let Step::Int(step) = &iv.step else { return None };
                 if iv.header != l.header || step.as_i128().is_none_or(|k| k <= 0) {
                     return None;
                 }
-                let next = args.iter().position(|a| is_step_of(func, *a, *v))?;
+                let next = args.iter().position(|a| is_step_of(func, *a, v))?;
                 let bound = args[1 - next];
                 let outside = match func.values[bound].def {
                     ValueDef::Inst(i) => !l.blocks.contains(&block_of[&i]),
@@ -340,13 +344,16 @@ pub fn plan(
     let mut r = Recompute::analyze(func, cfg, &counted);
     r.find_trip_counts(func, cfg, loops, block_of, returns);
     needs.computed_trips = r.trips.keys().copied().collect();
-    let shadow_memory: HashSet<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
+    let mut shadow_memory: EntitySet<Value> = EntitySet::new();
+    shadow_memory.extend(needs.shadow_memory.iter().map(|(v, _)| *v));
     let (mut values, mut shadows): (Vec<Value>, Vec<Value>) = (Vec::new(), Vec::new());
     let mut pending_values: Vec<Value> = std::mem::take(&mut needs.values);
-    // A computed trip count reads its loop's start and bound.
-    pending_values.extend(r.trips.values().flat_map(|t| [t.start, t.bound]));
+    // A computed trip count reads its loop's start and bound (in the order of the loops: the
+    // order values are found in is the order of their fields in the records).
+    let trips = loops.loops().iter().filter_map(|l| r.trips.get(&l.header));
+    pending_values.extend(trips.flat_map(|t| [t.start, t.bound]));
     let mut pending_shadows: Vec<Value> = std::mem::take(&mut needs.shadows);
-    let (mut seen_values, mut seen_shadows): (HashSet<Value>, HashSet<Value>) = Default::default();
+    let (mut seen_values, mut seen_shadows): (EntitySet<Value>, EntitySet<Value>) = Default::default();
     while !pending_values.is_empty() || !pending_shadows.is_empty() {
         while let Some(v) = pending_values.pop() {
             if !seen_values.insert(v) || func.constant(v).is_some() {
@@ -365,7 +372,7 @@ pub fn plan(
             if !seen_shadows.insert(p) {
                 continue;
             }
-            let special = shadow_memory.contains(&p) || matches!(func.constant(p), Some(Constant::Global(..)));
+            let special = shadow_memory.contains(p) || matches!(func.constant(p), Some(Constant::Global(..)));
             if !special && r.try_shadow(func, loops, block_of, p) {
                 let base = r.shadow_base(func, p).expect("a rebuilt shadow has a base");
                 if activity.has_shadow(base) || func.constant(base).is_some() {

@@ -13,6 +13,7 @@
 //! arithmetic is cheaper than a load, a decision for the benchmarks to drive.
 
 use crate::stack;
+use cranelift_entity::{EntitySet, SecondaryMap};
 use std::collections::HashMap;
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::loops::LoopAnalysis;
@@ -145,91 +146,17 @@ impl TapeLayout {
         needs: &TapeNeeds,
         returns: &[Block],
     ) -> TapeLayout {
-        let block_of = inst_blocks(func);
-        let entry = func.entry().expect("a function with a body");
-        let mut fields: HashMap<Block, Vec<(Field, Type)>> = HashMap::new();
-        let home_of = |v: Value| match func.values[v].def {
-            ValueDef::Inst(i) => Some(block_of[&i]),
-            ValueDef::Param(_) => Some(entry),
-            _ => None,
-        };
-        let shadow_memory: Vec<Value> = needs.shadow_memory.iter().map(|(v, _)| *v).collect();
-        let wanted = needs.values.iter().map(|v| (Field::Value(*v), func.ty(*v).clone())).chain(
-            // An alloca's shadow is a fixed place in the tape: nothing to record.
-            // A shadow has its pointer's type (a shared-memory shadow keeps address space 3).
-            needs.shadows.iter().filter(|p| !shadow_memory.contains(p)).map(|p| (Field::Shadow(*p), func.ty(*p).clone())),
-        );
-        for (field, ty) in wanted {
-            let (Field::Value(v) | Field::Shadow(v)) = field else { continue };
-            let Some(home) = home_of(v) else { continue };
-            let list = fields.entry(home).or_default();
-            if !list.iter().any(|(f, _)| *f == field) {
-                list.push((field, ty));
-            }
-        }
-        for (inst, ty) in &needs.callee_tapes {
-            fields.entry(block_of[inst]).or_default().push((Field::CalleeTape(*inst), ty.clone()));
-        }
         let counted = counted_loops(func, cfg, loops, returns);
-        for l in loops.loops() {
-            let Some((_, leaves)) = counted.get(&l.header) else { continue };
-            if needs.computed_trips.contains(&l.header) {
-                continue;
-            }
-            let header = &l.header;
-            for &b in leaves {
-                fields.entry(b).or_default().push((Field::Trips(*header), Type::I64));
-            }
-        }
-        for &b in cfg.reverse_postorder() {
-            if cfg.preds(b).len() > 1 && !counted.contains_key(&b) {
-                fields.entry(b).or_default().push((Field::PredId, Type::Int(pred_id_bits(cfg.preds(b).len()))));
-            }
-        }
-        let shared: HashMap<Block, Block> = fields
-            .keys()
+        let fields = block_fields(func, cfg, loops, needs, &counted);
+        let shared: HashMap<Block, Block> = func
+            .layout
+            .iter()
+            .filter(|b| !fields[**b].is_empty())
             .filter_map(|&b| shares_header_record(loops, b).map(|h| (b, h)))
             .collect();
-        // The blocks writing into each record (its owner's and those sharing it), in layout order.
-        let mut groups: HashMap<Block, Vec<Block>> = HashMap::new();
-        for &b in &func.layout {
-            if fields.contains_key(&b) {
-                groups.entry(shared.get(&b).copied().unwrap_or(b)).or_default().push(b);
-            }
-        }
-        let mut records = HashMap::new();
-        let mut recorded = HashMap::new();
-        let mut home = HashMap::new();
-        let mut tape_fields = Vec::new();
-        for &owner in &func.layout {
-            let Some(members) = groups.remove(&owner) else { continue };
-            let mut entries = Vec::new();
-            for b in members {
-                let list = fields.remove(&b).unwrap_or_default();
-                recorded.insert(b, list.iter().map(|(f, _)| *f).collect::<Vec<_>>());
-                entries.extend(list.into_iter().map(|(f, t)| (b, f, t)));
-            }
-            // Widest alignment first, so that the record has no padding between fields (a
-            // record of trip counts and byte-sized predecessor ids would otherwise pad each
-            // id to the next 8 bytes). Stable: equal alignments keep their order.
-            entries.sort_by_key(|(_, _, t)| std::cmp::Reverse(t.natural_layout().map_or(1, |(_, align)| align)));
-            let mut types = Vec::new();
-            let mut all = Vec::new();
-            for (b, f, t) in entries {
-                home.insert((b, f), types.len() as u32);
-                types.push(t);
-                all.push(f);
-            }
-            let ty = Type::structure(types);
-            let storage = if loops.may_repeat(owner) { Storage::Stack } else { Storage::Once };
-            tape_fields.push(match storage {
-                Storage::Once => ty.clone(),
-                Storage::Stack if needs.inline_chunks => stack::inline_stack_type(),
-                Storage::Stack => stack::header_type(),
-            });
-            let tape_index = tape_fields.len() as u32 - 1;
-            records.insert(owner, Record { fields: all, ty, storage, tape_index });
-        }
+        let mut records = Records::default();
+        records.lay_out(func, loops, needs, fields, &shared);
+        let Records { records, recorded, home, mut tape_fields } = records;
         let exit_index = (returns.len() > 1).then(|| {
             tape_fields.push(Type::I32);
             tape_fields.len() as u32 - 1
@@ -281,6 +208,129 @@ impl TapeLayout {
             self.records.values().filter(|r| r.storage == Storage::Stack).map(|r| r.tape_index).collect();
         s.sort_unstable();
         s
+    }
+}
+
+/// What each block records, in order: the values and shadows defined there (a parameter's
+/// in the entry block), the tapes of the calls there, the trip counts of the counted loops
+/// it leaves (unless the adjoint computes them), and its predecessor id when it is a join
+/// (not a counted loop's header).
+fn block_fields(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+    needs: &TapeNeeds,
+    counted: &HashMap<Block, (Counted, Vec<Block>)>,
+) -> SecondaryMap<Block, Vec<(Field, Type)>> {
+    let block_of = inst_blocks(func);
+    let entry = func.entry().expect("a function with a body");
+    let mut fields: SecondaryMap<Block, Vec<(Field, Type)>> = SecondaryMap::new();
+    let home_of = |v: Value| match func.values[v].def {
+        ValueDef::Inst(i) => Some(block_of[&i]),
+        ValueDef::Param(_) => Some(entry),
+        _ => None,
+    };
+    let mut shadow_memory = EntitySet::new();
+    shadow_memory.extend(needs.shadow_memory.iter().map(|(v, _)| *v));
+    let wanted = needs.values.iter().map(|v| (Field::Value(*v), func.ty(*v).clone())).chain(
+        // An alloca's shadow is a fixed place in the tape: nothing to record.
+        // A shadow has its pointer's type (a shared-memory shadow keeps address space 3).
+        needs.shadows.iter().filter(|p| !shadow_memory.contains(**p)).map(|p| (Field::Shadow(*p), func.ty(*p).clone())),
+    );
+    for (field, ty) in wanted {
+        let (Field::Value(v) | Field::Shadow(v)) = field else { continue };
+        let Some(home) = home_of(v) else { continue };
+        let list = &mut fields[home];
+        if !list.iter().any(|(f, _)| *f == field) {
+            list.push((field, ty));
+        }
+    }
+    for (inst, ty) in &needs.callee_tapes {
+        fields[block_of[inst]].push((Field::CalleeTape(*inst), ty.clone()));
+    }
+    for l in loops.loops() {
+        let Some((_, leaves)) = counted.get(&l.header) else { continue };
+        if needs.computed_trips.contains(&l.header) {
+            continue;
+        }
+        for &b in leaves {
+            fields[b].push((Field::Trips(l.header), Type::I64));
+        }
+    }
+    for &b in cfg.reverse_postorder() {
+        if cfg.preds(b).len() > 1 && !counted.contains_key(&b) {
+            fields[b].push((Field::PredId, Type::Int(pred_id_bits(cfg.preds(b).len()))));
+        }
+    }
+    fields
+}
+
+/// The records as they are laid out (`TapeLayout`'s fields of the same names), and the
+/// tape's fields so far.
+#[derive(Default)]
+struct Records {
+    records: HashMap<Block, Record>,
+    recorded: HashMap<Block, Vec<Field>>,
+    home: HashMap<(Block, Field), u32>,
+    tape_fields: Vec<Type>,
+}
+
+impl Records {
+    /// One record per block that records something and shares no header's record, in layout
+    /// order, holding its own fields and those of the blocks sharing it.
+    fn lay_out(
+        &mut self,
+        func: &Function,
+        loops: &LoopAnalysis,
+        needs: &TapeNeeds,
+        mut fields: SecondaryMap<Block, Vec<(Field, Type)>>,
+        shared: &HashMap<Block, Block>,
+    ) {
+        // The blocks writing into each record (its owner's and those sharing it), in layout order.
+        let mut groups: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        for &b in &func.layout {
+            if !fields[b].is_empty() {
+                groups[shared.get(&b).copied().unwrap_or(b)].push(b);
+            }
+        }
+        for &owner in &func.layout {
+            let members = std::mem::take(&mut groups[owner]);
+            if members.is_empty() {
+                continue;
+            }
+            let mut entries = Vec::new();
+            for b in members {
+                let list = std::mem::take(&mut fields[b]);
+                self.recorded.insert(b, list.iter().map(|(f, _)| *f).collect::<Vec<_>>());
+                entries.extend(list.into_iter().map(|(f, t)| (b, f, t)));
+            }
+            let storage = if loops.may_repeat(owner) { Storage::Stack } else { Storage::Once };
+            let record = self.record(entries, storage, needs.inline_chunks);
+            self.records.insert(owner, record);
+        }
+    }
+
+    /// The record of `entries` (block, field, type), and its tape field.
+    fn record(&mut self, mut entries: Vec<(Block, Field, Type)>, storage: Storage, inline_chunks: bool) -> Record {
+        // Widest alignment first, so that the record has no padding between fields (a
+        // record of trip counts and byte-sized predecessor ids would otherwise pad each
+        // id to the next 8 bytes). Stable: equal alignments keep their order.
+        entries.sort_by_key(|(_, _, t)| std::cmp::Reverse(t.natural_layout().map_or(1, |(_, align)| align)));
+        let mut types = Vec::new();
+        let mut all = Vec::new();
+        for (b, f, t) in entries {
+            self.home.insert((b, f), types.len() as u32);
+            types.push(t);
+            all.push(f);
+        }
+        let ty = Type::structure(types);
+        self.tape_fields.push(match storage {
+            Storage::Once => ty.clone(),
+            Storage::Stack if inline_chunks => stack::inline_stack_type(),
+            Storage::Stack => stack::header_type(),
+        });
+        let tape_index = self.tape_fields.len() as u32 - 1;
+        Record { fields: all, ty, storage, tape_index }
     }
 }
 

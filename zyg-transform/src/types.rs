@@ -8,8 +8,8 @@
 //! bytes (nothing types them: they are never taken for the function's floats), the copy is
 //! left alone and activity analysis reports it if it touches differentiated memory.
 
-use std::collections::{HashMap, HashSet};
 use crate::memtypes::{Known, MemTypes};
+use cranelift_entity::{EntitySet, SecondaryMap};
 use zyg_ir::{CastOp, FloatTy, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
 
 /// Retypes every integer copy whose bytes the type analysis (`memtypes`) decides, in place.
@@ -20,54 +20,66 @@ pub fn retype_integer_copies(module: &mut Module) {
     }
 }
 
-/// Integer loads whose values are only stored (the value operand of stores): copies, with
-/// the loaded value, its width and the stores' addresses.
-pub fn integer_copies(func: &Function) -> HashMap<Inst, (Value, u32, Vec<Value>)> {
-    let mut loads: HashMap<Value, (Inst, u32)> = HashMap::new();
+/// An integer load whose value is only stored (`integer_copies`).
+#[derive(Clone, Debug)]
+pub struct IntegerCopy {
+    /// The loaded value.
+    pub value: Value,
+    /// Its width.
+    pub bits: u32,
+    /// The addresses it is stored to.
+    pub targets: Vec<Value>,
+}
+
+/// Each function's integer loads, with their widths, by loaded value.
+fn integer_loads(func: &Function) -> SecondaryMap<Value, Option<(Inst, u32)>> {
+    let mut loads = SecondaryMap::new();
     for (_, i) in func.inst_order() {
         if let (InstKind::Load { ty: Type::Int(bits), .. }, Some(v)) = (&func.insts[i].kind, func.result(i)) {
-            loads.insert(v, (i, *bits));
+            loads[v] = Some((i, *bits));
         }
     }
-    let mut stores: HashMap<Value, Vec<Value>> = HashMap::new();
-    let mut other_use: HashSet<Value> = HashSet::new();
+    loads
+}
+
+/// Integer loads whose values are only stored (the value operand of stores): copies, by load.
+pub fn integer_copies(func: &Function) -> SecondaryMap<Inst, Option<IntegerCopy>> {
+    let loads = integer_loads(func);
+    let is_load = |v: &Value| loads[*v].is_some();
+    let mut stores: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+    let mut other_use: EntitySet<Value> = EntitySet::new();
     for (_, i) in func.inst_order() {
         match &func.insts[i].kind {
-            InstKind::Store { value, ptr } if loads.contains_key(value) => {
-                stores.entry(*value).or_default().push(*ptr);
-                other_use.extend(loads.contains_key(ptr).then_some(*ptr));
+            InstKind::Store { value, ptr } if is_load(value) => {
+                stores[*value].push(*ptr);
+                other_use.extend(is_load(ptr).then_some(*ptr));
             }
-            kind => other_use.extend(kind.operands().into_iter().filter(|v| loads.contains_key(v))),
+            kind => other_use.extend(kind.operands().into_iter().filter(is_load)),
         }
     }
-    stores
-        .into_iter()
-        .filter(|(v, _)| !other_use.contains(v))
-        .map(|(v, ptrs)| {
-            let (inst, bits) = loads[&v];
-            (inst, (v, bits, ptrs))
-        })
-        .collect()
+    let mut copies = SecondaryMap::new();
+    for (value, targets) in stores.iter().filter(|(v, ptrs)| !ptrs.is_empty() && !other_use.contains(*v)) {
+        let (inst, bits) = loads[value].expect("a stored integer load");
+        copies[inst] = Some(IntegerCopy { value, bits, targets: targets.clone() });
+    }
+    copies
 }
 
 /// Integer loads that are floats in disguise: every use stores the bits or makes them a
 /// float of the same width again (`bitcast`), with that float type and the bitcasts. (An
 /// assignment of a `union { double; long }` whose double is read after.)
 fn disguised_floats(func: &Function) -> Vec<(Inst, Value, FloatTy, Vec<Inst>)> {
-    let mut loads: HashMap<Value, (Inst, u32)> = HashMap::new();
-    for (_, i) in func.inst_order() {
-        if let (InstKind::Load { ty: Type::Int(bits), .. }, Some(v)) = (&func.insts[i].kind, func.result(i)) {
-            loads.insert(v, (i, *bits));
-        }
-    }
-    let mut casts: HashMap<Value, (Option<FloatTy>, Vec<Inst>)> = HashMap::new();
-    let mut other_use: HashSet<Value> = HashSet::new();
+    let loads = integer_loads(func);
+    let is_load = |v: &Value| loads[*v].is_some();
+    let mut casts: SecondaryMap<Value, (Option<FloatTy>, Vec<Inst>)> = SecondaryMap::new();
+    let mut other_use: EntitySet<Value> = EntitySet::new();
     for (_, i) in func.inst_order() {
         match &func.insts[i].kind {
-            InstKind::Store { value, ptr } if loads.contains_key(value) && value != ptr => {}
-            InstKind::Cast { op: CastOp::BitCast, arg } if loads.contains_key(arg) => {
-                let to = func.result(i).and_then(|r| func.ty(r).float_ty()).filter(|f| f.bits() == loads[arg].1);
-                let entry = casts.entry(*arg).or_default();
+            InstKind::Store { value, ptr } if is_load(value) && value != ptr => {}
+            InstKind::Cast { op: CastOp::BitCast, arg } if is_load(arg) => {
+                let width = loads[*arg].map(|(_, bits)| bits);
+                let to = func.result(i).and_then(|r| func.ty(r).float_ty()).filter(|f| Some(f.bits()) == width);
+                let entry = &mut casts[*arg];
                 match (to, entry.0) {
                     (Some(f), None) => entry.0 = Some(f),
                     (Some(f), Some(g)) if f == g => {}
@@ -77,13 +89,13 @@ fn disguised_floats(func: &Function) -> Vec<(Inst, Value, FloatTy, Vec<Inst>)> {
                 }
                 entry.1.push(i);
             }
-            kind => other_use.extend(kind.operands().into_iter().filter(|v| loads.contains_key(v))),
+            kind => other_use.extend(kind.operands().into_iter().filter(is_load)),
         }
     }
     casts
-        .into_iter()
-        .filter(|(v, _)| !other_use.contains(v))
-        .filter_map(|(v, (f, bitcasts))| Some((loads[&v].0, v, f?, bitcasts)))
+        .iter()
+        .filter(|(v, (_, bitcasts))| !bitcasts.is_empty() && !other_use.contains(*v))
+        .filter_map(|(v, (f, bitcasts))| Some((loads[v]?.0, v, (*f)?, bitcasts.clone())))
         .collect()
 }
 
@@ -98,18 +110,20 @@ fn retype_function(func: &mut Function, types: &MemTypes) {
         }
         func.values[v].ty = Type::Float(f);
         // The bitcasts' users read the float itself; the bitcasts are left unused.
-        let results: HashSet<Value> = bitcasts.iter().filter_map(|c| func.result(*c)).collect();
+        let mut results: EntitySet<Value> = EntitySet::new();
+        results.extend(bitcasts.iter().filter_map(|c| func.result(*c)));
         let users: Vec<Inst> = func.inst_order().map(|(_, i)| i).collect();
         for i in users {
             for operand in func.insts[i].kind.operands_mut() {
-                if results.contains(operand) {
+                if results.contains(*operand) {
                     *operand = v;
                 }
             }
         }
     }
     let mut retyped: Vec<(Inst, Value, Type)> = Vec::new();
-    for (inst, (v, bits, _)) in integer_copies(func) {
+    for (inst, IntegerCopy { value: v, bits, .. }) in integer_copies(func).iter().filter_map(|(i, c)| Some((i, c.as_ref()?))) {
+        let (v, bits) = (*v, *bits);
         let InstKind::Load { ptr, .. } = &func.insts[inst].kind else { continue };
         let bytes = u64::from(bits.div_ceil(8));
         let ty = match types.at(func, *ptr, bytes) {

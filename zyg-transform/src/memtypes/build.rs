@@ -2,7 +2,9 @@
 //! objects they make (calls, copies, phis, returns), and the facts about bytes each
 //! instruction gives.
 
-use super::{gcd, type_facts, Classes, Node, Place};
+use super::classes::{gcd, Classes, Node, Place};
+use super::{type_facts, Places};
+use cranelift_entity::SecondaryMap;
 use std::collections::HashMap;
 use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
 
@@ -10,7 +12,7 @@ use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, Module, 
 #[derive(Default)]
 pub(super) struct Builder {
     pub(super) classes: Classes,
-    pub(super) places: HashMap<String, HashMap<Value, Place>>,
+    pub(super) places: HashMap<String, Places>,
     /// Each function's parameters and its returned pointer, as nodes shared by its callers.
     params: HashMap<(String, usize), Node>,
     returns: HashMap<String, Node>,
@@ -54,10 +56,10 @@ impl Builder {
     }
 
     pub(super) fn function(&mut self, module: &Module, func: &Function) {
-        let mut places: HashMap<Value, Place> = HashMap::new();
+        let mut places = Places::new();
         for (i, &p) in func.params.iter().enumerate() {
             if func.ty(p).is_ptr() {
-                places.insert(p, Place { node: self.param(&func.name, i), offset: 0, stride: 0 });
+                places[p] = Some(Place { node: self.param(&func.name, i), offset: 0, stride: 0 });
             }
         }
         // Places of pointer results, in layout order; phis and selects get nodes of their
@@ -69,7 +71,7 @@ impl Builder {
             if matches!(func.insts[inst].kind, InstKind::Phi { .. } | InstKind::Select { .. }) {
                 joins.push((inst, place.node));
             }
-            places.insert(v, place);
+            places[v] = Some(place);
         }
         for (inst, node) in joins {
             let incoming: Vec<Value> = match &func.insts[inst].kind {
@@ -84,10 +86,10 @@ impl Builder {
             }
         }
         // Each value's users, once (an integer load's uses say what it read).
-        let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+        let mut users: SecondaryMap<Value, Vec<Inst>> = SecondaryMap::new();
         for (_, inst) in func.inst_order() {
             for v in func.insts[inst].kind.operands() {
-                let list = users.entry(v).or_default();
+                let list = &mut users[v];
                 if list.last() != Some(&inst) {
                     list.push(inst);
                 }
@@ -100,13 +102,13 @@ impl Builder {
     }
 
     /// The place of a pointer operand: computed already, or a global.
-    fn operand_place(&mut self, module: &Module, func: &Function, v: Value, places: &mut HashMap<Value, Place>) -> Option<Place> {
-        if let Some(p) = places.get(&v) {
-            return Some(*p);
+    fn operand_place(&mut self, module: &Module, func: &Function, v: Value, places: &mut Places) -> Option<Place> {
+        if let Some(p) = places[v] {
+            return Some(p);
         }
         if let Some(Constant::Global(name, _)) = func.constant(v) {
             let p = Place { node: self.global(module, name), offset: 0, stride: 0 };
-            places.insert(v, p);
+            places[v] = Some(p);
             return Some(p);
         }
         None
@@ -117,7 +119,7 @@ impl Builder {
     }
 
     /// Where the pointer `inst` computes points.
-    fn place_of(&mut self, module: &Module, func: &Function, inst: Inst, places: &mut HashMap<Value, Place>) -> Place {
+    fn place_of(&mut self, module: &Module, func: &Function, inst: Inst, places: &mut Places) -> Place {
         match &func.insts[inst].kind {
             InstKind::Alloca { ty } => {
                 let at = self.fresh();
@@ -201,47 +203,21 @@ impl Builder {
         &mut self,
         module: &Module,
         func: &Function,
-        users: &HashMap<Value, Vec<Inst>>,
+        users: &SecondaryMap<Value, Vec<Inst>>,
         inst: Inst,
-        places: &mut HashMap<Value, Place>,
+        places: &mut Places,
     ) {
         let data = &func.insts[inst];
-        let hint = |classes: &mut Classes, at: Place| {
-            for &(o, s, k) in data.hint.iter().flat_map(|h| h.iter()) {
-                classes.fact(at, o as i64, s, k);
-            }
-        };
         match &data.kind {
-            InstKind::Load { ty, ptr } => {
+            InstKind::Load { ptr, .. } => {
                 let Some(at) = self.operand_place(module, func, *ptr, places) else { return };
-                hint(&mut self.classes, at);
-                let v = data.result.expect("a load has a result");
-                match value_kind(func, users, ty, v) {
-                    Some(ValueKind::Is(k, size)) => self.classes.fact(at, 0, size, k),
-                    Some(ValueKind::Copied(to)) => {
-                        for q in to {
-                            if let Some(dst) = self.operand_place(module, func, q, places) {
-                                self.copy(dst, at);
-                            }
-                        }
-                    }
-                    None => {}
-                }
+                self.hint(func, inst, at);
+                self.load_facts(module, func, users, inst, at, places);
             }
             InstKind::Store { value, ptr } => {
                 let Some(at) = self.operand_place(module, func, *ptr, places) else { return };
-                hint(&mut self.classes, at);
-                if let Some((k, size)) = stored_kind(func, *value) {
-                    self.classes.fact(at, 0, size, k);
-                }
-                // A stored pointer: what it points to is the pointee of the place.
-                if func.ty(*value).is_ptr() {
-                    if let Some(stored) = self.operand_place(module, func, *value, places) {
-                        if let Some(pointee) = self.classes.pointee(at) {
-                            self.merge(pointee, stored);
-                        }
-                    }
-                }
+                self.hint(func, inst, at);
+                self.store_facts(module, func, *value, at, places);
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
                 if let Some((_, dst, src, _)) = crate::memory::mem_op(&data.kind).filter(|(op, ..)| *op == crate::memory::MemOp::Copy) {
@@ -250,8 +226,8 @@ impl Builder {
                     else {
                         return;
                     };
-                    hint(&mut self.classes, d);
-                    hint(&mut self.classes, s);
+                    self.hint(func, inst, d);
+                    self.hint(func, inst, s);
                     self.copy(d, s);
                     return;
                 }
@@ -271,6 +247,54 @@ impl Builder {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The facts of clang's type metadata on `inst` (`InstData::hint`), about the bytes at `at`.
+    fn hint(&mut self, func: &Function, inst: Inst, at: Place) {
+        for &(o, s, k) in func.insts[inst].hint.iter().flat_map(|h| h.iter()) {
+            self.classes.fact(at, o as i64, s, k);
+        }
+    }
+
+    /// A load (`inst`) at `at`: the kind its type or its value's uses say, or a copy.
+    fn load_facts(
+        &mut self,
+        module: &Module,
+        func: &Function,
+        users: &SecondaryMap<Value, Vec<Inst>>,
+        inst: Inst,
+        at: Place,
+        places: &mut Places,
+    ) {
+        let data = &func.insts[inst];
+        let InstKind::Load { ty, .. } = &data.kind else { return };
+        let v = data.result.expect("a load has a result");
+        match value_kind(func, users, ty, v) {
+            Some(ValueKind::Is(k, size)) => self.classes.fact(at, 0, size, k),
+            Some(ValueKind::Copied(to)) => {
+                for q in to {
+                    if let Some(dst) = self.operand_place(module, func, q, places) {
+                        self.copy(dst, at);
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// A store of `value` at `at`: the kind of the stored value, and for a pointer, what it
+    /// points to is the pointee of the place.
+    fn store_facts(&mut self, module: &Module, func: &Function, value: Value, at: Place, places: &mut Places) {
+        if let Some((k, size)) = stored_kind(func, value) {
+            self.classes.fact(at, 0, size, k);
+        }
+        if func.ty(value).is_ptr() {
+            if let Some(stored) = self.operand_place(module, func, value, places) {
+                if let Some(pointee) = self.classes.pointee(at) {
+                    self.merge(pointee, stored);
+                }
+            }
         }
     }
 
@@ -343,7 +367,7 @@ enum ValueKind {
 /// What a load of type `ty` says about the bytes it reads: floats and pointers by their
 /// type; an integer by its uses (arithmetic: an integer; turned into a float or a pointer:
 /// that); an integer only stored elsewhere is a copy, which says nothing by itself.
-fn value_kind(func: &Function, users: &HashMap<Value, Vec<Inst>>, ty: &Type, v: Value) -> Option<ValueKind> {
+fn value_kind(func: &Function, users: &SecondaryMap<Value, Vec<Inst>>, ty: &Type, v: Value) -> Option<ValueKind> {
     let size = ty.natural_layout()?.0;
     if let Some(f) = ty.float_elem() {
         return Some(ValueKind::Is(Kind::Float(f), size));
@@ -356,7 +380,7 @@ fn value_kind(func: &Function, users: &HashMap<Value, Vec<Inst>>, ty: &Type, v: 
     }
     let mut stores = Vec::new();
     let mut kind = None;
-    for &i in users.get(&v).map(Vec::as_slice).unwrap_or_default() {
+    for &i in &users[v] {
         let k = &func.insts[i].kind;
         match k {
             InstKind::Store { value, ptr } if *value == v && *ptr != v => stores.push(*ptr),

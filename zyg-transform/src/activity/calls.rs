@@ -1,0 +1,79 @@
+//! The calls activity analysis knows by name: those that never move a derivative (inert
+//! intrinsics, deallocations, C library functions that only inspect or print), heap
+//! allocations, GPU barriers, and the non-local jumps zyg refuses.
+
+use zyg_ir::{Callee, InstKind, Module, Type};
+
+/// Calls that never move derivatives, whatever pointers they are given.
+const INERT_CALLS: &[&str] = &[
+    "llvm.lifetime.",
+    "llvm.dbg.",
+    "llvm.assume",
+    "llvm.experimental.noalias.scope.decl",
+    "llvm.invariant.",
+    "llvm.prefetch",
+];
+
+/// setjmp and longjmp in all their spellings: a jump out of a callee, or back into a
+/// function that already returned once, skips what the primal and the adjoint record.
+pub(super) const NON_LOCAL_JUMPS: &[&str] = &[
+    "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
+];
+
+/// Heap allocation functions (C, and C++'s `operator new`): their memory gets a shadow.
+/// `__zyg_vla(bytes)` stands for a variable-length array (a dynamic `alloca`) while zyg
+/// works: its shadow is heap memory, since it must outlive the primal's frame.
+pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "realloc", "_Znwm", "_Znam", "__zyg_vla"];
+/// Their deallocations: the primal frees its memory; the shadow is freed by the adjoint.
+pub const DEALLOCATIONS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
+
+/// C library functions that never move derivatives, whatever they are given: output,
+/// string and byte inspection, allocation queries, process control, time, random numbers.
+/// A call to one passes through even with pointers into differentiated memory (printing a
+/// buffer the function fills).
+pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
+    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "fputs", "putchar", "fputc",
+    "putc", "fwrite", "fflush", "perror", "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "bcmp", "strchr", "strrchr",
+    "strstr", "getenv", "atoi", "atol", "strtol", "strtoul", "malloc_usable_size", "abort", "exit", "_exit",
+    "__assert_fail", "__assert_rtn", "time", "clock", "clock_gettime", "gettimeofday", "rand", "srand", "random",
+    "srandom", "drand48", "srand48",
+    // The same with `_FORTIFY_SOURCE`: glibc's checked forms.
+    "__printf_chk", "__fprintf_chk", "__sprintf_chk", "__snprintf_chk", "__vprintf_chk", "__vfprintf_chk",
+    "__vsprintf_chk", "__vsnprintf_chk",
+    // Integer results of floats: piecewise constant, so no derivative (an integer holding a
+    // float's bits is checked where it becomes a float again). clang gives them no memory
+    // attributes at -O0, so they are named here.
+    "lround", "lroundf", "lroundl", "llround", "llroundf", "llroundl", "lrint", "lrintf", "lrintl", "llrint",
+    "llrintf", "llrintl", "ilogb", "ilogbf", "ilogbl", "__fpclassify", "__fpclassifyf", "__fpclassifyl", "__isnan",
+    "__isnanf", "__isnanl", "__isinf", "__isinff", "__isinfl", "__finite", "__finitef", "__finitel", "__signbit",
+    "__signbitf", "__signbitl",
+];
+
+/// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`).
+pub fn is_barrier(name: &str) -> bool {
+    name.starts_with("llvm.nvvm.barrier")
+}
+
+pub fn is_inert_call(name: &str) -> bool {
+    INERT_CALLS.iter().any(|p| name.starts_with(p))
+        || DEALLOCATIONS.contains(&name)
+        || INACTIVE_LIBRARY_CALLS.contains(&name)
+}
+
+/// Whether a call to `name` (returning `ret`) cannot move a derivative, so that the adjoint
+/// leaves it alone whatever its arguments: the inert calls above, and declared functions that
+/// touch no memory the program can see and return no float or pointer (`llvm.is.fpclass`,
+/// `lround`, `ilogb`): all they pass on is an integer result, which carries no derivative
+/// (a float's bits in an integer are checked for where they become a float again).
+pub fn moves_no_derivative(module: &Module, name: &str, ret: &Type) -> bool {
+    is_inert_call(name) || (module.is_pure(name) && module.function(name).is_none() && !can_hold_derivative_or_address(ret))
+}
+
+/// A type with a float or a pointer somewhere in it.
+fn can_hold_derivative_or_address(ty: &Type) -> bool {
+    ty.carries_derivative() || ty.is_ptr() || ty.holds_pointers()
+}
+
+pub fn is_allocation(kind: &InstKind) -> bool {
+    matches!(kind, InstKind::Call { callee: Callee::Direct(name), .. } if ALLOCATIONS.contains(&&**name))
+}
