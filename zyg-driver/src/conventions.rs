@@ -27,7 +27,7 @@ use zyg_ir::llvm::values::{
     as_function, as_global_variable, constant_operands, constant_unsigned, is_constant_aggregate, name_of, parameter_types,
     strip_constant_expressions,
 };
-use zyg_transform::conventions::{Allocator, Conventions};
+use zyg_transform::{Allocator, Conventions};
 
 /// The module's conventions, and what else zyg.h marks.
 #[derive(Debug, Default)]
@@ -150,19 +150,16 @@ fn read_function_like(init: BasicValueEnum<'_>, c: &mut Conventions) -> std::res
 /// arguments as the function has.
 fn check_function_like(f: FunctionValue<'_>, like: &str) -> std::result::Result<(), String> {
     let name = name_of(&f);
-    let Some(rule) = zyg_transform::rules::family(like) else {
-        let known: Vec<&str> = zyg_transform::rules::MATH_RULES.iter().map(|r| r.names[0]).collect();
+    let Some(arity) = zyg_transform::math_rule_arity(like) else {
+        let known = zyg_transform::math_rule_names();
         return Err(format!(
             "`{name}` is declared like `{like}`, but zyg has no derivative rule for `{like}`; it knows {}",
             known.join(", ")
         ));
     };
     let params = f.count_params() as usize;
-    if params != rule.arity {
-        return Err(format!(
-            "`{name}` is declared like `{like}`, which takes {} argument(s), but `{name}` takes {params}",
-            rule.arity
-        ));
+    if params != arity {
+        return Err(format!("`{name}` is declared like `{like}`, which takes {arity} argument(s), but `{name}` takes {params}"));
     }
     Ok(())
 }

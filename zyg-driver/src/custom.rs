@@ -8,7 +8,7 @@ use inkwell::values::GlobalValue;
 use std::path::Path;
 use zyg_ir::llvm::signature_of;
 use zyg_ir::llvm::values::{as_function, constant_operands, global_value_name};
-use zyg_transform::custom::{CustomKind, CustomRule};
+use zyg_transform::{CustomKind, CustomRule};
 
 const ENZYME_PREFIX: &str = "__enzyme_register_gradient";
 const ZYG_PREFIX: &str = "__zyg_pullback";

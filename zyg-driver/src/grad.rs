@@ -248,7 +248,7 @@ fn prepare_and_read(
     ns: &str,
     requests: &[callsite::Request],
     opts: &GradOptions,
-    conventions: &mut zyg_transform::conventions::Conventions,
+    conventions: &mut zyg_transform::Conventions,
 ) -> Result<(zyg_ir::llvm::ReadModule, Vec<(String, String)>)> {
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));

@@ -17,8 +17,8 @@ use std::path::Path;
 use zyg_ir::llvm::calls::{self, CallKind, FunctionUse};
 use zyg_ir::llvm::inlined::InlinedFunctions;
 use zyg_ir::llvm::values::{scalar_constant, ScalarConstant};
-use zyg_transform::conventions::Conventions;
-use zyg_transform::custom::CustomRule;
+use zyg_transform::Conventions;
+use zyg_transform::CustomRule;
 
 /// What was registered for a function, for warnings: what it is, and what is lost.
 #[derive(Clone, Debug)]

@@ -7,36 +7,41 @@
 //! of the active parameters. A *gradient* function `f.zyg.grad.<mask>(args...)` puts them
 //! together with the tape on its stack, seeding the result's adjoint with 1.
 
-pub mod activity;
+mod activity;
+mod addresses;
+mod adjoint;
 mod alphas;
-pub mod addresses;
-pub mod adjoint;
-pub mod builder;
-pub mod conventions;
-pub mod custom;
+mod builder;
+mod conventions;
+mod custom;
 mod entries;
-pub mod error;
-pub mod floatbits;
-pub mod gather;
-pub mod gpu;
-mod helpers;
+mod error;
 mod exports;
+mod floatbits;
+mod gather;
+mod gpu;
+mod helpers;
+mod memory;
+mod memtypes;
+mod primal;
+mod recompute;
 mod requests;
-pub mod memory;
-pub mod memtypes;
-pub mod primal;
-pub mod rules;
-pub mod shadows;
+mod rules;
+mod shadows;
 mod spec;
-pub mod stack;
-pub mod recompute;
-pub mod specialize;
-pub mod tape;
-pub mod types;
-pub mod wrap;
+mod specialize;
+mod stack;
+mod tape;
+#[cfg(test)]
+mod tests;
+mod types;
+mod wrap;
 
 use activity::Activity;
+pub use conventions::{Allocator, Conventions};
+pub use custom::{CustomKind, CustomRule};
 pub use error::TransformError;
+pub use rules::math::{math_rule_arity, math_rule_names};
 pub use helpers::{shadow_global, shadow_global_name};
 use helpers::{inlining_policy, tape_size_function, verified};
 pub use exports::{export_wrapper, kernel_export_wrapper, store_gradients_wrapper};

@@ -9,7 +9,7 @@ use inkwell::values::CallSiteValue;
 use std::path::Path;
 use zyg_ir::llvm::calls;
 use zyg_ir::llvm::values::{global_value_name, name_of, parameter_types, return_type, Argument, ValueClass};
-use zyg_transform::wrap::ResultSeed;
+use zyg_transform::ResultSeed;
 use zyg_transform::{ArgActivity, Entry};
 
 /// What a value that should name a function is instead, for messages.

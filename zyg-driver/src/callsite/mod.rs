@@ -20,7 +20,7 @@ use inkwell::values::{CallSiteValue, InstructionValue};
 use std::path::Path;
 use zyg_ir::llvm::calls::{self, CallKind};
 use zyg_ir::llvm::values::{name_of, Argument};
-use zyg_transform::wrap::ResultSeed;
+use zyg_transform::ResultSeed;
 use zyg_transform::{ArgActivity, Entry};
 
 /// One call site asking for a gradient.

@@ -412,3 +412,14 @@ fn erf(x: f64) -> f64 {
 #[cfg(test)]
 #[path = "math_tests.rs"]
 mod tests;
+
+/// How many arguments the math function `name` (a C name or an LLVM intrinsic) takes, if
+/// zyg has a rule for it: for Enzyme's `__enzyme_function_like` declarations.
+pub fn math_rule_arity(name: &str) -> Option<usize> {
+    family(name).map(|rule| rule.arity)
+}
+
+/// The first name of every math rule, to list what zyg knows.
+pub fn math_rule_names() -> Vec<&'static str> {
+    MATH_RULES.iter().map(|r| r.names[0]).collect()
+}

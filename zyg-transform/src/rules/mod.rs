@@ -23,8 +23,8 @@ pub mod memcalls;
 pub mod phis;
 pub mod vectors;
 
-pub use expr::{Node, E};
-pub use math::{family, MathRule, MATH_RULES};
+pub use expr::E;
+pub use math::{family, MathRule};
 
 use crate::activity::Activity;
 use crate::adjoint::Reverse;

@@ -1,17 +1,16 @@
 //! Activity and tape layout on small functions written in zyg-ir's text form.
 
-mod common;
-use common::value;
+use super::common::{self, value};
 
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::text::parse_module;
 use zyg_ir::{InstKind, Module, Type};
-use zyg_transform::activity::Activity;
-use zyg_transform::tape::{self, Storage, TapeLayout, TapeNeeds};
-use zyg_transform::ArgActivity::{Active, Const};
-use zyg_transform::{Differentiator, Spec};
+use crate::activity::Activity;
+use crate::tape::{self, Storage, TapeLayout, TapeNeeds};
+use crate::ArgActivity::{Active, Const};
+use crate::{Differentiator, Spec};
 
 const PROGRAM: &str = r#"
 declare double @sin(double)

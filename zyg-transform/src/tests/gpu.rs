@@ -1,11 +1,11 @@
-//! Which shadow updates of a kernel may skip atomics (`zyg_transform::gpu`), on small
+//! Which shadow updates of a kernel may skip atomics (`gpu`), on small
 //! kernels written in zyg-ir's text form.
 
-mod common;
+use super::common;
 
 use std::collections::HashSet;
 use zyg_ir::{Function, Module, Value};
-use zyg_transform::gpu::thread_private_pointers;
+use crate::gpu::thread_private_pointers;
 
 const KERNELS: &str = r#"
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()

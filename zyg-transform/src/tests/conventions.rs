@@ -1,14 +1,13 @@
 //! The program's conventions in activity analysis, and the result-seed wrappers, on small
 //! functions in zyg-ir's text form.
 
-mod common;
-use common::value;
+use super::common::{self, value};
 
 use zyg_ir::{InstKind, Module, Type};
-use zyg_transform::activity::Activity;
-use zyg_transform::conventions::Conventions;
-use zyg_transform::wrap::{with_result, ResultSeed};
-use zyg_transform::ArgActivity::Active;
+use crate::activity::Activity;
+use crate::conventions::Conventions;
+use crate::wrap::{with_result, ResultSeed};
+use crate::ArgActivity::Active;
 
 const PROGRAM: &str = r#"
 declare double @noise(double)
