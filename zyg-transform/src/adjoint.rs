@@ -1,6 +1,7 @@
-//! The adjoint: one block per primal block, over the reversed CFG. Each adjoint block runs
-//! its primal block's backpropagators in reverse order, reading alphas from the tape, then
-//! follows the recorded predecessor. Each backpropagator is emitted by its rule family
+//! The adjoint: one block per primal block, over the reversed CFG (`reverse_cfg`, which
+//! decides the control flow this module emits). Each adjoint block runs its primal block's
+//! backpropagators in reverse order, reading alphas from the tape, then goes on to the
+//! predecessor the primal came from. Each backpropagator is emitted by its rule family
 //! (`rules::RuleFamily::reverse`), through `Reverse`, this builder's context for one
 //! instruction. Gradient contributions accumulate into one slot per
 //! active value; LLVM's mem2reg turns the slots into the phis that sum them. A float value
@@ -11,20 +12,22 @@
 
 use crate::builder::Cursor;
 use crate::error::TransformError;
+use crate::reverse_cfg::{Next, Reversal, ReversedCfg, Start, Taken, Trips};
 use crate::stack;
 use crate::tape::{Field, Storage};
 use crate::{ArgActivity, Plan};
 use std::collections::{HashMap, HashSet};
 use zyg_ir::{BinOp, Block, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
 
-pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, TransformError> {
+/// Phase "adjoint": emits the adjoint over the reversed CFG `reversed`.
+pub fn build(plan: &Plan, reversed: &ReversedCfg, name: &str, sig: Signature) -> Result<Function, TransformError> {
     let mut adj = Function::new(name, sig);
     adj.linkage = Linkage::Internal;
     let tape = adj.params[0];
     let dret = adj.params.get(1).copied();
     let entry = adj.create_block(Some("entry".into()));
     let mut blocks = HashMap::new();
-    for &b in plan.cfg.reverse_postorder().iter().rev() {
+    for &b in &reversed.layout {
         let label = plan.func.blocks[b].name.as_ref().map(|n| format!("adj.{n}"));
         blocks.insert(b, adj.create_block(label));
     }
@@ -42,10 +45,10 @@ pub fn build(plan: &Plan, name: &str, sig: Signature) -> Result<Function, Transf
         remaining: HashMap::new(),
         scratch: None,
     };
-    builder.create_slots(entry);
-    builder.enter(entry, exit);
-    for &b in plan.cfg.reverse_postorder() {
-        builder.block(b, dret, exit)?;
+    builder.create_slots(entry, &reversed.counted);
+    builder.enter(entry, exit, &reversed.start);
+    for &b in &reversed.walk {
+        builder.block(b, &reversed.blocks[b], dret, exit)?;
     }
     builder.finish(exit);
     Ok(builder.adj)
@@ -76,7 +79,7 @@ struct Adjoint<'p, 'a> {
 
 impl<'p, 'a> Adjoint<'p, 'a> {
     /// One zero-initialised accumulator per active value, in the entry block.
-    fn create_slots(&mut self, entry: Block) {
+    fn create_slots(&mut self, entry: Block, counted: &[Block]) {
         let func = self.plan.func;
         let actives: Vec<Value> = func
             .params
@@ -96,9 +99,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         for (inst, callee) in self.plan.callees.iter().filter(|(_, g)| !g.boxed) {
             self.callee_slots.insert(*inst, c.alloca(callee.tape_ty.clone()));
         }
-        let mut headers: Vec<Block> = self.plan.layout.counted.keys().copied().collect();
-        headers.sort_unstable();
-        for h in headers {
+        for &h in counted {
             self.remaining.insert(h, c.alloca(Type::I64));
         }
         if !self.plan.nullable.is_empty() {
@@ -124,15 +125,14 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
     }
 
-    /// The adjoint starts where the primal returned.
-    fn enter(&mut self, entry: Block, exit: Block) {
-        let returns = &self.plan.returns;
+    /// The adjoint starts where the primal returned (`start`).
+    fn enter(&mut self, entry: Block, exit: Block, start: &Start) {
         let mut c = Cursor::at_end(&mut self.adj, entry);
-        match (returns.len(), self.plan.layout.exit_index) {
-            (0, _) => c.br(exit),
-            (1, _) | (_, None) => c.br(self.blocks[&returns[0]]),
-            (_, Some(index)) => {
-                let field = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[index]);
+        match start {
+            Start::Exit => c.br(exit),
+            Start::Block(r) => c.br(self.blocks[r]),
+            Start::Recorded { field: index, returns } => {
+                let field = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[*index]);
                 let id = c.load(Type::I32, field);
                 let cases = returns[1..]
                     .iter()
@@ -167,7 +167,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         c.ret(Some(grads));
     }
 
-    fn block(&mut self, b: Block, dret: Option<Value>, exit: Block) -> Result<(), TransformError> {
+    /// The adjoint block of primal block `b`: its backpropagators, then how it continues
+    /// (`reversal`).
+    fn block(&mut self, b: Block, reversal: &Reversal, dret: Option<Value>, exit: Block) -> Result<(), TransformError> {
         let func = self.plan.func;
         let ab = self.blocks[&b];
         let term = func.terminator(b);
@@ -190,37 +192,49 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 phi_adjoints.push((phi, self.take(ab, v)));
             }
         }
-        let preds = self.plan.cfg.preds(b).to_vec();
+        self.leave(ab, b, reversal, &phi_adjoints, exit)
+    }
+
+    /// The end of `b`'s adjoint block `ab`: entering counted loops backwards, finding the
+    /// predecessor taken, popping `b`'s record and branching there (`reverse_cfg`).
+    fn leave(
+        &mut self,
+        ab: Block,
+        b: Block,
+        reversal: &Reversal,
+        phi_adjoints: &[(Inst, Value)],
+        exit: Block,
+    ) -> Result<(), TransformError> {
         // Leaving a counted loop backwards: its header's executions, to count down.
-        let trips: Vec<Block> =
-            self.plan.layout.fields_of(b).iter().filter_map(|f| if let Field::Trips(h) = f { Some(*h) } else { None }).collect();
-        for h in trips {
-            let count = self.fetch(ab, b, Field::Trips(h))?;
+        let plan = self.plan;
+        for entry in &reversal.loop_entries {
+            let h = entry.header;
+            let count = match entry.trips {
+                Trips::Recorded => self.fetch(ab, b, Field::Trips(h))?,
+                Trips::Computed => self.trip_count(ab, &plan.recompute.trips[&h])?,
+            };
             Cursor::at_end(&mut self.adj, ab).store(count, self.remaining[&h]);
         }
-        for l in self.plan.loops.loops().iter().filter(|l| l.exits.contains(&b)) {
-            if let Some(trips) = self.plan.recompute.trips.get(&l.header) {
-                let count = self.trip_count(ab, trips)?;
-                Cursor::at_end(&mut self.adj, ab).store(count, self.remaining[&l.header]);
+        let pred_id = match &reversal.next {
+            Next::Branch { preds, taken: Taken::Counted { first, again } } => {
+                Some(self.count_down(ab, b, *first, *again, preds.len()))
             }
-        }
-        let pred_id = match self.plan.layout.counted.get(&b) {
-            Some(counted) => Some(self.count_down(ab, b, *counted)),
-            None => (preds.len() > 1).then(|| self.fetch(ab, b, Field::PredId)).transpose()?,
+            Next::Branch { taken: Taken::Recorded, .. } => Some(self.fetch(ab, b, Field::PredId)?),
+            Next::Exit | Next::Pred(_) => None,
         };
         self.pop(ab, b);
-        match preds.len() {
-            0 => Cursor::at_end(&mut self.adj, ab).br(exit),
-            1 => {
-                self.route_phis(ab, &phi_adjoints, preds[0]);
-                Cursor::at_end(&mut self.adj, ab).br(self.blocks[&preds[0]]);
+        match &reversal.next {
+            Next::Exit => Cursor::at_end(&mut self.adj, ab).br(exit),
+            Next::Pred(p) => {
+                self.route_phis(ab, phi_adjoints, *p);
+                Cursor::at_end(&mut self.adj, ab).br(self.blocks[p]);
             }
-            _ => {
+            Next::Branch { preds, .. } => {
                 let mut cases = Vec::new();
                 let bits = crate::tape::pred_id_bits(preds.len());
                 for (k, &p) in preds.iter().enumerate() {
                     let edge = self.adj.create_block(None);
-                    self.route_phis(edge, &phi_adjoints, p);
+                    self.route_phis(edge, phi_adjoints, p);
                     Cursor::at_end(&mut self.adj, edge).br(self.blocks[&p]);
                     cases.push((Constant::int(bits, k as i128), edge));
                 }
@@ -243,12 +257,10 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         Ok(c.zext_to_i64(count))
     }
 
-    /// A counted loop's header: one execution fewer to visit; the preheader's index among
-    /// the predecessors when that was the first, the latch's otherwise.
-    fn count_down(&mut self, at: Block, header: Block, counted: crate::tape::Counted) -> Value {
-        let preds = self.plan.cfg.preds(header);
-        let index = |b: Block| preds.iter().position(|p| *p == b).expect("a predecessor") as i64;
-        let (first, again) = (index(counted.preheader), index(counted.latch));
+    /// A counted loop's header (with `preds` predecessors): one execution fewer to visit;
+    /// the preheader's index `first` when that was the first, the latch's `again` otherwise.
+    fn count_down(&mut self, at: Block, header: Block, first: usize, again: usize, preds: usize) -> Value {
+        let (first, again) = (first as i64, again as i64);
         let slot = self.remaining[&header];
         let mut c = Cursor::at_end(&mut self.adj, at);
         let left = c.load(Type::I64, slot);
@@ -257,7 +269,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         c.store(left, slot);
         let zero = c.i64(0);
         let done = c.icmp(zyg_ir::IntPred::Eq, left, zero);
-        let bits = crate::tape::pred_id_bits(preds.len());
+        let bits = crate::tape::pred_id_bits(preds);
         let (first, again) = (c.constant(Constant::int(bits, first.into())), c.constant(Constant::int(bits, again.into())));
         c.select(done, first, again)
     }

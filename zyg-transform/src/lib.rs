@@ -29,6 +29,7 @@ mod requests;
 mod rules;
 mod shadows;
 mod spec;
+mod reverse_cfg;
 mod specialize;
 mod stack;
 mod tape;
@@ -319,9 +320,10 @@ impl<'m> Differentiator<'m> {
         // box it on the heap instead of copying it into their own tape.
         let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
         let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
-        // The primal, then the adjoint over the reversed CFG, then the inlining policy.
+        // The primal, the reversed CFG, the adjoint over it, then the inlining policy.
         let mut primal = primal::build(&plan, &generated.primal);
-        let mut adjoint = adjoint::build(&plan, &generated.adjoint, generated.adjoint_sig.clone())?;
+        let reversed = reverse_cfg::plan(&plan);
+        let mut adjoint = adjoint::build(&plan, &reversed, &generated.adjoint, generated.adjoint_sig.clone())?;
         let leaf = !pinned && !self.boxed.contains(spec) && plan.callees.is_empty();
         inlining_policy(leaf, &mut primal, &mut adjoint);
         self.output.push(verified(primal, "primal")?);

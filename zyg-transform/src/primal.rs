@@ -11,165 +11,238 @@ use crate::{ArgActivity, Plan};
 use std::collections::HashMap;
 use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
 
+/// Phase "primal": the steps below, in order (each inserts where the earlier ones left
+/// the function).
 pub fn build(plan: &Plan, name: &str) -> Function {
-    let mut p = plan.func.clone();
-    p.name = name.to_string();
-    p.linkage = Linkage::Internal;
-    p.attributes.clear();
-    let mut shadows: HashMap<Value, Value> = HashMap::new();
-    for (param, arg) in plan.func.params.iter().zip(&plan.args) {
-        if *arg == ArgActivity::Dup {
-            let ty = plan.func.ty(*param).clone();
-            shadows.insert(*param, p.add_param(ty));
-        }
-    }
-    let ret_shadow = plan.func.sig.ret.is_ptr().then(|| p.add_param(Type::PTR));
-    let tape = p.add_param(Type::PTR);
-    let entry = p.entry().expect("a function with a body");
-    let tape_ty = &plan.layout.tape_ty;
+    let (mut primal, ret_shadow) = Primal::copy(plan, name);
+    primal.init_tape();
+    primal.returned_shadow_slots();
+    shadow_instructions(plan, &mut primal.p, &mut primal.shadows);
+    primal.box_tapes();
+    store_pointer_shadows(plan, &mut primal.p, &primal.shadows);
+    crate::rules::memcalls::copy_pointer_shadows(plan, &mut primal.p, &primal.shadows);
+    check_lossy_stores(plan, &mut primal.p, &primal.shadows);
+    let custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.shadows);
+    primal.call_primals();
+    let pred_ids = record_predecessors(plan, &mut primal.p);
+    let trips = count_trips(plan, &mut primal.p);
+    primal.write_records(&pred_ids, &trips, &custom_tapes);
+    primal.note_returns(ret_shadow);
+    primal.p
+}
 
-    // Stack headers start empty, shadow memory zeroed; callee tapes get a slot each.
-    let mut c = Cursor::at_start(&mut p, entry);
-    for index in plan.layout.stacks() {
-        let header = c.field_ptr(tape_ty, tape, &[index]);
-        if plan.layout.inline_chunks {
-            stack::init_inline(&mut c, header);
-        } else {
-            let empty = c.constant(Constant::Zero(stack::header_type()));
-            c.store(empty, header);
+/// The primal being built, and what its steps share.
+struct Primal<'p, 'a> {
+    plan: &'p Plan<'a>,
+    p: Function,
+    /// The tape parameter.
+    tape: Value,
+    /// The shadow of each shadowed pointer, as it becomes known.
+    shadows: HashMap<Value, Value>,
+    /// The stack slot (and type) of each unboxed callee's tape.
+    callee_slots: HashMap<Inst, (Value, Type)>,
+    /// The heap memory of each boxed (recursive) callee's tape.
+    boxed_tapes: HashMap<Inst, Value>,
+    /// Where a callee returning a pointer writes the pointer's shadow.
+    ret_slots: HashMap<Inst, Value>,
+}
+
+impl<'p, 'a> Primal<'p, 'a> {
+    /// The copy of the function with the primal's extra parameters: the shadows of `dup`
+    /// arguments, the returned pointer's shadow's slot (returned with it), the tape.
+    fn copy(plan: &'p Plan<'a>, name: &str) -> (Self, Option<Value>) {
+        let mut p = plan.func.clone();
+        p.name = name.to_string();
+        p.linkage = Linkage::Internal;
+        p.attributes.clear();
+        let mut shadows: HashMap<Value, Value> = HashMap::new();
+        for (param, arg) in plan.func.params.iter().zip(&plan.args) {
+            if *arg == ArgActivity::Dup {
+                let ty = plan.func.ty(*param).clone();
+                shadows.insert(*param, p.add_param(ty));
+            }
         }
-    }
-    for (alloca, index) in sorted(&plan.layout.shadow_memory) {
-        let memory = c.field_ptr(tape_ty, tape, &[index]);
-        let ty = tape_ty.field(index).cloned().expect("shadow memory field");
-        let zero = c.constant(Constant::Zero(ty));
-        c.store(zero, memory);
-        shadows.insert(alloca, memory);
-    }
-    // A callee's tape: a slot on the stack, copied into the record after the call; or, for a
-    // recursive call, heap memory whose pointer goes into the record.
-    let mut callee_slots = HashMap::new();
-    for (inst, callee) in plan.callees.iter().filter(|(_, g)| !g.boxed) {
-        callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
-    }
-    for (global, _) in plan.activity.shadowed_globals(plan.func) {
-        let shadow = plan.func.constant(global).and_then(crate::shadow_global).expect("a global");
-        shadows.insert(global, p.constant_value(shadow));
-    }
-    // A callee that returns a pointer writes the pointer's shadow into a slot of ours.
-    let mut ret_slots = HashMap::new();
-    for inst in plan.callees.keys() {
-        let Some(result) = plan.func.result(*inst).filter(|v| plan.func.ty(*v).is_ptr()) else { continue };
-        let slot = Cursor::at_start(&mut p, entry).alloca(Type::PTR);
-        ret_slots.insert(*inst, slot);
-        if plan.activity.has_shadow(result) {
-            let b = plan.block_of[inst];
-            let at = position(&p, b, *inst) + 1;
-            let shadow = Cursor { func: &mut p, block: b, at: Some(at) }.load(Type::PTR, slot);
-            shadows.insert(result, shadow);
-        }
-    }
-    shadow_instructions(plan, &mut p, &mut shadows);
-    let mut boxed_tapes = HashMap::new();
-    for (inst, callee) in plan.callees.iter().filter(|(_, g)| g.boxed) {
-        let b = plan.block_of[inst];
-        let at = position(&p, b, *inst);
-        let mut c = Cursor { func: &mut p, block: b, at: Some(at) };
-        let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("size");
-        let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
-        boxed_tapes.insert(*inst, memory);
-    }
-    store_pointer_shadows(plan, &mut p, &shadows);
-    crate::rules::memcalls::copy_pointer_shadows(plan, &mut p, &shadows);
-    check_lossy_stores(plan, &mut p, &shadows);
-    let custom_tapes = crate::rules::custom::forward(plan, &mut p, &shadows);
-    for (inst, callee) in &plan.callees {
-        let slot = match boxed_tapes.get(inst) {
-            Some(memory) => *memory,
-            None => callee_slots[inst].0,
+        let ret_shadow = plan.func.sig.ret.is_ptr().then(|| p.add_param(Type::PTR));
+        let tape = p.add_param(Type::PTR);
+        let primal = Primal {
+            plan,
+            p,
+            tape,
+            shadows,
+            callee_slots: HashMap::new(),
+            boxed_tapes: HashMap::new(),
+            ret_slots: HashMap::new(),
         };
-        if let InstKind::Call { callee: target, sig, args } = &mut p.insts[*inst].kind {
-            let extra: Vec<Value> = args
-                .iter()
-                .zip(&callee.args)
-                .filter(|(_, a)| **a == ArgActivity::Dup)
-                .map(|(v, _)| shadows.get(v).copied().expect("a dup argument has a shadow"))
-                .collect();
-            *target = Callee::Direct(callee.primal.as_str().into());
-            *sig = callee.primal_sig.clone();
-            args.extend(extra);
-            args.extend(ret_slots.get(inst));
-            args.push(slot);
+        (primal, ret_shadow)
+    }
+
+    /// Stack headers start empty, shadow memory zeroed; callee tapes get a slot each;
+    /// globals' shadows are known.
+    fn init_tape(&mut self) {
+        let plan = self.plan;
+        let tape_ty = &plan.layout.tape_ty;
+        let entry = self.p.entry().expect("a function with a body");
+        let mut c = Cursor::at_start(&mut self.p, entry);
+        for index in plan.layout.stacks() {
+            let header = c.field_ptr(tape_ty, self.tape, &[index]);
+            if plan.layout.inline_chunks {
+                stack::init_inline(&mut c, header);
+            } else {
+                let empty = c.constant(Constant::Zero(stack::header_type()));
+                c.store(empty, header);
+            }
+        }
+        for (alloca, index) in sorted(&plan.layout.shadow_memory) {
+            let memory = c.field_ptr(tape_ty, self.tape, &[index]);
+            let ty = tape_ty.field(index).cloned().expect("shadow memory field");
+            let zero = c.constant(Constant::Zero(ty));
+            c.store(zero, memory);
+            self.shadows.insert(alloca, memory);
+        }
+        // A callee's tape: a slot on the stack, copied into the record after the call; or, for a
+        // recursive call, heap memory whose pointer goes into the record.
+        for (inst, callee) in plan.callees.iter().filter(|(_, g)| !g.boxed) {
+            self.callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
+        }
+        for (global, _) in plan.activity.shadowed_globals(plan.func) {
+            let shadow = plan.func.constant(global).and_then(crate::shadow_global).expect("a global");
+            self.shadows.insert(global, self.p.constant_value(shadow));
         }
     }
 
-    let pred_ids = record_predecessors(plan, &mut p);
-    let trips = count_trips(plan, &mut p);
-    // Where each pushed record is, for the blocks sharing it (reverse postorder: a loop's
-    // header comes before the blocks that share its record).
-    let mut pushed: HashMap<Block, Value> = HashMap::new();
-    for &b in plan.cfg.reverse_postorder() {
-        let Some((owner, record)) = plan.layout.record_of(b) else { continue };
-        let own = plan.layout.fields_of(b);
-        if owner != b && own.is_empty() {
-            continue;
+    /// A callee that returns a pointer writes the pointer's shadow into a slot of ours.
+    fn returned_shadow_slots(&mut self) {
+        let plan = self.plan;
+        let entry = self.p.entry().expect("a function with a body");
+        for inst in plan.callees.keys() {
+            let Some(result) = plan.func.result(*inst).filter(|v| plan.func.ty(*v).is_ptr()) else { continue };
+            let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
+            self.ret_slots.insert(*inst, slot);
+            if plan.activity.has_shadow(result) {
+                let b = plan.block_of[inst];
+                let at = position(&self.p, b, *inst) + 1;
+                let shadow = Cursor { func: &mut self.p, block: b, at: Some(at) }.load(Type::PTR, slot);
+                self.shadows.insert(result, shadow);
+            }
         }
-        let mut c = Cursor::before_terminator(&mut p, b);
-        let values: Vec<Value> = own
-            .iter()
-            .map(|f| match f {
-                Field::Value(v) => *v,
-                Field::Shadow(v) => shadows[v],
-                Field::PredId => pred_ids[&b],
-                Field::Trips(header) => trips[&(b, *header)],
-                Field::CalleeTape(inst) => match boxed_tapes.get(inst).or(custom_tapes.get(inst)) {
-                    Some(memory) => *memory,
-                    None => {
-                        let (slot, ty) = &callee_slots[inst];
-                        c.load(ty.clone(), *slot)
-                    }
-                },
-            })
-            .collect();
-        let record_ptr = if owner == b {
-            let place = c.field_ptr(tape_ty, tape, &[record.tape_index]);
-            let ptr = match record.storage {
-                Storage::Once => place,
-                Storage::Stack => {
-                    let size = c.size_of(&record.ty);
-                    let push = stack::Op::Push;
-                    c.call(&push.name(&plan.namespace), stack::signature(push), vec![place, size]).expect("push returns")
-                }
+    }
+
+    /// Heap memory for the tape of each boxed callee, allocated before the call.
+    fn box_tapes(&mut self) {
+        for (inst, callee) in self.plan.callees.iter().filter(|(_, g)| g.boxed) {
+            let b = self.plan.block_of[inst];
+            let at = position(&self.p, b, *inst);
+            let mut c = Cursor { func: &mut self.p, block: b, at: Some(at) };
+            let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("size");
+            let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
+            self.boxed_tapes.insert(*inst, memory);
+        }
+    }
+
+    /// Differentiated calls call their callees' primals, with the shadows of their `dup`
+    /// arguments, the returned shadow's slot and the callee's tape.
+    fn call_primals(&mut self) {
+        for (inst, callee) in &self.plan.callees {
+            let slot = match self.boxed_tapes.get(inst) {
+                Some(memory) => *memory,
+                None => self.callee_slots[inst].0,
             };
-            pushed.insert(b, ptr);
-            ptr
-        } else {
-            pushed[&owner]
-        };
-        for (f, v) in own.iter().zip(values) {
-            let field = c.field_ptr(&record.ty, record_ptr, &[plan.layout.home[&(b, *f)]]);
-            c.store(v, field);
+            if let InstKind::Call { callee: target, sig, args } = &mut self.p.insts[*inst].kind {
+                let extra: Vec<Value> = args
+                    .iter()
+                    .zip(&callee.args)
+                    .filter(|(_, a)| **a == ArgActivity::Dup)
+                    .map(|(v, _)| self.shadows.get(v).copied().expect("a dup argument has a shadow"))
+                    .collect();
+                *target = Callee::Direct(callee.primal.as_str().into());
+                *sig = callee.primal_sig.clone();
+                args.extend(extra);
+                args.extend(self.ret_slots.get(inst));
+                args.push(slot);
+            }
         }
     }
 
-    if let Some(slot) = ret_shadow {
-        for &r in &plan.returns {
-            let Some(t) = plan.func.terminator(r) else { continue };
-            let InstKind::Ret { value: Some(v) } = plan.func.insts[t].kind else { continue };
-            let mut c = Cursor::before_terminator(&mut p, r);
-            let shadow = shadows.get(&v).copied().unwrap_or_else(|| c.constant(Constant::Null(0)));
-            c.store(shadow, slot);
+    /// Each block's fields, written at its end into its record: a fixed tape slot, or a
+    /// push on its stack; blocks sharing a loop header's record write into the header's.
+    fn write_records(
+        &mut self,
+        pred_ids: &HashMap<Block, Value>,
+        trips: &HashMap<(Block, Block), Value>,
+        custom_tapes: &HashMap<Inst, Value>,
+    ) {
+        let plan = self.plan;
+        let tape_ty = &plan.layout.tape_ty;
+        // Where each pushed record is, for the blocks sharing it (reverse postorder: a loop's
+        // header comes before the blocks that share its record).
+        let mut pushed: HashMap<Block, Value> = HashMap::new();
+        for &b in plan.cfg.reverse_postorder() {
+            let Some((owner, record)) = plan.layout.record_of(b) else { continue };
+            let own = plan.layout.fields_of(b);
+            if owner != b && own.is_empty() {
+                continue;
+            }
+            let mut c = Cursor::before_terminator(&mut self.p, b);
+            let values: Vec<Value> = own
+                .iter()
+                .map(|f| match f {
+                    Field::Value(v) => *v,
+                    Field::Shadow(v) => self.shadows[v],
+                    Field::PredId => pred_ids[&b],
+                    Field::Trips(header) => trips[&(b, *header)],
+                    Field::CalleeTape(inst) => match self.boxed_tapes.get(inst).or(custom_tapes.get(inst)) {
+                        Some(memory) => *memory,
+                        None => {
+                            let (slot, ty) = &self.callee_slots[inst];
+                            c.load(ty.clone(), *slot)
+                        }
+                    },
+                })
+                .collect();
+            let record_ptr = if owner == b {
+                let place = c.field_ptr(tape_ty, self.tape, &[record.tape_index]);
+                let ptr = match record.storage {
+                    Storage::Once => place,
+                    Storage::Stack => {
+                        let size = c.size_of(&record.ty);
+                        let push = stack::Op::Push;
+                        c.call(&push.name(&plan.namespace), stack::signature(push), vec![place, size]).expect("push returns")
+                    }
+                };
+                pushed.insert(b, ptr);
+                ptr
+            } else {
+                pushed[&owner]
+            };
+            for (f, v) in own.iter().zip(values) {
+                let field = c.field_ptr(&record.ty, record_ptr, &[plan.layout.home[&(b, *f)]]);
+                c.store(v, field);
+            }
         }
     }
-    if let Some(exit_index) = plan.layout.exit_index {
-        for (k, &r) in plan.returns.iter().enumerate() {
-            let mut c = Cursor::before_terminator(&mut p, r);
-            let id = c.i32(k as i64);
-            let field = c.field_ptr(tape_ty, tape, &[exit_index]);
-            c.store(id, field);
+
+    /// Before each `ret`: the returned pointer's shadow into its slot (`ret_shadow`), and
+    /// which `ret` ran into the tape when there are several.
+    fn note_returns(&mut self, ret_shadow: Option<Value>) {
+        let plan = self.plan;
+        if let Some(slot) = ret_shadow {
+            for &r in &plan.returns {
+                let Some(t) = plan.func.terminator(r) else { continue };
+                let InstKind::Ret { value: Some(v) } = plan.func.insts[t].kind else { continue };
+                let mut c = Cursor::before_terminator(&mut self.p, r);
+                let shadow = self.shadows.get(&v).copied().unwrap_or_else(|| c.constant(Constant::Null(0)));
+                c.store(shadow, slot);
+            }
+        }
+        if let Some(exit_index) = plan.layout.exit_index {
+            for (k, &r) in plan.returns.iter().enumerate() {
+                let mut c = Cursor::before_terminator(&mut self.p, r);
+                let id = c.i32(k as i64);
+                let field = c.field_ptr(&plan.layout.tape_ty, self.tape, &[exit_index]);
+                c.store(id, field);
+            }
         }
     }
-    p
 }
 
 fn sorted(map: &HashMap<Value, u32>) -> Vec<(Value, u32)> {
