@@ -475,7 +475,8 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
     let mut g = c.benchmark_group(&case.name);
     let p = ctx as usize;
     let mut timings = serde_json::Map::new();
-    let variants = [("primal", case.primal, t_primal, true), ("zyg", case.zyg, t_zyg, check_ok), ("hand", case.hand, t_hand, true)];
+    let variants =
+        [("primal", case.primal, t_primal, true), ("zyg", case.zyg, t_zyg, check_ok), ("hand", case.hand, t_hand, true)];
     for (variant, f, t, run) in variants {
         if !run {
             continue;

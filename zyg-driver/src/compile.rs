@@ -5,10 +5,10 @@
 
 use crate::error::{DriverError, Result};
 use crate::llvm_io;
+use crate::target::Cpu;
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::passes::PassBuilderOptions;
-use crate::target::Cpu;
 use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
 use std::path::{Path, PathBuf};
@@ -101,11 +101,8 @@ fn target_machine(opts: &CompileOptions, triple: &TargetTriple, gpu: bool) -> Re
     if !cpu.is_empty() {
         check_cpu(triple, &cpu, gpu)?;
     }
-    let features = if opts.cpu.as_deref() == Some("native") {
-        TargetMachine::get_host_cpu_features().to_string()
-    } else {
-        String::new()
-    };
+    let features =
+        if opts.cpu.as_deref() == Some("native") { TargetMachine::get_host_cpu_features().to_string() } else { String::new() };
     let level = match opts.opt_level {
         0 => OptimizationLevel::None,
         1 => OptimizationLevel::Less,
@@ -119,7 +116,13 @@ fn target_machine(opts: &CompileOptions, triple: &TargetTriple, gpu: bool) -> Re
 
 /// Generates the code and puts it at the output: written beside it and renamed into place
 /// (no half-written output), linked first for a shared library.
-fn write_code(opts: &CompileOptions, module: &Module<'_>, machine: &TargetMachine, triple: &TargetTriple, emit: Emit) -> Result<()> {
+fn write_code(
+    opts: &CompileOptions,
+    module: &Module<'_>,
+    machine: &TargetMachine,
+    triple: &TargetTriple,
+    emit: Emit,
+) -> Result<()> {
     let llvm = |message: String| DriverError::Llvm { path: opts.input.clone(), message };
     let tmp = llvm_io::temp_beside(&opts.output, ".o")?;
     let file_type = if emit == Emit::Assembly { FileType::Assembly } else { FileType::Object };
@@ -160,7 +163,9 @@ fn check_cpu(triple: &TargetTriple, cpu: &str, gpu: bool) -> Result<()> {
             crate::target::triple_text(triple),
             names.join(", ")
         ))),
-        Cpu::NoTarget => Err(DriverError::Usage(format!("--target: LLVM has no target for `{}`", crate::target::triple_text(triple)))),
+        Cpu::NoTarget => {
+            Err(DriverError::Usage(format!("--target: LLVM has no target for `{}`", crate::target::triple_text(triple))))
+        }
     }
 }
 
@@ -187,15 +192,53 @@ fn not_pie<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Path) -> 
 
 /// The C math functions libdevice has, by their C names (`f` suffix: float).
 const LIBM: &[&str] = &[
-    "sin", "cos", "tan", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt", "tanh",
-    "sinh", "cosh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "erf", "erfc", "hypot", "fabs", "floor",
-    "ceil", "trunc", "round", "rint", "fma", "fmin", "fmax", "copysign", "lgamma", "tgamma", "fmod", "remainder",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "exp2",
+    "exp10",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "pow",
+    "sqrt",
+    "cbrt",
+    "tanh",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "hypot",
+    "fabs",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "rint",
+    "fma",
+    "fmin",
+    "fmax",
+    "copysign",
+    "lgamma",
+    "tgamma",
+    "fmod",
+    "remainder",
 ];
 /// LLVM intrinsics NVPTX cannot lower in double precision (it lowers sqrt, fabs, fma,
 /// floor, ceil, trunc, rint, min/max and copysign itself).
 const INTRINSICS: &[&str] = &[
-    "sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow", "tanh", "sinh", "cosh", "asin",
-    "acos", "atan", "atan2",
+    "sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow", "tanh", "sinh", "cosh", "asin", "acos", "atan",
+    "atan2",
 ];
 
 /// Splits calls of vector math intrinsics (`llvm.sin.v4f64`, from code vectorised for the
@@ -243,7 +286,8 @@ fn use_libdevice<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Pat
             renamed = true;
         }
     }
-    let needs = renamed || module.get_functions().any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
+    let needs =
+        renamed || module.get_functions().any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
     if !needs {
         return Ok(());
     }
@@ -267,7 +311,9 @@ fn use_libdevice<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Pat
         .filter(|f| f.count_basic_blocks() > 0)
         .map(|f| f.get_name().to_string_lossy().into_owned())
         .collect();
-    module.link_in_module(libdevice).map_err(|e| DriverError::Llvm { path: file.clone(), message: e.to_string_lossy().into_owned() })?;
+    module
+        .link_in_module(libdevice)
+        .map_err(|e| DriverError::Llvm { path: file.clone(), message: e.to_string_lossy().into_owned() })?;
     // Internal once linked, so that the optimiser drops what the module does not call.
     for name in provided {
         if let Some(f) = module.get_function(&name) {

@@ -54,9 +54,15 @@ pub fn read(module: &Module, path: &Path) -> Result<Declared> {
                 continue;
             }
         }
-        let kind = ["__enzyme_inactivefn", "__enzyme_inactivenoblockfn", "__enzyme_inactive_global", "__enzyme_function_like", "__enzyme_allocation_like"]
-            .into_iter()
-            .find(|k| name.contains(k));
+        let kind = [
+            "__enzyme_inactivefn",
+            "__enzyme_inactivenoblockfn",
+            "__enzyme_inactive_global",
+            "__enzyme_function_like",
+            "__enzyme_allocation_like",
+        ]
+        .into_iter()
+        .find(|k| name.contains(k));
         let Some(kind) = kind else { continue };
         let Some(init) = init else {
             return Err(fail("a registration must be defined, with an initializer".into()));
@@ -227,7 +233,8 @@ pub fn mark_call_sites(prepared: &Module, namespace: &str, conventions: &mut Con
                     continue;
                 }
                 let alias = format!("{target}.{namespace}.inactive");
-                let decl = prepared.get_function(&alias).unwrap_or_else(|| prepared.add_function(&alias, callee.get_type(), None));
+                let decl =
+                    prepared.get_function(&alias).unwrap_or_else(|| prepared.add_function(&alias, callee.get_type(), None));
                 calls::set_called_function(call, decl);
                 conventions.inactive_functions.insert(alias.clone());
                 if !aliases.iter().any(|(a, _)| *a == alias) {

@@ -75,7 +75,11 @@ pub fn llvm_to_mlir(module: &Module<'_>) -> Result<Vec<u8>, String> {
         let text = zyg_llvm_to_mlir(raw, &mut error);
         if text.is_null() {
             let message = take_malloced(error);
-            return Err(if message.is_empty() { "MLIR cannot import the module".to_string() } else { message.trim_end().to_string() });
+            return Err(if message.is_empty() {
+                "MLIR cannot import the module".to_string()
+            } else {
+                message.trim_end().to_string()
+            });
         }
         let bytes = CStr::from_ptr(text).to_bytes().to_vec();
         free(text.cast());

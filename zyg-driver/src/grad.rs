@@ -1,7 +1,6 @@
 //! `zyg grad`: read a module, differentiate what it asks for, write it back.
 
 use crate::callsite;
-use zyg_transform::ArgActivity;
 use crate::error::{DriverError, Result};
 use crate::llvm_io;
 use crate::prepare;
@@ -9,6 +8,7 @@ use inkwell::context::Context;
 use inkwell::passes::PassBuilderOptions;
 use std::path::{Path, PathBuf};
 use zyg_ir::{Function, Type};
+use zyg_transform::ArgActivity;
 use zyg_transform::{Differentiator, Gradient, Spec, TransformError};
 
 /// Passes run on each generated function whatever the `-O` level: they turn the adjoint's
@@ -107,7 +107,9 @@ pub fn run(opts: &GradOptions) -> Result<()> {
         crate::supervisor::phase(&format!("optimising the module ({pipeline})"));
         let llvm = |message: String| DriverError::Llvm { path: path.to_path_buf(), message };
         limit_vector_combine(&module);
-        module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+        module
+            .run_passes(&pipeline, &machine, PassBuilderOptions::create())
+            .map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
         module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     }
     write_outputs(&module, opts, header.as_deref())
@@ -153,15 +155,17 @@ fn check_export_name(module: &inkwell::module::Module<'_>, name: &str, path: &Pa
         return usage(format!("--name {name}: names starting with `llvm.` are LLVM's intrinsics; choose another"));
     }
     let mut chars = name.chars();
-    let identifier = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let identifier =
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !identifier {
         return usage(format!(
             "--name `{name}`: the exported gradient needs a C identifier (letters, digits and `_`, not starting with a digit)"
         ));
     }
     if module.get_function(name).is_some() || module.get_global(name).is_some() {
-        return usage(format!("the module already has a symbol named `{name}`; choose another name for the gradient with --name"));
+        return usage(format!(
+            "the module already has a symbol named `{name}`; choose another name for the gradient with --name"
+        ));
     }
     Ok(())
 }
@@ -171,7 +175,12 @@ fn check_export_name(module: &inkwell::module::Module<'_>, name: &str, path: &Pa
 /// `grad` step of `zyg opt` pipelines. A pipeline: find the requests, prepare a copy and
 /// read it into zyg-ir, differentiate, write the generated functions, rewrite the call
 /// sites (docs/ARCHITECTURE.md, "`zyg grad`, end to end").
-pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::targets::TargetMachine, path: &Path, opts: &GradOptions) -> Result<Option<String>> {
+pub fn differentiate(
+    module: &inkwell::module::Module<'_>,
+    machine: &inkwell::targets::TargetMachine,
+    path: &Path,
+    opts: &GradOptions,
+) -> Result<Option<String>> {
     let requests = find_requests(module, path, opts)?;
     let ns = namespace(module);
     // What the program declares about its functions and globals (inactive, function-like,
@@ -224,7 +233,11 @@ pub fn differentiate(module: &inkwell::module::Module<'_>, machine: &inkwell::ta
 
 /// Step "find requests": calls to `__enzyme_autodiff` and friends (and `--fn`'s export name
 /// checked).
-fn find_requests<'ctx>(module: &inkwell::module::Module<'ctx>, path: &Path, opts: &GradOptions) -> Result<Vec<callsite::Request<'ctx>>> {
+fn find_requests<'ctx>(
+    module: &inkwell::module::Module<'ctx>,
+    path: &Path,
+    opts: &GradOptions,
+) -> Result<Vec<callsite::Request<'ctx>>> {
     crate::supervisor::phase("finding the gradient requests");
     if let Some(name) = &opts.function {
         check_export_name(module, &opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad")), path)?;
@@ -232,7 +245,10 @@ fn find_requests<'ctx>(module: &inkwell::module::Module<'ctx>, path: &Path, opts
     let requests = callsite::find_requests(module, path)?;
     tracing::info!(requests = requests.len(), "found gradient requests");
     if requests.is_empty() && opts.function.is_none() {
-        tracing::warn!("{}: no gradient requests (__enzyme_autodiff and friends) and no --fn: nothing to differentiate", path.display());
+        tracing::warn!(
+            "{}: no gradient requests (__enzyme_autodiff and friends) and no --fn: nothing to differentiate",
+            path.display()
+        );
     }
     Ok(requests)
 }
@@ -345,7 +361,8 @@ fn write_generated(
         if kernel_export == Some(f.name.as_str()) {
             fv.set_call_conventions(PTX_KERNEL);
         }
-        fv.run_passes(GENERATED_CLEANUP, machine, PassBuilderOptions::create()).map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
+        fv.run_passes(GENERATED_CLEANUP, machine, PassBuilderOptions::create())
+            .map_err(|e| llvm(e.to_string_lossy().into_owned()))?;
         limit_slp(fv);
     }
     zyg_ir::llvm::delete_unused_function(module, prepare::VLA_MARKER);
@@ -355,7 +372,12 @@ fn write_generated(
 /// The function each request differentiates: its own, or a copy specialised to the
 /// callbacks it passes; a request that seeds the result otherwise than with 1 differentiates
 /// a wrapper of that (`zyg_transform::wrap`).
-fn request_targets(read: &mut zyg_ir::llvm::ReadModule, ns: &str, requests: &[callsite::Request], path: &Path) -> Result<Vec<String>> {
+fn request_targets(
+    read: &mut zyg_ir::llvm::ReadModule,
+    ns: &str,
+    requests: &[callsite::Request],
+    path: &Path,
+) -> Result<Vec<String>> {
     let mut targets = Vec::new();
     for r in requests {
         let seed = match r.seed {
@@ -502,7 +524,11 @@ fn wide_wrappers(requests: &[callsite::Request], grads: &[Gradient]) -> Vec<Opti
 }
 
 /// What each request's call becomes a call to, once the gradients and wrappers are written.
-fn call_targets<'ctx>(module: &inkwell::module::Module<'ctx>, grads: &[Gradient], through: &[Option<Function>]) -> Vec<callsite::Target<'ctx>> {
+fn call_targets<'ctx>(
+    module: &inkwell::module::Module<'ctx>,
+    grads: &[Gradient],
+    through: &[Option<Function>],
+) -> Vec<callsite::Target<'ctx>> {
     grads
         .iter()
         .zip(through)

@@ -31,7 +31,11 @@ pub struct Registered {
 }
 
 /// The functions whose calls zyg must see, by name.
-pub fn registered(custom: &[CustomRule], conventions: &Conventions, aliases: &[(String, String)]) -> BTreeMap<String, Registered> {
+pub fn registered(
+    custom: &[CustomRule],
+    conventions: &Conventions,
+    aliases: &[(String, String)],
+) -> BTreeMap<String, Registered> {
     let mut out = BTreeMap::new();
     let mut add = |name: &str, what: String, lost: &str| {
         let result_matters = !what.contains("inactive");
@@ -107,7 +111,12 @@ pub fn warn_lost(
 
 /// Warns, once for each, about registered functions whose code (by its debug info) was
 /// inlined into `differentiated` functions; returns their names.
-fn warn_inlined(module: &Module, path: &Path, registered: &BTreeMap<String, Registered>, differentiated: &[String]) -> HashSet<String> {
+fn warn_inlined(
+    module: &Module,
+    path: &Path,
+    registered: &BTreeMap<String, Registered>,
+    differentiated: &[String],
+) -> HashSet<String> {
     let mut warned: HashSet<String> = HashSet::new();
     let (names, functions): (Vec<&String>, Vec<_>) =
         registered.keys().filter_map(|name| Some((name, module.get_function(name)?))).unzip();

@@ -89,6 +89,11 @@ fn refused(found: &zyg_ir::llvm::FoundType<'_>, path: &Path, message: impl Fn(&s
     let instruction = found.instruction.map(|i| i.print_to_string().to_string());
     DriverError::Read {
         path: path.to_path_buf(),
-        source: Box::new(zyg_ir::llvm::ReadError { function: found.owner.clone(), instruction, loc: None, message: message(&ty) }),
+        source: Box::new(zyg_ir::llvm::ReadError {
+            function: found.owner.clone(),
+            instruction,
+            loc: None,
+            message: message(&ty),
+        }),
     }
 }

@@ -17,7 +17,8 @@ pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'
         crate::mlir::read_module(context, path)?
     } else {
         let bytes = read_input(path)?;
-        let _bound = is_bitcode(&bytes).then(|| AddressSpaceBound::new(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
+        let _bound = is_bitcode(&bytes)
+            .then(|| AddressSpaceBound::new(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
         parse_ir(context, &bytes, path)?
     };
     crate::supervisor::phase(&format!("verifying {}", path.display()));
@@ -42,7 +43,10 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>> {
         let file = std::fs::File::open(path).map_err(io)?;
         let kind = file.metadata().map_err(io)?.file_type();
         if kind.is_char_device() || kind.is_block_device() {
-            return Err(DriverError::Usage(format!("{}: a device, not a module (give a file, or `-` for standard input)", path.display())));
+            return Err(DriverError::Usage(format!(
+                "{}: a device, not a module (give a file, or `-` for standard input)",
+                path.display()
+            )));
         }
         file.take(INPUT_LIMIT + 1).read_to_end(&mut bytes)
     };

@@ -3,8 +3,8 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use zyg_transform::ArgActivity;
 use zyg_driver::{grad, GradOptions};
+use zyg_transform::ArgActivity;
 
 #[derive(Parser)]
 #[command(name = "zyg", version, about = "Reverse-mode automatic differentiation of LLVM IR")]

@@ -91,7 +91,9 @@ pub fn run(opts: &GradOptions, passes: &str) -> Result<()> {
         tracing::info!(%pipeline, "running LLVM passes");
         crate::supervisor::phase(&format!("running LLVM's passes `{pipeline}`"));
         grad::limit_vector_combine(&module);
-        module.run_passes(&pipeline, &machine, PassBuilderOptions::create()).map_err(|e| llvm(format!("`{pipeline}`: {}", e.to_string_lossy())))?;
+        module
+            .run_passes(&pipeline, &machine, PassBuilderOptions::create())
+            .map_err(|e| llvm(format!("`{pipeline}`: {}", e.to_string_lossy())))?;
         pending.clear();
         module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })
     };
@@ -131,8 +133,14 @@ mod tests {
     fn instcombine_does_not_check_its_fixpoint_unless_asked() {
         use super::without_fixpoint_checks as quiet;
         assert_eq!(quiet("grad,instcombine"), "grad,instcombine<no-verify-fixpoint>");
-        assert_eq!(quiet("function(instcombine<max-iterations=2>)"), "function(instcombine<max-iterations=2;no-verify-fixpoint>)");
-        assert_eq!(quiet("instcombine<verify-fixpoint>,instcombine<>"), "instcombine<verify-fixpoint>,instcombine<no-verify-fixpoint>");
+        assert_eq!(
+            quiet("function(instcombine<max-iterations=2>)"),
+            "function(instcombine<max-iterations=2;no-verify-fixpoint>)"
+        );
+        assert_eq!(
+            quiet("instcombine<verify-fixpoint>,instcombine<>"),
+            "instcombine<verify-fixpoint>,instcombine<no-verify-fixpoint>"
+        );
         assert_eq!(quiet("instcombine<no-verify-fixpoint>"), "instcombine<no-verify-fixpoint>");
         assert_eq!(quiet("aggressive-instcombine,default<O2>"), "aggressive-instcombine,default<O2>");
     }

@@ -147,11 +147,8 @@ fn run_child(m: &Marker, work: impl FnOnce() -> ExitCode) -> ExitCode {
 
 /// Starts this binary again, with the same arguments, as the supervised child.
 fn start_child(phase_file: &Path) -> std::io::Result<std::process::Child> {
-    let flags = format!(
-        "{}{}",
-        if crate::llvm_io::stdout_closed() { "c" } else { "" },
-        if stderr_is_terminal() { "t" } else { "" }
-    );
+    let flags =
+        format!("{}{}", if crate::llvm_io::stdout_closed() { "c" } else { "" }, if stderr_is_terminal() { "t" } else { "" });
     let mut marker = std::ffi::OsString::from(format!("{};{flags};", std::process::id()));
     marker.push(phase_file.as_os_str());
     std::process::Command::new(std::env::current_exe()?)

@@ -43,12 +43,9 @@ pub fn target_machine(module: &Module, path: &Path) -> Result<TargetMachine> {
     let triple = triple_of(module);
     let llvm = |e: inkwell::support::LLVMString| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() };
     let target = Target::from_triple(&triple).map_err(llvm)?;
-    target
-        .create_target_machine(&triple, "", "", OptimizationLevel::Default, RelocMode::PIC, CodeModel::Default)
-        .ok_or_else(|| DriverError::Llvm {
-            path: path.to_path_buf(),
-            message: format!("no target machine for `{}`", triple_text(&triple)),
-        })
+    target.create_target_machine(&triple, "", "", OptimizationLevel::Default, RelocMode::PIC, CodeModel::Default).ok_or_else(
+        || DriverError::Llvm { path: path.to_path_buf(), message: format!("no target machine for `{}`", triple_text(&triple)) },
+    )
 }
 
 /// What a target says of a CPU name.

@@ -27,11 +27,7 @@ const UNSUPPORTED: &[(&str, &str, &str)] = &[
         "request the gradients of the concrete functions instead",
     ),
     ("todense", "a sparse-to-dense conversion", "differentiate code on dense arrays instead"),
-    (
-        "augmentsize",
-        "the size of split mode's tape",
-        "`__enzyme_augmentfwd` returns a tape on the heap, so no size is needed",
-    ),
+    ("augmentsize", "the size of split mode's tape", "`__enzyme_augmentfwd` returns a tape on the heap, so no size is needed"),
     ("truncate", "floating-point truncation", "compute in the precision you want instead"),
 ];
 
@@ -58,7 +54,10 @@ fn unsupported(name: &str) -> String {
 /// Refuses every use of an entry point zyg would leave unfilled: calls to unimplemented
 /// ones, and any entry point used other than as the callee of a call.
 pub fn check(module: &Module, path: &Path) -> Result<()> {
-    let fail = |place: String, message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{place}: {message}") };
+    let fail = |place: String, message: String| DriverError::Request {
+        path: path.to_path_buf(),
+        message: format!("{place}: {message}"),
+    };
     for f in module.get_functions() {
         let name = name_of(&f);
         if !f.as_global_value().is_declaration() || !is_entry_name(&name) || name == crate::prepare::VLA_MARKER {

@@ -201,7 +201,9 @@ fn requests_must_name_a_function() {
 #[test]
 fn request_arguments_must_fit_their_parameters() {
     let dir = tempfile::tempdir().unwrap();
-    for (arg, shown) in [("ptr @f", "ptr @f"), ("i32 7", "i32 7"), ("<2 x double> zeroinitializer", "<2 x double> zeroinitializer")] {
+    for (arg, shown) in
+        [("ptr @f", "ptr @f"), ("i32 7", "i32 7"), ("<2 x double> zeroinitializer", "<2 x double> zeroinitializer")]
+    {
         let text = format!(
             "define double @f(double %x) {{\n  %y = fmul double %x, %x\n  ret double %y\n}}\n\
              declare double @__enzyme_autodiff(ptr, ...)\n\
@@ -245,9 +247,19 @@ fn header_may_not_overwrite_the_input_or_the_output() {
         refused(d, MODULE, &["grad", "in.ll", "-o", "out.ll", "--fn", "square", "--header", header], &["that is the input file"]);
     }
     for header in ["out.ll", "to-output.h"] {
-        refused(d, MODULE, &["grad", "in.ll", "-o", "out.ll", "--fn", "square", "--header", header], &["that is the output file"]);
+        refused(
+            d,
+            MODULE,
+            &["grad", "in.ll", "-o", "out.ll", "--fn", "square", "--header", header],
+            &["that is the output file"],
+        );
     }
-    refused(d, MODULE, &["opt", "in.ll", "-o", "out.ll", "--passes=grad", "--fn", "square", "--header", "in.ll"], &["input file"]);
+    refused(
+        d,
+        MODULE,
+        &["opt", "in.ll", "-o", "out.ll", "--passes=grad", "--fn", "square", "--header", "in.ll"],
+        &["input file"],
+    );
     refused(d, MODULE, &["grad", "in.ll", "-o", "-", "--fn", "square", "--header", "-"], &["needs a file name"]);
 }
 
@@ -301,7 +313,12 @@ fn closed_standard_output_is_an_error() {
 #[test]
 fn unknown_cpus_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let message = refused(dir.path(), MODULE, &["compile", "in.ll", "-o", "out.o", "--cpu", "x87-64"], &["--cpu x87-64", "has no CPU of that name; it knows:"]);
+    let message = refused(
+        dir.path(),
+        MODULE,
+        &["compile", "in.ll", "-o", "out.o", "--cpu", "x87-64"],
+        &["--cpu x87-64", "has no CPU of that name; it knows:"],
+    );
     assert!(message.contains("x86-64-v3"), "{message}");
     refused(dir.path(), MODULE, &["compile", "in.ll", "-o", "out.s", "--target", "nvptx64", "--gpu", "sm_7"], &["--gpu sm_7"]);
     let marked = MODULE.replace("define double @square(double %x) {", "define double @square(double %x) #0 {")
@@ -403,7 +420,12 @@ fn a_request_for_a_thousand_gradients_finishes() {
 fn an_export_needs_a_grad_step() {
     let dir = tempfile::tempdir().unwrap();
     for passes in ["--passes=default<O2>", "--passes=,,"] {
-        refused(dir.path(), MODULE, &["opt", "in.ll", "-o", "out.ll", passes, "--fn", "square", "--header", "sq.h"], &["has none"]);
+        refused(
+            dir.path(),
+            MODULE,
+            &["opt", "in.ll", "-o", "out.ll", passes, "--fn", "square", "--header", "sq.h"],
+            &["has none"],
+        );
     }
 }
 
@@ -445,7 +467,8 @@ fn calls_through_another_type_are_calls_through_a_pointer() {
     let dir = tempfile::tempdir().unwrap();
     let active = "define double @h(double %x, double %y) {\n  %m = fmul double %x, %y\n  ret double %m\n}\n\
                   define double @f(double %x) {\n  %t = call float @h(float 1.0, double %x)\n  %u = fpext float %t to double\n  ret double %u\n}\n";
-    let message = refused(dir.path(), active, &["grad", "in.ll", "-o", "out.ll", "--fn", "f"], &["in function `f`", "indirect calls"]);
+    let message =
+        refused(dir.path(), active, &["grad", "in.ll", "-o", "out.ll", "--fn", "f"], &["in function `f`", "indirect calls"]);
     assert!(!message.contains("does not verify"), "{message}");
     let inactive = "define i32 @h(i32 %n) {\n  %m = mul i32 %n, 3\n  ret i32 %m\n}\n\
                     define double @f(double %x, i32 %n) {\n  %k = call i64 @h(i64 10)\n  %c = sitofp i64 %k to double\n  \

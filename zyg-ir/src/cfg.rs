@@ -41,8 +41,7 @@ impl ControlFlowGraph {
                 }
             }
         }
-        let returns =
-            |b: Block| func.terminator(b).is_some_and(|t| matches!(func.insts[t].kind, InstKind::Ret { .. }));
+        let returns = |b: Block| func.terminator(b).is_some_and(|t| matches!(func.insts[t].kind, InstKind::Ret { .. }));
         let exits = rpo.iter().copied().filter(|b| returns(*b)).collect();
         let dead_ends = rpo.iter().copied().filter(|b| succs[*b].is_empty() && !returns(*b)).collect();
         ControlFlowGraph { preds, succs, rpo, reachable, exits, dead_ends }
@@ -125,8 +124,7 @@ pub(crate) mod tests {
     pub(crate) fn function(body: &str) -> (Function, impl Fn(&str) -> Block) {
         let text = format!("define void @f(i1 %c, i1 %d, i32 %n) {{\n{body}\n}}\n");
         let f = parse_function(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let blocks: Vec<(String, Block)> =
-            f.layout.iter().map(|b| (f.blocks[*b].name.clone().unwrap_or_default(), *b)).collect();
+        let blocks: Vec<(String, Block)> = f.layout.iter().map(|b| (f.blocks[*b].name.clone().unwrap_or_default(), *b)).collect();
         let by_name = move |name: &str| blocks.iter().find(|(n, _)| n == name).map(|(_, b)| *b).expect(name);
         (f, by_name)
     }

@@ -6,9 +6,15 @@ use crate::types::{FloatTy, Type};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Constant {
     /// An integer of `bits` width; `value` holds the bits zero-extended.
-    Int { bits: u32, value: u128 },
+    Int {
+        bits: u32,
+        value: u128,
+    },
     /// A float, as the bit pattern of its format (x86_fp80 uses the low 80 bits).
-    Float { ty: FloatTy, bits: u128 },
+    Float {
+        ty: FloatTy,
+        bits: u128,
+    },
     /// The null pointer in an address space.
     Null(u32),
     /// The address of a global variable or function, by name, and the address space of

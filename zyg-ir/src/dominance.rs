@@ -196,14 +196,16 @@ mod tests {
 
     #[test]
     fn diamond() {
-        let (dom, pdom, b) = trees(
-            "entry:\n br i1 %c, label %l, label %r\nl:\n br label %join\nr:\n br label %join\njoin:\n ret void",
-        );
+        let (dom, pdom, b) =
+            trees("entry:\n br i1 %c, label %l, label %r\nl:\n br label %join\nr:\n br label %join\njoin:\n ret void");
         let [entry, l, r, join] = ["entry", "l", "r", "join"].map(&b);
         assert_eq!([dom.idom(entry), dom.idom(l), dom.idom(r), dom.idom(join)], [None, Some(entry), Some(entry), Some(entry)]);
         assert_eq!(dom.children(entry).len(), 3);
         assert!(dom.dominates(entry, join) && dom.dominates(join, join) && !dom.dominates(l, join));
-        assert_eq!([pdom.ipdom(entry), pdom.ipdom(l), pdom.ipdom(r), pdom.ipdom(join)], [Some(join), Some(join), Some(join), None]);
+        assert_eq!(
+            [pdom.ipdom(entry), pdom.ipdom(l), pdom.ipdom(r), pdom.ipdom(join)],
+            [Some(join), Some(join), Some(join), None]
+        );
         assert!(pdom.post_dominates(join, entry) && !pdom.post_dominates(l, entry) && !pdom.post_dominates(entry, l));
     }
 
@@ -239,9 +241,7 @@ mod tests {
 
     #[test]
     fn infinite_loop_is_off_the_post_dominator_tree() {
-        let (dom, pdom, b) = trees(
-            "entry:\n br i1 %c, label %spin, label %out\nspin:\n br label %spin\nout:\n ret void",
-        );
+        let (dom, pdom, b) = trees("entry:\n br i1 %c, label %spin, label %out\nspin:\n br label %spin\nout:\n ret void");
         let [entry, spin, out] = ["entry", "spin", "out"].map(&b);
         assert_eq!(dom.idom(spin), Some(entry));
         assert_eq!((pdom.ipdom(entry), pdom.ipdom(spin)), (Some(out), None));

@@ -206,11 +206,7 @@ impl Function {
 
     /// The phi instructions at the head of a block.
     pub fn phis(&self, block: Block) -> impl Iterator<Item = Inst> + '_ {
-        self.blocks[block]
-            .insts
-            .iter()
-            .copied()
-            .take_while(move |i| matches!(self.insts[*i].kind, InstKind::Phi { .. }))
+        self.blocks[block].insts.iter().copied().take_while(move |i| matches!(self.insts[*i].kind, InstKind::Phi { .. }))
     }
 
     /// Instructions in layout order, with their blocks.
@@ -293,7 +289,10 @@ impl Module {
     /// nor is a global the program declares inactive.
     pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
         let holds_floats = |g: &&GlobalVar| {
-            !g.constant && !g.inactive && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared()) && g.ty.carries_derivative()
+            !g.constant
+                && !g.inactive
+                && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared())
+                && g.ty.carries_derivative()
         };
         // A pointer variable initialised to point at one (`double *cur = buf;`) has a shadow
         // too, pointing at that one's: a load through it reaches differentiated memory. So

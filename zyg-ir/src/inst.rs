@@ -7,9 +7,24 @@ use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
-    FAdd, FSub, FMul, FDiv, FRem,
-    Add, Sub, Mul, UDiv, SDiv, URem, SRem,
-    Shl, LShr, AShr, And, Or, Xor,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    URem,
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,18 +35,53 @@ pub enum UnOp {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CastOp {
-    FPExt, FPTrunc, SIToFP, UIToFP, FPToSI, FPToUI,
-    ZExt, SExt, Trunc, BitCast, PtrToInt, IntToPtr, AddrSpaceCast,
+    FPExt,
+    FPTrunc,
+    SIToFP,
+    UIToFP,
+    FPToSI,
+    FPToUI,
+    ZExt,
+    SExt,
+    Trunc,
+    BitCast,
+    PtrToInt,
+    IntToPtr,
+    AddrSpaceCast,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FloatPred {
-    False, Oeq, Ogt, Oge, Olt, Ole, One, Ord, Uno, Ueq, Ugt, Uge, Ult, Ule, Une, True,
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Uno,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    True,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntPred {
-    Eq, Ne, Ugt, Uge, Ult, Ule, Sgt, Sge, Slt, Sle,
+    Eq,
+    Ne,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Sgt,
+    Sge,
+    Slt,
+    Sle,
 }
 
 /// What a call calls: a function by name, or a pointer value.
@@ -43,32 +93,103 @@ pub enum Callee {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum InstKind {
-    Binary { op: BinOp, args: [Value; 2] },
-    Unary { op: UnOp, arg: Value },
-    Cast { op: CastOp, arg: Value },
-    FCmp { pred: FloatPred, args: [Value; 2] },
-    ICmp { pred: IntPred, args: [Value; 2] },
-    Select { cond: Value, then_value: Value, else_value: Value },
-    Phi { incoming: Vec<(Block, Value)> },
-    Call { callee: Callee, sig: Signature, args: Vec<Value> },
-    Alloca { ty: Type },
-    Load { ty: Type, ptr: Value },
-    Store { value: Value, ptr: Value },
+    Binary {
+        op: BinOp,
+        args: [Value; 2],
+    },
+    Unary {
+        op: UnOp,
+        arg: Value,
+    },
+    Cast {
+        op: CastOp,
+        arg: Value,
+    },
+    FCmp {
+        pred: FloatPred,
+        args: [Value; 2],
+    },
+    ICmp {
+        pred: IntPred,
+        args: [Value; 2],
+    },
+    Select {
+        cond: Value,
+        then_value: Value,
+        else_value: Value,
+    },
+    Phi {
+        incoming: Vec<(Block, Value)>,
+    },
+    Call {
+        callee: Callee,
+        sig: Signature,
+        args: Vec<Value>,
+    },
+    Alloca {
+        ty: Type,
+    },
+    Load {
+        ty: Type,
+        ptr: Value,
+    },
+    Store {
+        value: Value,
+        ptr: Value,
+    },
     /// `atomicrmw fadd ptr, value monotonic`: adds into memory other threads may add into
     /// too (the adjoints of GPU kernels); the old value is not used.
-    AtomicFAdd { ptr: Value, value: Value },
-    Gep { source_ty: Type, base: Value, indices: Vec<Value>, inbounds: bool },
-    ExtractValue { agg: Value, indices: Vec<u32> },
-    InsertValue { agg: Value, value: Value, indices: Vec<u32> },
-    ExtractElement { vec: Value, index: Value },
-    InsertElement { vec: Value, value: Value, index: Value },
+    AtomicFAdd {
+        ptr: Value,
+        value: Value,
+    },
+    Gep {
+        source_ty: Type,
+        base: Value,
+        indices: Vec<Value>,
+        inbounds: bool,
+    },
+    ExtractValue {
+        agg: Value,
+        indices: Vec<u32>,
+    },
+    InsertValue {
+        agg: Value,
+        value: Value,
+        indices: Vec<u32>,
+    },
+    ExtractElement {
+        vec: Value,
+        index: Value,
+    },
+    InsertElement {
+        vec: Value,
+        value: Value,
+        index: Value,
+    },
     /// Lanes of `a` then `b` picked by `mask`; -1 is a poison lane.
-    ShuffleVector { a: Value, b: Value, mask: Vec<i32> },
+    ShuffleVector {
+        a: Value,
+        b: Value,
+        mask: Vec<i32>,
+    },
     // Terminators.
-    Br { dest: Block },
-    CondBr { cond: Value, then_dest: Block, else_dest: Block },
-    Switch { value: Value, default: Block, cases: Vec<(Constant, Block)> },
-    Ret { value: Option<Value> },
+    Br {
+        dest: Block,
+    },
+    CondBr {
+        cond: Value,
+        then_dest: Block,
+        else_dest: Block,
+    },
+    Switch {
+        value: Value,
+        default: Block,
+        cases: Vec<(Constant, Block)>,
+    },
+    Ret {
+        value: Option<Value>,
+    },
     Unreachable,
 }
 

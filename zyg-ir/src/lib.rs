@@ -7,8 +7,8 @@ pub mod diagnostic;
 pub mod dominance;
 pub mod entities;
 pub mod function;
-pub mod interp;
 pub mod inst;
+pub mod interp;
 #[cfg(feature = "llvm")]
 pub mod llvm;
 pub mod loops;
@@ -20,8 +20,9 @@ pub use constant::Constant;
 pub use diagnostic::Diagnostic;
 pub use entities::{Block, Inst, Value};
 pub use function::{
-    BlockData, Function, GlobalVar, InstData, Linkage, Module, ScalarKind, SourceLoc, TypeHint, ValueData, ValueDef, SHARED_MEMORY,
+    BlockData, Function, GlobalVar, InstData, Linkage, Module, ScalarKind, SourceLoc, TypeHint, ValueData, ValueDef,
+    SHARED_MEMORY,
 };
-pub use inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
+pub use inst::{BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, UnOp};
 pub use types::{FloatTy, Signature, Type};
 pub use verify::{verify, VerifyError};

@@ -113,9 +113,7 @@ fn retreating_edges_are_back_edges(cfg: &ControlFlowGraph, dom: &DominatorTree) 
     for (i, b) in cfg.reverse_postorder().iter().enumerate() {
         position[*b] = i;
     }
-    cfg.reverse_postorder()
-        .iter()
-        .all(|&b| cfg.succs(b).iter().all(|&s| position[s] > position[b] || dom.dominates(s, b)))
+    cfg.reverse_postorder().iter().all(|&b| cfg.succs(b).iter().all(|&s| position[s] > position[b] || dom.dominates(s, b)))
 }
 
 /// Blocks on a cycle: members of a strongly connected component with more than one block,
@@ -191,14 +189,16 @@ mod tests {
 
     #[test]
     fn straight_line_and_diamond_have_no_loops() {
-        let (la, b) = analyse("entry:
+        let (la, b) = analyse(
+            "entry:
  br i1 %c, label %l, label %r
 l:
  br label %j
 r:
  br label %j
 j:
- ret void");
+ ret void",
+        );
         assert!(la.loops().is_empty() && la.is_reducible());
         assert!(["entry", "l", "r", "j"].map(&b).iter().all(|x| la.depth(*x) == 0 && !la.may_repeat(*x)));
     }
@@ -216,7 +216,10 @@ exit:
  ret void",
         );
         let [entry, head, body, exit] = ["entry", "head", "body", "exit"].map(&b);
-        assert_eq!(la.loops(), [Loop { header: head, blocks: vec![head, body], parent: None, latches: vec![body], exits: vec![exit] }]);
+        assert_eq!(
+            la.loops(),
+            [Loop { header: head, blocks: vec![head, body], parent: None, latches: vec![body], exits: vec![exit] }]
+        );
         assert_eq!((la.innermost(body), la.innermost(exit)), (Some(0), None));
         assert_eq!([la.depth(entry), la.depth(head), la.depth(body), la.depth(exit)], [0, 1, 1, 0]);
         assert!(la.may_repeat(head) && la.may_repeat(body) && !la.may_repeat(entry) && !la.may_repeat(exit));

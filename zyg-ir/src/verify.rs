@@ -184,7 +184,11 @@ impl Verifier<'_> {
                 extra.sort();
                 self.problem(
                     Some(inst),
-                    format!("a phi's blocks are not its block's predecessors (missing [{}], not predecessors [{}])", missing.join(", "), extra.join(", ")),
+                    format!(
+                        "a phi's blocks are not its block's predecessors (missing [{}], not predecessors [{}])",
+                        missing.join(", "),
+                        extra.join(", ")
+                    ),
                 );
             }
         }
@@ -198,9 +202,7 @@ impl Verifier<'_> {
         let pointer = |v: Value| ty(v).is_some_and(Type::is_address);
         let boolean = |v: Value| matches!(ty(v), Some(Type::Int(1))) || ty(v) == result.map(Type::bool_like).as_ref();
         let problem = match &func.insts[inst].kind {
-            InstKind::Binary { args: [a, b], .. } if !same(*a, *b) || ty(*a) != result => {
-                "the operands and result of arithmetic"
-            }
+            InstKind::Binary { args: [a, b], .. } if !same(*a, *b) || ty(*a) != result => "the operands and result of arithmetic",
             InstKind::FCmp { args: [a, b], .. } | InstKind::ICmp { args: [a, b], .. }
                 if !same(*a, *b) || ty(*a).map(Type::bool_like).as_ref() != result =>
             {

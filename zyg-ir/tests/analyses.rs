@@ -32,9 +32,7 @@ fn analyse(body: &str) -> Analysed {
 
 #[test]
 fn diamond() {
-    let a = analyse(
-        "entry:\n br i1 %c, label %l, label %r\nl:\n br label %join\nr:\n br label %join\njoin:\n ret void",
-    );
+    let a = analyse("entry:\n br i1 %c, label %l, label %r\nl:\n br label %join\nr:\n br label %join\njoin:\n ret void");
     let [entry, l, r, join] = ["entry", "l", "r", "join"].map(|n| a.block(n));
     assert_eq!(a.dom.idom(join), Some(entry));
     assert_eq!(a.dom.idom(l), Some(entry));
@@ -95,7 +93,8 @@ fn irreducible_cycle_is_found() {
 
 #[test]
 fn self_loop_and_unreachable_block() {
-    let a = analyse("entry:\n br label %spin\nspin:\n br i1 %c, label %spin, label %done\ndone:\n ret void\nlost:\n br label %done");
+    let a =
+        analyse("entry:\n br label %spin\nspin:\n br i1 %c, label %spin, label %done\ndone:\n ret void\nlost:\n br label %done");
     let [spin, done, lost] = ["spin", "done", "lost"].map(|n| a.block(n));
     assert!(a.loops.may_repeat(spin) && !a.loops.may_repeat(done));
     assert!(!a.cfg.is_reachable(lost));

@@ -30,9 +30,7 @@
 
 pub mod ptx;
 
-use cudarc::driver::{
-    self as cu, sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError,
-};
+use cudarc::driver::{self as cu, sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError};
 use std::fmt;
 use std::sync::Arc;
 
@@ -49,38 +47,22 @@ pub enum Error {
     NoDevice { ordinal: usize, reason: String },
     /// A driver call failed.
     #[error("CUDA driver: {what}: {}", describe(.source))]
-    Driver {
-        what: &'static str,
-        source: DriverError,
-    },
+    Driver { what: &'static str, source: DriverError },
     /// The text handed to [`Gpu::load_ptx`] is not PTX this crate can read.
     #[error("PTX: {0}")]
     Ptx(String),
     /// The PTX was compiled for a newer GPU than this one.
     #[error("the PTX targets sm_{}{}, but device {ordinal} is sm_{}{}", .ptx.0, .ptx.1, .device.0, .device.1)]
-    Arch {
-        ordinal: usize,
-        ptx: (u32, u32),
-        device: (u32, u32),
-    },
+    Arch { ordinal: usize, ptx: (u32, u32), device: (u32, u32) },
     /// [`Module::kernel`] was asked for a kernel the module does not define.
     #[error("the module has no kernel `{name}`; it has: {available}")]
     NoKernel { name: String, available: String },
     /// A launch with the wrong number of arguments.
     #[error("kernel `{kernel}` takes {expected} arguments, {given} given")]
-    ArgCount {
-        kernel: String,
-        expected: usize,
-        given: usize,
-    },
+    ArgCount { kernel: String, expected: usize, given: usize },
     /// A launch argument that does not fit the kernel's parameter.
     #[error("kernel `{kernel}`: argument {index} is {given}, but the parameter is `{param}`")]
-    ArgType {
-        kernel: String,
-        index: usize,
-        param: String,
-        given: ArgKind,
-    },
+    ArgType { kernel: String, index: usize, param: String, given: ArgKind },
     /// A copy between buffers of different lengths.
     #[error("length mismatch: the device buffer has {device} elements, the host slice {host}")]
     Length { device: usize, host: usize },
@@ -116,9 +98,7 @@ pub struct Gpu {
 
 impl fmt::Debug for Gpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Gpu")
-            .field("ordinal", &self.ctx.ordinal())
-            .finish()
+        f.debug_struct("Gpu").field("ordinal", &self.ctx.ordinal()).finish()
     }
 }
 
@@ -133,25 +113,16 @@ impl Gpu {
         let no_device = |e: DriverError| {
             use sys::cudaError_enum as E;
             match e.0 {
-                E::CUDA_ERROR_NO_DEVICE
-                | E::CUDA_ERROR_INVALID_DEVICE
-                | E::CUDA_ERROR_STUB_LIBRARY => Error::NoDevice {
-                    ordinal,
-                    reason: describe(&e),
-                },
-                _ => Error::Driver {
-                    what: "opening the device",
-                    source: e,
-                },
+                E::CUDA_ERROR_NO_DEVICE | E::CUDA_ERROR_INVALID_DEVICE | E::CUDA_ERROR_STUB_LIBRARY => {
+                    Error::NoDevice { ordinal, reason: describe(&e) }
+                }
+                _ => Error::Driver { what: "opening the device", source: e },
             }
         };
         cu::result::init().map_err(no_device)?;
         let count = CudaContext::device_count().map_err(no_device)?;
         if ordinal >= count.max(0) as usize {
-            return Err(Error::NoDevice {
-                ordinal,
-                reason: format!("{count} device(s) present"),
-            });
+            return Err(Error::NoDevice { ordinal, reason: format!("{count} device(s) present") });
         }
         let ctx = CudaContext::new(ordinal).map_err(no_device)?;
         // SAFETY: all work goes to one stream, in order, so cudarc's events that order
@@ -176,10 +147,7 @@ impl Gpu {
 
     /// The device's compute capability: `(7, 0)` for sm_70.
     pub fn compute_capability(&self) -> Result<(u32, u32)> {
-        let (major, minor) = self
-            .ctx
-            .compute_capability()
-            .map_err(driver("reading the compute capability"))?;
+        let (major, minor) = self.ctx.compute_capability().map_err(driver("reading the compute capability"))?;
         Ok((major as u32, minor as u32))
     }
 
@@ -191,11 +159,7 @@ impl Gpu {
         if let Some(target) = ptx::target(ptx) {
             let device = self.compute_capability()?;
             if target > device {
-                return Err(Error::Arch {
-                    ordinal: self.ctx.ordinal(),
-                    ptx: target,
-                    device,
-                });
+                return Err(Error::Arch { ordinal: self.ctx.ordinal(), ptx: target, device });
             }
         }
         let inner = self
@@ -226,11 +190,8 @@ impl Gpu {
         let kinds: Vec<ArgKind> = args.iter().map(|a| a.kind()).collect();
         kernel.entry.check_args(&kinds)?;
         let (grid, block) = (grid.into(), block.into());
-        let cfg = cu::LaunchConfig {
-            grid_dim: (grid.0, grid.1, grid.2),
-            block_dim: (block.0, block.1, block.2),
-            shared_mem_bytes: 0,
-        };
+        let cfg =
+            cu::LaunchConfig { grid_dim: (grid.0, grid.1, grid.2), block_dim: (block.0, block.1, block.2), shared_mem_bytes: 0 };
         let mut builder = self.stream.launch_builder(&kernel.function);
         for a in args {
             a.push(&mut builder);
@@ -243,9 +204,7 @@ impl Gpu {
 
     /// Waits for all work queued so far; reports an error a kernel hit while running.
     pub fn synchronize(&self) -> Result<()> {
-        self.stream
-            .synchronize()
-            .map_err(driver("waiting for the GPU"))
+        self.stream.synchronize().map_err(driver("waiting for the GPU"))
     }
 }
 
@@ -277,9 +236,7 @@ pub struct Module {
 
 impl fmt::Debug for Module {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Module")
-            .field("kernels", &self.kernel_names())
-            .finish()
+        f.debug_struct("Module").field("kernels", &self.kernel_names()).finish()
     }
 }
 
@@ -295,18 +252,9 @@ impl Module {
             .entries
             .iter()
             .find(|e| e.name == name)
-            .ok_or_else(|| Error::NoKernel {
-                name: name.to_string(),
-                available: self.kernel_names().join(", "),
-            })?;
-        let function = self
-            .inner
-            .load_function(name)
-            .map_err(driver("finding the kernel (cuModuleGetFunction)"))?;
-        Ok(Kernel {
-            function,
-            entry: entry.clone(),
-        })
+            .ok_or_else(|| Error::NoKernel { name: name.to_string(), available: self.kernel_names().join(", ") })?;
+        let function = self.inner.load_function(name).map_err(driver("finding the kernel (cuModuleGetFunction)"))?;
+        Ok(Kernel { function, entry: entry.clone() })
     }
 }
 
@@ -318,9 +266,7 @@ pub struct Kernel {
 
 impl fmt::Debug for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Kernel")
-            .field("entry", &self.entry)
-            .finish()
+        f.debug_struct("Kernel").field("entry", &self.entry).finish()
     }
 }
 
@@ -340,10 +286,7 @@ mod sealed {
 }
 
 /// Element types of device buffers: plain numbers, valid as all-zero bits.
-pub trait Element:
-    cu::DeviceRepr + cu::ValidAsZeroBits + Copy + Default + sealed::Sealed + 'static
-{
-}
+pub trait Element: cu::DeviceRepr + cu::ValidAsZeroBits + Copy + Default + sealed::Sealed + 'static {}
 macro_rules! elements {
     ($($t:ty),*) => {$(impl sealed::Sealed for $t {} impl Element for $t {})*};
 }
@@ -357,36 +300,21 @@ pub struct DeviceBuffer<T: Element> {
 
 impl<T: Element> fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DeviceBuffer")
-            .field("type", &std::any::type_name::<T>())
-            .field("len", &self.len())
-            .finish()
+        f.debug_struct("DeviceBuffer").field("type", &std::any::type_name::<T>()).field("len", &self.len()).finish()
     }
 }
 
 impl<T: Element> DeviceBuffer<T> {
     /// A buffer holding a copy of `data`.
     pub fn from_slice(gpu: &Gpu, data: &[T]) -> Result<Self> {
-        let slice = gpu
-            .stream
-            .clone_htod(data)
-            .map_err(driver("copying to the device (cuMemcpyHtoD)"))?;
-        Ok(DeviceBuffer {
-            slice,
-            stream: gpu.stream.clone(),
-        })
+        let slice = gpu.stream.clone_htod(data).map_err(driver("copying to the device (cuMemcpyHtoD)"))?;
+        Ok(DeviceBuffer { slice, stream: gpu.stream.clone() })
     }
 
     /// A buffer of `len` zeros (a shadow to accumulate a gradient into).
     pub fn zeros(gpu: &Gpu, len: usize) -> Result<Self> {
-        let slice = gpu
-            .stream
-            .alloc_zeros(len)
-            .map_err(driver("allocating device memory (cuMemAlloc)"))?;
-        Ok(DeviceBuffer {
-            slice,
-            stream: gpu.stream.clone(),
-        })
+        let slice = gpu.stream.alloc_zeros(len).map_err(driver("allocating device memory (cuMemAlloc)"))?;
+        Ok(DeviceBuffer { slice, stream: gpu.stream.clone() })
     }
 
     pub fn len(&self) -> usize {
@@ -407,30 +335,18 @@ impl<T: Element> DeviceBuffer<T> {
     /// Copies the contents into `host`, which must have the buffer's length.
     pub fn copy_to(&self, host: &mut [T]) -> Result<()> {
         if host.len() != self.len() {
-            return Err(Error::Length {
-                device: self.len(),
-                host: host.len(),
-            });
+            return Err(Error::Length { device: self.len(), host: host.len() });
         }
-        self.stream
-            .memcpy_dtoh(&self.slice, host)
-            .map_err(driver("copying to the host (cuMemcpyDtoH)"))?;
-        self.stream
-            .synchronize()
-            .map_err(driver("copying to the host (cuMemcpyDtoH)"))
+        self.stream.memcpy_dtoh(&self.slice, host).map_err(driver("copying to the host (cuMemcpyDtoH)"))?;
+        self.stream.synchronize().map_err(driver("copying to the host (cuMemcpyDtoH)"))
     }
 
     /// Overwrites the contents with `host`, which must have the buffer's length.
     pub fn copy_from(&mut self, host: &[T]) -> Result<()> {
         if host.len() != self.len() {
-            return Err(Error::Length {
-                device: self.len(),
-                host: host.len(),
-            });
+            return Err(Error::Length { device: self.len(), host: host.len() });
         }
-        self.stream
-            .memcpy_htod(host, &mut self.slice)
-            .map_err(driver("copying to the device (cuMemcpyHtoD)"))
+        self.stream.memcpy_htod(host, &mut self.slice).map_err(driver("copying to the device (cuMemcpyHtoD)"))
     }
 }
 

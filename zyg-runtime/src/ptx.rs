@@ -65,20 +65,11 @@ impl Entry {
     /// Checks a launch's arguments, as kinds, against this kernel's parameters.
     pub fn check_args(&self, kinds: &[ArgKind]) -> Result<()> {
         if kinds.len() != self.params.len() {
-            return Err(Error::ArgCount {
-                kernel: self.name.clone(),
-                expected: self.params.len(),
-                given: kinds.len(),
-            });
+            return Err(Error::ArgCount { kernel: self.name.clone(), expected: self.params.len(), given: kinds.len() });
         }
         for (index, (param, &kind)) in self.params.iter().zip(kinds).enumerate() {
             if !param.accepts(kind) {
-                return Err(Error::ArgType {
-                    kernel: self.name.clone(),
-                    index,
-                    param: param.to_string(),
-                    given: kind,
-                });
+                return Err(Error::ArgType { kernel: self.name.clone(), index, param: param.to_string(), given: kind });
             }
         }
         Ok(())
@@ -125,20 +116,13 @@ fn type_bytes(ty: &str) -> Option<usize> {
         return None;
     }
     match bits {
-        "8" | "16" | "32" | "64" | "128" if class != "f" || bits != "8" => {
-            Some(bits.parse::<usize>().ok()? / 8)
-        }
+        "8" | "16" | "32" | "64" | "128" if class != "f" || bits != "8" => Some(bits.parse::<usize>().ok()? / 8),
         _ => None,
     }
 }
 
 fn parse_param(entry: &str, text: &str) -> Result<Param> {
-    let bad = || {
-        Error::Ptx(format!(
-            "kernel `{entry}`: cannot read parameter `{}`",
-            text.trim()
-        ))
-    };
+    let bad = || Error::Ptx(format!("kernel `{entry}`: cannot read parameter `{}`", text.trim()));
     let mut words = text.split_whitespace().peekable();
     if words.next() != Some(".param") {
         return Err(bad());
@@ -170,12 +154,7 @@ fn parse_param(entry: &str, text: &str) -> Result<Param> {
         }
         None => None,
     };
-    Ok(Param {
-        bytes: type_bytes(&ty).ok_or_else(bad)?,
-        ty,
-        pointer,
-        array,
-    })
+    Ok(Param { bytes: type_bytes(&ty).ok_or_else(bad)?, ty, pointer, array })
 }
 
 /// The kernels (`.entry` functions) of a PTX module, in the order it defines them.
@@ -192,9 +171,7 @@ pub fn entries(ptx: &str) -> Result<Vec<Entry>> {
             continue;
         }
         let after = after.trim_start();
-        let name_end = after
-            .find(|c: char| c.is_whitespace() || c == '(' || c == '{' || c == ';')
-            .unwrap_or(after.len());
+        let name_end = after.find(|c: char| c.is_whitespace() || c == '(' || c == '{' || c == ';').unwrap_or(after.len());
         let name = after[..name_end].to_string();
         if name.is_empty() {
             return Err(Error::Ptx("`.entry` without a name".into()));
@@ -203,9 +180,7 @@ pub fn entries(ptx: &str) -> Result<Vec<Entry>> {
         let mut params = Vec::new();
         rest = tail;
         if let Some(list) = tail.strip_prefix('(') {
-            let close = list.find(')').ok_or_else(|| {
-                Error::Ptx(format!("kernel `{name}`: unterminated parameter list"))
-            })?;
+            let close = list.find(')').ok_or_else(|| Error::Ptx(format!("kernel `{name}`: unterminated parameter list")))?;
             for p in list[..close].split(',').filter(|p| !p.trim().is_empty()) {
                 params.push(parse_param(&name, p)?);
             }
@@ -219,16 +194,9 @@ pub fn entries(ptx: &str) -> Result<Vec<Entry>> {
 /// The architecture in `.target` (`sm_70` -> `(7, 0)`; `sm_90a` -> `(9, 0)`), if there is one.
 pub fn target(ptx: &str) -> Option<(u32, u32)> {
     let text = strip_comments(ptx);
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with(".target"))?;
+    let line = text.lines().map(str::trim).find(|l| l.starts_with(".target"))?;
     let first = line[".target".len()..].split(',').next()?.trim();
-    let digits: String = first
-        .strip_prefix("sm_")?
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
+    let digits: String = first.strip_prefix("sm_")?.chars().take_while(char::is_ascii_digit).collect();
     let n: u32 = digits.parse().ok()?;
     Some((n / 10, n % 10))
 }
@@ -242,9 +210,7 @@ pub fn validate(ptx: &str) -> Result<()> {
     let text = strip_comments(ptx);
     for directive in [".version", ".target"] {
         if !text.lines().any(|l| l.trim_start().starts_with(directive)) {
-            return Err(Error::Ptx(format!(
-                "no `{directive}` directive: is this PTX?"
-            )));
+            return Err(Error::Ptx(format!("no `{directive}` directive: is this PTX?")));
         }
     }
     Ok(())
@@ -279,15 +245,9 @@ mod tests {
     #[test]
     fn entries_and_params() {
         let e = entries(PTX).unwrap();
-        assert_eq!(
-            e.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
-            ["k", "empty"]
-        );
+        assert_eq!(e.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["k", "empty"]);
         let p = &e[0].params;
-        assert_eq!(
-            (p[0].ty.as_str(), p[0].bytes, p[0].pointer),
-            ("f64", 8, false)
-        );
+        assert_eq!((p[0].ty.as_str(), p[0].bytes, p[0].pointer), ("f64", 8, false));
         assert_eq!((p[1].ty.as_str(), p[1].pointer), ("u64", true));
         assert_eq!((p[2].ty.as_str(), p[2].pointer), ("u64", false));
         assert_eq!((p[3].ty.as_str(), p[3].array), ("b8", Some(16)));
@@ -300,22 +260,10 @@ mod tests {
     fn what_each_param_accepts() {
         let e = entries(PTX).unwrap();
         let p = &e[0].params;
-        assert!(
-            p[0].accepts(ArgKind::F64)
-                && !p[0].accepts(ArgKind::F32)
-                && !p[0].accepts(ArgKind::Pointer)
-        );
-        assert!(
-            p[1].accepts(ArgKind::Pointer)
-                && !p[1].accepts(ArgKind::Int(8))
-                && !p[1].accepts(ArgKind::F64)
-        );
+        assert!(p[0].accepts(ArgKind::F64) && !p[0].accepts(ArgKind::F32) && !p[0].accepts(ArgKind::Pointer));
+        assert!(p[1].accepts(ArgKind::Pointer) && !p[1].accepts(ArgKind::Int(8)) && !p[1].accepts(ArgKind::F64));
         // A 64-bit integer without `.ptr` may be a pointer or an integer.
-        assert!(
-            p[2].accepts(ArgKind::Pointer)
-                && p[2].accepts(ArgKind::Int(8))
-                && !p[2].accepts(ArgKind::Int(4))
-        );
+        assert!(p[2].accepts(ArgKind::Pointer) && p[2].accepts(ArgKind::Int(8)) && !p[2].accepts(ArgKind::Int(4)));
         assert!(!p[3].accepts(ArgKind::Pointer));
         e[1].check_args(&[]).unwrap();
     }
@@ -323,14 +271,8 @@ mod tests {
     #[test]
     fn not_ptx() {
         assert!(matches!(validate("hello"), Err(Error::Ptx(_))));
-        assert!(matches!(
-            validate(".version 6.0\n.target sm_70\0"),
-            Err(Error::Ptx(_))
-        ));
-        assert!(matches!(
-            validate("// .version 6.0\n.target sm_70\n"),
-            Err(Error::Ptx(_))
-        ));
+        assert!(matches!(validate(".version 6.0\n.target sm_70\0"), Err(Error::Ptx(_))));
+        assert!(matches!(validate("// .version 6.0\n.target sm_70\n"), Err(Error::Ptx(_))));
         assert_eq!(target(".version 6.0\n.target sm_70\n"), Some((7, 0)));
         assert_eq!(target(".version 6.0\n"), None);
         assert!(entries(".entry k(\n.param .f32 a").is_err());

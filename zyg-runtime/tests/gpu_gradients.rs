@@ -50,10 +50,7 @@ fn module(gpu: &Gpu) -> Module {
 fn check(label: &str, got: f32, want: f64, scale: f64, rtol: f64, atol: f64) {
     let err = (got as f64 - want).abs();
     let bound = rtol * scale.max(want.abs()) + atol;
-    assert!(
-        err <= bound && got.is_finite(),
-        "{label}: got {got}, want {want} (error {err:e} > {bound:e})"
-    );
+    assert!(err <= bound && got.is_finite(), "{label}: got {got}, want {want} (error {err:e} > {bound:e})");
 }
 
 fn weights() -> Vec<f32> {
@@ -102,70 +99,26 @@ fn saxpy_sin_gradient_on_gpu() {
     let da_d = DeviceBuffer::<f32>::zeros(&gpu, 1).unwrap();
     let x_d = DeviceBuffer::from_slice(&gpu, &x).unwrap();
     let y_d = DeviceBuffer::from_slice(&gpu, &y).unwrap();
-    unsafe {
-        gpu.launch(
-            &grad,
-            GRID,
-            BLOCK,
-            &[&a, &x_d, &dx_d, &y_d, &dy_d, &n, &da_d],
-        )
-        .unwrap()
-    };
-    let (dx, dy, da, y_out) = (
-        dx_d.to_vec().unwrap(),
-        dy_d.to_vec().unwrap(),
-        da_d.to_vec().unwrap()[0],
-        y_d.to_vec().unwrap(),
-    );
+    unsafe { gpu.launch(&grad, GRID, BLOCK, &[&a, &x_d, &dx_d, &y_d, &dy_d, &n, &da_d]).unwrap() };
+    let (dx, dy, da, y_out) = (dx_d.to_vec().unwrap(), dy_d.to_vec().unwrap(), da_d.to_vec().unwrap()[0], y_d.to_vec().unwrap());
 
     let mut da_want = 0.0;
     let mut da_scale = 0.0;
     for i in 0..N {
         let (xi, yi, wi) = (x[i] as f64, y[i] as f64, w[i] as f64);
-        check(
-            "y (primal inside the gradient)",
-            y_out[i],
-            a as f64 * xi.sin() + yi * (0.5 * xi).exp(),
-            1.0,
-            1e-5,
-            1e-6,
-        );
-        check(
-            &format!("dx[{i}]"),
-            dx[i],
-            wi * (a as f64 * xi.cos() + 0.5 * yi * (0.5 * xi).exp()),
-            1.0,
-            1e-5,
-            1e-6,
-        );
-        check(
-            &format!("dy[{i}]"),
-            dy[i],
-            wi * (0.5 * xi).exp(),
-            1.0,
-            1e-5,
-            1e-6,
-        );
+        check("y (primal inside the gradient)", y_out[i], a as f64 * xi.sin() + yi * (0.5 * xi).exp(), 1.0, 1e-5, 1e-6);
+        check(&format!("dx[{i}]"), dx[i], wi * (a as f64 * xi.cos() + 0.5 * yi * (0.5 * xi).exp()), 1.0, 1e-5, 1e-6);
+        check(&format!("dy[{i}]"), dy[i], wi * (0.5 * xi).exp(), 1.0, 1e-5, 1e-6);
         da_want += wi * xi.sin();
         da_scale += (wi * xi.sin()).abs();
     }
-    check(
-        "da (atomic sum over threads)",
-        da,
-        da_want,
-        da_scale,
-        1e-5,
-        0.0,
-    );
+    check("da (atomic sum over threads)", da, da_want, da_scale, 1e-5, 0.0);
 
     // Central differences of the loss, with the primal kernel on the GPU.
     let loss = |a: f32, x: &[f32]| -> f64 {
         let x_d = DeviceBuffer::from_slice(&gpu, x).unwrap();
         let y_d = DeviceBuffer::from_slice(&gpu, &y).unwrap();
-        unsafe {
-            gpu.launch(&primal, GRID, BLOCK, &[&a, &x_d, &y_d, &n])
-                .unwrap()
-        };
+        unsafe { gpu.launch(&primal, GRID, BLOCK, &[&a, &x_d, &y_d, &n]).unwrap() };
         dot(&w, &y_d.to_vec().unwrap())
     };
     let h = 1e-2f32;
@@ -176,14 +129,7 @@ fn saxpy_sin_gradient_on_gpu() {
         up[k] += h;
         down[k] -= h;
         let fd = (loss(a, &up) - loss(a, &down)) / (up[k] as f64 - down[k] as f64);
-        check(
-            &format!("dx[{k}] vs finite differences"),
-            dx[k],
-            fd,
-            1.0,
-            2e-3,
-            1e-3,
-        );
+        check(&format!("dx[{k}] vs finite differences"), dx[k], fd, 1.0, 2e-3, 1e-3);
     }
 }
 
@@ -196,33 +142,18 @@ fn stencil_gradient_on_gpu() {
     let y0 = vec![0.5f32; N];
     let (dx, dy, y) = launch_x_y_gradient(&gpu, &grad, &x, &y0, &w);
 
-    let u =
-        |i: usize| 0.25 * x[i - 1] as f64 + 0.5 * (x[i] as f64).powi(2) + 0.25 * x[i + 1] as f64;
+    let u = |i: usize| 0.25 * x[i - 1] as f64 + 0.5 * (x[i] as f64).powi(2) + 0.25 * x[i + 1] as f64;
     let mut want = vec![0.0f64; N];
     for i in 1..N - 1 {
         let g = w[i] as f64 * (1.0 - u(i).tanh().powi(2));
         want[i - 1] += 0.25 * g;
         want[i] += x[i] as f64 * g;
         want[i + 1] += 0.25 * g;
-        check(
-            "y (primal inside the gradient)",
-            y[i],
-            u(i).tanh(),
-            1.0,
-            1e-5,
-            1e-6,
-        );
+        check("y (primal inside the gradient)", y[i], u(i).tanh(), 1.0, 1e-5, 1e-6);
         check(&format!("dy[{i}] (consumed)"), dy[i], 0.0, 1.0, 0.0, 0.0);
     }
     for (i, &want) in want.iter().enumerate() {
-        check(
-            &format!("dx[{i}] (atomic adds from 3 threads)"),
-            dx[i],
-            want,
-            1.0,
-            1e-5,
-            1e-6,
-        );
+        check(&format!("dx[{i}] (atomic adds from 3 threads)"), dx[i], want, 1.0, 1e-5, 1e-6);
     }
     // Threads 0 and N-1 write nothing: their y and seeds are left alone.
     for i in [0, N - 1] {
@@ -245,37 +176,16 @@ fn horner_gradient_on_gpu() {
     let p_d = DeviceBuffer::<f32>::zeros(&gpu, N).unwrap();
     let dp_d = DeviceBuffer::from_slice(&gpu, &w).unwrap();
     let (deg, n) = (DEG as i32, N as i32);
-    unsafe {
-        gpu.launch(
-            &grad,
-            GRID,
-            BLOCK,
-            &[&c_d, &dc_d, &deg, &t_d, &dt_d, &p_d, &dp_d, &n],
-        )
-        .unwrap()
-    };
-    let (dc, dt, p) = (
-        dc_d.to_vec().unwrap(),
-        dt_d.to_vec().unwrap(),
-        p_d.to_vec().unwrap(),
-    );
+    unsafe { gpu.launch(&grad, GRID, BLOCK, &[&c_d, &dc_d, &deg, &t_d, &dt_d, &p_d, &dp_d, &n]).unwrap() };
+    let (dc, dt, p) = (dc_d.to_vec().unwrap(), dt_d.to_vec().unwrap(), p_d.to_vec().unwrap());
 
     let mut dc_want = [0.0f64; DEG + 1];
     let mut dc_scale = [0.0f64; DEG + 1];
     for i in 0..N {
         let (ti, wi) = (t[i] as f64, w[i] as f64);
         let value: f64 = (0..=DEG).map(|k| c[k] as f64 * ti.powi(k as i32)).sum();
-        let slope: f64 = (1..=DEG)
-            .map(|k| k as f64 * c[k] as f64 * ti.powi(k as i32 - 1))
-            .sum();
-        check(
-            "p (primal inside the gradient)",
-            p[i],
-            value,
-            1.0,
-            1e-5,
-            1e-6,
-        );
+        let slope: f64 = (1..=DEG).map(|k| k as f64 * c[k] as f64 * ti.powi(k as i32 - 1)).sum();
+        check("p (primal inside the gradient)", p[i], value, 1.0, 1e-5, 1e-6);
         check(&format!("dt[{i}]"), dt[i], wi * slope, 1.0, 1e-5, 1e-6);
         for k in 0..=DEG {
             dc_want[k] += wi * ti.powi(k as i32);
@@ -283,14 +193,7 @@ fn horner_gradient_on_gpu() {
         }
     }
     for k in 0..=DEG {
-        check(
-            &format!("dc[{k}] (atomic sum over threads)"),
-            dc[k],
-            dc_want[k],
-            dc_scale[k],
-            1e-5,
-            0.0,
-        );
+        check(&format!("dc[{k}] (atomic sum over threads)"), dc[k], dc_want[k], dc_scale[k], 1e-5, 0.0);
     }
 }
 
@@ -305,22 +208,13 @@ fn blocksum_gradient_on_gpu() {
     let seed: Vec<f32> = (0..blocks).map(|b| 1.0 + 0.25 * (b % 4) as f32).collect();
     let (dx, dy, y) = launch_x_y_gradient(&gpu, &grad, &x, &vec![f32::NAN; blocks], &seed);
     for b in 0..blocks {
-        let squares = x[b * BLOCK as usize..((b + 1) * BLOCK as usize).min(N)]
-            .iter()
-            .map(|&v| v as f64 * v as f64);
+        let squares = x[b * BLOCK as usize..((b + 1) * BLOCK as usize).min(N)].iter().map(|&v| v as f64 * v as f64);
         let sum: f64 = squares.sum();
         check(&format!("y[{b}] (the block's sum)"), y[b], sum, sum, 1e-5, 1e-6);
         check(&format!("dy[{b}] (consumed)"), dy[b], 0.0, 1.0, 0.0, 0.0);
     }
     for i in 0..N {
         let want = 2.0 * x[i] as f64 * seed[i / BLOCK as usize] as f64;
-        check(
-            &format!("dx[{i}] (through the shared shadow)"),
-            dx[i],
-            want,
-            1.0,
-            1e-5,
-            1e-6,
-        );
+        check(&format!("dx[{i}] (through the shared shadow)"), dx[i], want, 1.0, 1e-5, 1e-6);
     }
 }

@@ -15,10 +15,7 @@ fn no_driver_or_device_is_an_error_not_a_panic() {
     }
     // With or without a driver, an ordinal past the last GPU is an error.
     let err = Gpu::new(4096).unwrap_err();
-    assert!(
-        matches!(err, Error::NoDriver | Error::NoDevice { .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, Error::NoDriver | Error::NoDevice { .. }), "{err:?}");
 }
 
 #[test]
@@ -28,48 +25,18 @@ fn reads_the_kernels_of_zygs_ptx() {
     assert_eq!(ptx::target(&text), Some((7, 0)));
     let entries = ptx::entries(&text).unwrap();
     let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-    for k in [
-        "saxpy_sin",
-        "stencil",
-        "horner",
-        "saxpy_sin_grad",
-        "stencil_grad",
-        "horner_grad",
-    ] {
+    for k in ["saxpy_sin", "stencil", "horner", "saxpy_sin_grad", "stencil_grad", "horner_grad"] {
         assert!(names.contains(&k), "{k} missing from {names:?}");
     }
     // saxpy_sin_grad(float a, x, dx, y, dy, int n, float *da): each dup pointer followed by
     // its shadow, then one pointer per `out` scalar.
     let grad = entries.iter().find(|e| e.name == "saxpy_sin_grad").unwrap();
     let sig: Vec<String> = grad.params.iter().map(|p| p.to_string()).collect();
-    assert_eq!(
-        sig,
-        [
-            ".f32",
-            ".u64 .ptr",
-            ".u64 .ptr",
-            ".u64 .ptr",
-            ".u64 .ptr",
-            ".u32",
-            ".u64 .ptr"
-        ]
-    );
+    assert_eq!(sig, [".f32", ".u64 .ptr", ".u64 .ptr", ".u64 .ptr", ".u64 .ptr", ".u32", ".u64 .ptr"]);
     use ArgKind::*;
-    grad.check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Int(4), Pointer])
-        .unwrap();
+    grad.check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Int(4), Pointer]).unwrap();
     let horner = entries.iter().find(|e| e.name == "horner_grad").unwrap();
-    horner
-        .check_args(&[
-            Pointer,
-            Pointer,
-            Int(4),
-            Pointer,
-            Pointer,
-            Pointer,
-            Pointer,
-            Int(4),
-        ])
-        .unwrap();
+    horner.check_args(&[Pointer, Pointer, Int(4), Pointer, Pointer, Pointer, Pointer, Int(4)]).unwrap();
 }
 
 #[test]
@@ -78,31 +45,15 @@ fn launch_arguments_are_checked_against_the_signature() {
     let entries = ptx::entries(&text).unwrap();
     let grad = entries.iter().find(|e| e.name == "saxpy_sin_grad").unwrap();
     use ArgKind::*;
-    let err = grad
-        .check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Int(4)])
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "kernel `saxpy_sin_grad` takes 7 arguments, 6 given"
-    );
-    let err = grad
-        .check_args(&[F64, Pointer, Pointer, Pointer, Pointer, Int(4), Pointer])
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "kernel `saxpy_sin_grad`: argument 0 is an f64, but the parameter is `.f32`"
-    );
-    let err = grad
-        .check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Int(8), Pointer])
-        .unwrap_err();
+    let err = grad.check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Int(4)]).unwrap_err();
+    assert_eq!(err.to_string(), "kernel `saxpy_sin_grad` takes 7 arguments, 6 given");
+    let err = grad.check_args(&[F64, Pointer, Pointer, Pointer, Pointer, Int(4), Pointer]).unwrap_err();
+    assert_eq!(err.to_string(), "kernel `saxpy_sin_grad`: argument 0 is an f64, but the parameter is `.f32`");
+    let err = grad.check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Int(8), Pointer]).unwrap_err();
     assert!(matches!(err, Error::ArgType { index: 5, .. }), "{err}");
-    let err = grad
-        .check_args(&[F32, Int(8), Pointer, Pointer, Pointer, Int(4), Pointer])
-        .unwrap_err();
+    let err = grad.check_args(&[F32, Int(8), Pointer, Pointer, Pointer, Int(4), Pointer]).unwrap_err();
     assert!(matches!(err, Error::ArgType { index: 1, .. }), "{err}");
-    let err = grad
-        .check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Pointer, Pointer])
-        .unwrap_err();
+    let err = grad.check_args(&[F32, Pointer, Pointer, Pointer, Pointer, Pointer, Pointer]).unwrap_err();
     assert!(matches!(err, Error::ArgType { index: 5, .. }), "{err}");
 }
 
@@ -123,11 +74,7 @@ fn checked_in_ptx_assembles() {
             .arg(dir.path().join(format!("{arch}.cubin")))
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "ptxas -arch={arch}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "ptxas -arch={arch}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
 
@@ -142,8 +89,5 @@ fn checked_in_ptx_matches_current_zyg() {
     };
     let fresh = ptx::entries(&fresh).unwrap();
     let checked_in = ptx::entries(&common::checked_in_ptx()).unwrap();
-    assert_eq!(
-        fresh, checked_in,
-        "regenerate with: bash zyg-runtime/tests/kernels/build.sh zyg-runtime/tests/data"
-    );
+    assert_eq!(fresh, checked_in, "regenerate with: bash zyg-runtime/tests/kernels/build.sh zyg-runtime/tests/data");
 }

@@ -257,12 +257,7 @@ pub fn aggregate_holders(func: &Function, shadowed: &EntitySet<Value>) -> Entity
 
 /// What is wrong with `inst`'s use of a struct value holding a pointer to differentiated
 /// memory (`aggregate_holders`), if anything.
-pub fn aggregate_problem(
-    func: &Function,
-    inst: Inst,
-    holders: &EntitySet<Value>,
-    silent: &EntitySet<Inst>,
-) -> Option<String> {
+pub fn aggregate_problem(func: &Function, inst: Inst, holders: &EntitySet<Value>, silent: &EntitySet<Inst>) -> Option<String> {
     const WHY: &str = "zyg keeps no shadows for struct values yet; pass and return such pointers as plain \
                        pointers, or through memory";
     let held = |v: &Value| holders.contains(*v);

@@ -134,11 +134,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Start::Recorded { field: index, returns } => {
                 let field = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[*index]);
                 let id = c.load(Type::I32, field);
-                let cases = returns[1..]
-                    .iter()
-                    .enumerate()
-                    .map(|(k, r)| (Constant::int(32, k as i128 + 1), self.blocks[r]))
-                    .collect();
+                let cases =
+                    returns[1..].iter().enumerate().map(|(k, r)| (Constant::int(32, k as i128 + 1), self.blocks[r])).collect();
                 c.emit(InstKind::Switch { value: id, default: self.blocks[&returns[0]], cases }, Type::Void);
             }
         }
@@ -284,7 +281,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
     }
 
-/// Runs the pullback of `inst` (primal block `b`): its family emits it
+    /// Runs the pullback of `inst` (primal block `b`): its family emits it
     /// (`rules::RuleFamily::reverse`), given the result's adjoint when the result is active.
     fn backprop(&mut self, b: Block, inst: Inst) -> Result<(), TransformError> {
         let plan = self.plan;
@@ -359,7 +356,8 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Storage::Once => place,
             Storage::Stack => {
                 let size = c.size_of(&record.ty);
-                c.call(&stack::Op::Top.name(&self.plan.namespace), stack::signature(stack::Op::Top), vec![place, size]).expect("top returns")
+                c.call(&stack::Op::Top.name(&self.plan.namespace), stack::signature(stack::Op::Top), vec![place, size])
+                    .expect("top returns")
             }
         };
         let ptr = c.field_ptr(&record.ty, record_ptr, &[index]);
@@ -417,9 +415,11 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     /// A field from the record of the block that defines its value.
     fn fetch_field(&mut self, at: Block, field: Field) -> Result<Value, TransformError> {
         let func = self.plan.func;
-        let home = self.plan.layout.field_home(func, &self.plan.block_of, field).ok_or_else(|| {
-            TransformError::in_function(func, format!("internal error: {field:?} is not on the tape"))
-        })?;
+        let home = self
+            .plan
+            .layout
+            .field_home(func, &self.plan.block_of, field)
+            .ok_or_else(|| TransformError::in_function(func, format!("internal error: {field:?} is not on the tape")))?;
         self.fetch(at, home, field)
     }
 
@@ -459,7 +459,6 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         }
         self.fetch_field(at, Field::Shadow(ptr))
     }
-
 }
 
 /// One instruction's place in the adjoint, what its family's `reverse`

@@ -1,8 +1,7 @@
 //! A cursor that emits zyg-ir instructions at a point in a block (used by every phase).
 
 use zyg_ir::{
-    BinOp, Block, CastOp, Callee, Constant, FloatPred, FloatTy, Function, InstKind, IntPred, Signature, Type,
-    UnOp, Value,
+    BinOp, Block, Callee, CastOp, Constant, FloatPred, FloatTy, Function, InstKind, IntPred, Signature, Type, UnOp, Value,
 };
 
 pub struct Cursor<'f> {
@@ -208,7 +207,8 @@ impl<'f> Cursor<'f> {
                 let i = self.emit(InstKind::Phi { incoming: vec![(before, zero)] }, Type::I64).expect("phi");
                 let first = self.i32(0);
                 let ptr_ty = self.func.ty(ptr).clone();
-                let at = self.value(InstKind::Gep { source_ty: ty.clone(), base: ptr, indices: vec![first, i], inbounds: true }, ptr_ty);
+                let at = self
+                    .value(InstKind::Gep { source_ty: ty.clone(), base: ptr, indices: vec![first, i], inbounds: true }, ptr_ty);
                 self.zero_keeping_pointers(elem, at);
                 let one = self.i64(1);
                 let next = self.binary(BinOp::Add, i, one);

@@ -88,7 +88,14 @@ impl Differentiator<'_> {
         }
     }
 
-    fn finish_entry(&mut self, spec: &Spec, kind: Entry, w: Function, name: String, sig: Signature) -> Result<Gradient, TransformError> {
+    fn finish_entry(
+        &mut self,
+        spec: &Spec,
+        kind: Entry,
+        w: Function,
+        name: String,
+        sig: Signature,
+    ) -> Result<Gradient, TransformError> {
         self.output.push(helpers::verified(w, "entry")?);
         let gradient = Gradient { name, sig };
         self.gradients.insert((spec.clone(), kind), gradient.clone());
@@ -122,7 +129,14 @@ fn entry_signature(func: &Function, spec: &Spec, generated: &Generated, kind: En
 
 /// Calls the primal with the request's arguments `given` (shadows interleaved) and `tape`;
 /// returns its result.
-fn call_primal(c: &mut Cursor, func: &Function, spec: &Spec, generated: &Generated, given: &[Value], tape: Value) -> Option<Value> {
+fn call_primal(
+    c: &mut Cursor,
+    func: &Function,
+    spec: &Spec,
+    generated: &Generated,
+    given: &[Value],
+    tape: Value,
+) -> Option<Value> {
     // The primal takes the arguments first, then the shadows.
     let (mut args, mut shadows) = (Vec::new(), Vec::new());
     let mut given = given.iter().copied();

@@ -12,8 +12,7 @@ pub struct TransformError {
 
 impl TransformError {
     pub fn in_function(func: &Function, message: impl Into<String>) -> TransformError {
-        let diagnostic =
-            Diagnostic { function: func.name.clone(), instruction: None, loc: None, message: message.into() };
+        let diagnostic = Diagnostic { function: func.name.clone(), instruction: None, loc: None, message: message.into() };
         TransformError { diagnostic, callee: None }
     }
 

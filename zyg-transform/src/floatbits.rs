@@ -110,7 +110,9 @@ impl BitSummaries {
             grew = false;
             for (_, inst) in f.inst_order() {
                 let Some(r) = f.result(inst).filter(|r| f.ty(*r).is_int() && !taint.holds(*r)) else { continue };
-                if !matches!(f.insts[inst].kind, InstKind::Call { .. }) && f.insts[inst].kind.operands().iter().any(|v| taint.holds(*v)) {
+                if !matches!(f.insts[inst].kind, InstKind::Call { .. })
+                    && f.insts[inst].kind.operands().iter().any(|v| taint.holds(*v))
+                {
                     taint.raise(r, Bits::Strong);
                     grew = true;
                 }

@@ -133,12 +133,14 @@ fn guarded_below(func: &Function, cfg: &ControlFlowGraph, dom: &DominatorTree, b
 /// The most dimensions of the grid the kernel reads (an index or a size in x, y or z).
 fn dimensions_read(func: &Function) -> u32 {
     let dims = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
-        InstKind::Call { callee: Callee::Direct(n), .. } => match n.strip_prefix("llvm.nvvm.read.ptx.sreg.")?.rsplit('.').next() {
-            Some("x") => Some(1),
-            Some("y") => Some(2),
-            Some("z") => Some(3),
-            _ => None,
-        },
+        InstKind::Call { callee: Callee::Direct(n), .. } => {
+            match n.strip_prefix("llvm.nvvm.read.ptx.sreg.")?.rsplit('.').next() {
+                Some("x") => Some(1),
+                Some("y") => Some(2),
+                Some("z") => Some(3),
+                _ => None,
+            }
+        }
         _ => None,
     });
     dims.max().unwrap_or(1)

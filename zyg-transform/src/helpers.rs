@@ -52,7 +52,12 @@ impl Differentiator<'_> {
 
     /// The stores through nullable shadows the primal checks (`shadows::lossy_stores`), with
     /// the helper that stops the program at each (one per message).
-    pub(crate) fn add_lossy_store_checks(&mut self, func: &Function, activity: &Activity, nullable: &HashSet<Value>) -> Vec<(Inst, String)> {
+    pub(crate) fn add_lossy_store_checks(
+        &mut self,
+        func: &Function,
+        activity: &Activity,
+        nullable: &HashSet<Value>,
+    ) -> Vec<(Inst, String)> {
         let mut out = Vec::new();
         for inst in shadows::lossy_stores(func, activity, nullable) {
             let message = shadows::lossy_store_message(func, inst);

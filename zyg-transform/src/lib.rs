@@ -26,10 +26,10 @@ mod memtypes;
 mod primal;
 mod recompute;
 mod requests;
+mod reverse_cfg;
 mod rules;
 mod shadows;
 mod spec;
-mod reverse_cfg;
 mod specialize;
 mod stack;
 mod tape;
@@ -42,18 +42,18 @@ use activity::Activity;
 pub use conventions::{Allocator, Conventions};
 pub use custom::{CustomKind, CustomRule};
 pub use error::TransformError;
-pub use rules::math::{math_rule_arity, math_rule_names};
-pub use helpers::{shadow_global, shadow_global_name};
-use helpers::{inlining_policy, tape_size_function, verified};
 pub use exports::{export_wrapper, kernel_export_wrapper, store_gradients_wrapper};
+use helpers::{inlining_policy, tape_size_function, verified};
+pub use helpers::{shadow_global, shadow_global_name};
 pub use requests::{globals_reached, normalize, request_target, GlobalInit, NewGlobal, Output};
-pub use wrap::ResultSeed;
-pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
-use spec::primal_signature;
+pub use rules::math::{math_rule_arity, math_rule_names};
 pub use rules::Pullback;
-use std::collections::{BTreeMap, HashMap};
+use spec::primal_signature;
+pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
 use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap};
 use tape::TapeLayout;
+pub use wrap::ResultSeed;
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
@@ -385,6 +385,4 @@ impl<'m> Differentiator<'m> {
         self.output.push(memory::field_shadows(memory::field_shadows_name(&self.namespace, k), layout));
         k
     }
-
 }
-

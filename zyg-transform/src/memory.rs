@@ -52,7 +52,8 @@ pub(crate) fn root(func: &Function, mut p: Value) -> Value {
 /// function's float loads and stores into the same objects, or failing one, of all its
 /// accesses to differentiated memory; an error when they disagree.
 pub fn element_type(func: &Function, inst: Inst, shadowed: &dyn Fn(Value) -> bool) -> Result<FloatTy, TransformError> {
-    let objects: HashSet<Value> = func.insts[inst].kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr()).map(|v| root(func, v)).collect();
+    let objects: HashSet<Value> =
+        func.insts[inst].kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr()).map(|v| root(func, v)).collect();
     let (mut near, mut seen): (HashSet<FloatTy>, HashSet<FloatTy>) = Default::default();
     for (_, i) in func.inst_order() {
         let (ty, ptr) = match &func.insts[i].kind {
@@ -209,24 +210,31 @@ pub fn field_adjoint(name: String, layout: &CopyLayout) -> Function {
 /// The float fields' adjoint loop; `whole`: a size that is not a whole number of elements
 /// traps (see `element_loop`).
 fn field_adjoint_with(name: String, layout: &CopyLayout, whole: bool) -> Function {
-    element_loop(name, layout, false, whole, |_| None, |c, dst, src, base, _| {
-        for &(o, s, k) in &layout.pieces {
-            let ScalarKind::Float(f) = k else { continue };
-            let step = u64::from(f.bits().div_ceil(8)).next_power_of_two();
-            for t in 0..s / step {
-                let off = c.i64((o + t * step) as i64);
-                let off = c.binary(BinOp::Add, base, off);
-                let (pd, ps) = (c.byte_offset(dst, off), c.byte_offset(src, off));
-                let elem = Type::Float(f);
-                let d = c.load(elem.clone(), pd);
-                let sv = c.load(elem, ps);
-                let sum = c.binary(BinOp::FAdd, sv, d);
-                c.store(sum, ps);
-                let zero = c.float(f, 0.0);
-                c.store(zero, pd);
+    element_loop(
+        name,
+        layout,
+        false,
+        whole,
+        |_| None,
+        |c, dst, src, base, _| {
+            for &(o, s, k) in &layout.pieces {
+                let ScalarKind::Float(f) = k else { continue };
+                let step = u64::from(f.bits().div_ceil(8)).next_power_of_two();
+                for t in 0..s / step {
+                    let off = c.i64((o + t * step) as i64);
+                    let off = c.binary(BinOp::Add, base, off);
+                    let (pd, ps) = (c.byte_offset(dst, off), c.byte_offset(src, off));
+                    let elem = Type::Float(f);
+                    let d = c.load(elem.clone(), pd);
+                    let sv = c.load(elem, ps);
+                    let sum = c.binary(BinOp::FAdd, sv, d);
+                    c.store(sum, ps);
+                    let zero = c.float(f, 0.0);
+                    c.store(zero, pd);
+                }
             }
-        }
-    })
+        },
+    )
 }
 
 /// The helper named by `field_shadows_name`. A null source shadow stands for memory that
@@ -376,9 +384,8 @@ pub fn realloc_adjoint_signature() -> Signature {
 /// The bytes a `realloc` to `bytes` keeps of `old`: `min(malloc_usable_size(old), bytes)`
 /// (`malloc_usable_size(NULL)` is 0).
 fn kept_bytes(c: &mut Cursor, old: Value, bytes: Value) -> Value {
-    let usable = c
-        .call("malloc_usable_size", Signature::new(vec![Type::PTR], Type::I64), vec![old])
-        .expect("malloc_usable_size returns");
+    let usable =
+        c.call("malloc_usable_size", Signature::new(vec![Type::PTR], Type::I64), vec![old]).expect("malloc_usable_size returns");
     let smaller = c.icmp(IntPred::Ult, usable, bytes);
     c.select(smaller, usable, bytes)
 }

@@ -540,9 +540,7 @@ pub fn edge_count(func: &Function, from: Block, to: Block) -> usize {
     match &func.insts[t].kind {
         InstKind::Br { dest } => usize::from(*dest == to),
         InstKind::CondBr { then_dest, else_dest, .. } => usize::from(*then_dest == to) + usize::from(*else_dest == to),
-        InstKind::Switch { default, cases, .. } => {
-            usize::from(*default == to) + cases.iter().filter(|(_, b)| *b == to).count()
-        }
+        InstKind::Switch { default, cases, .. } => usize::from(*default == to) + cases.iter().filter(|(_, b)| *b == to).count(),
         _ => 0,
     }
 }

@@ -75,7 +75,13 @@ impl Recompute {
                 let Some(next_inst) = func.def_inst(next) else { continue };
                 let step = match &func.insts[next_inst].kind {
                     InstKind::Binary { op: BinOp::Add, args } if func.ty(v).is_int() => {
-                        let other = if args[0] == v { args[1] } else if args[1] == v { args[0] } else { continue };
+                        let other = if args[0] == v {
+                            args[1]
+                        } else if args[1] == v {
+                            args[0]
+                        } else {
+                            continue;
+                        };
                         let Some(k) = func.constant(other).cloned() else { continue };
                         Step::Int(k)
                     }
@@ -132,7 +138,8 @@ impl Recompute {
             // step; `bound` is defined outside the loop.
             // The header's induction variables in the order of its phis, so that the first
             // one that fits is the same every run.
-            let mut ivs = func.phis(l.header).filter_map(|phi| func.result(phi)).filter_map(|v| Some((v, self.inductions.get(&v)?)));
+            let mut ivs =
+                func.phis(l.header).filter_map(|phi| func.result(phi)).filter_map(|v| Some((v, self.inductions.get(&v)?)));
             let found = ivs.find_map(|(v, iv)| {
                 let Step::Int(step) = &iv.step else { return None };
                 if iv.header != l.header || step.as_i128().is_none_or(|k| k <= 0) {
@@ -240,7 +247,9 @@ impl Recompute {
             return false;
         }
         let ok = match &func.insts[inst].kind {
-            InstKind::Binary { op, args } if !op.name().starts_with('f') && !matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) => {
+            InstKind::Binary { op, args }
+                if !op.name().starts_with('f') && !matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) =>
+            {
                 args.iter().all(|a| self.operand_ok(func, loops, block_of, *a, home, cost))
             }
             InstKind::Cast { op: CastOp::ZExt | CastOp::SExt | CastOp::Trunc | CastOp::BitCast | CastOp::AddrSpaceCast, arg } => {
@@ -394,4 +403,3 @@ pub fn plan(
     needs.shadows = shadows;
     r
 }
-

@@ -72,7 +72,12 @@ pub enum GlobalInit {
 }
 
 impl Output {
-    pub(crate) fn new(functions: Vec<Function>, shadow_globals: &BTreeMap<String, GlobalVar>, namespace: &str, gpu: bool) -> Output {
+    pub(crate) fn new(
+        functions: Vec<Function>,
+        shadow_globals: &BTreeMap<String, GlobalVar>,
+        namespace: &str,
+        gpu: bool,
+    ) -> Output {
         let mut globals: Vec<NewGlobal> = shadow_globals
             .iter()
             .map(|(name, g)| {

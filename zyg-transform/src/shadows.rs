@@ -117,7 +117,8 @@ pub fn lossy_stores(func: &Function, activity: &Activity, nullable: &HashSet<Val
         let lossy = match &func.insts[inst].kind {
             InstKind::Store { value, ptr } if nullable.contains(ptr) => {
                 let ty = func.ty(*value);
-                (activity.is_active(*value) && ty.carries_derivative()) || (ty.holds_only_addresses() && activity.has_shadow(*value))
+                (activity.is_active(*value) && ty.carries_derivative())
+                    || (ty.holds_only_addresses() && activity.has_shadow(*value))
             }
             kind => match crate::memory::mem_op(kind) {
                 Some((_, dst, src, _)) if nullable.contains(&dst) => activity.has_shadow(src) && !nullable.contains(&src),

@@ -63,7 +63,8 @@ pub fn init_inline(c: &mut Cursor, stack: Value) {
     let zero = c.i64(0);
     let size = c.i64(INLINE_CHUNK_BYTES);
     let ch = chunk_header();
-    let (prev_p, prev_used_p, size_p) = (c.field_ptr(&ch, chunk, &[0]), c.field_ptr(&ch, chunk, &[1]), c.field_ptr(&ch, chunk, &[2]));
+    let (prev_p, prev_used_p, size_p) =
+        (c.field_ptr(&ch, chunk, &[0]), c.field_ptr(&ch, chunk, &[1]), c.field_ptr(&ch, chunk, &[2]));
     c.store(null, prev_p);
     c.store(zero, prev_used_p);
     c.store(size, size_p);
@@ -96,11 +97,8 @@ pub fn cache_global(namespace: &str) -> (String, Type) {
 /// stacks starting in the tape, `inline_stack_type`) chunks come from `malloc` and go back
 /// to `free`, and the first chunk of a stack is never freed.
 pub fn helpers(namespace: &str, gpu: bool) -> Vec<Function> {
-    let (take, release) = if gpu {
-        (plain_take(namespace), plain_release(namespace))
-    } else {
-        (take_chunk(namespace), release_chunk(namespace))
-    };
+    let (take, release) =
+        if gpu { (plain_take(namespace), plain_release(namespace)) } else { (take_chunk(namespace), release_chunk(namespace)) };
     vec![push(namespace), top(namespace), pop(namespace), free(namespace, gpu), take, release]
 }
 
@@ -366,7 +364,8 @@ fn free(namespace: &str, keep_first: bool) -> Function {
 
     c.switch_to(done);
     c.ret(None);
-    let back_edge = if keep_first { f.layout.iter().copied().find(|b| f.blocks[*b].name.as_deref() == Some("release")) } else { Some(walk) };
+    let back_edge =
+        if keep_first { f.layout.iter().copied().find(|b| f.blocks[*b].name.as_deref() == Some("release")) } else { Some(walk) };
     let phi = f.def_inst(chunk).expect("phi inst");
     if let InstKind::Phi { incoming } = &mut f.insts[phi].kind {
         incoming.push((back_edge.expect("the loop's latch"), prev));

@@ -66,8 +66,8 @@ pub fn counted_loops(
         }
         let dedicated = l.exits.iter().all(|e| cfg.preds(*e).iter().all(|p| l.blocks.contains(p)));
         // A switch with several cases to the header would need several phi entries.
-        let single_edges = crate::primal::edge_count(func, latch, l.header) == 1
-            && crate::primal::edge_count(func, preheader, l.header) == 1;
+        let single_edges =
+            crate::primal::edge_count(func, latch, l.header) == 1 && crate::primal::edge_count(func, preheader, l.header) == 1;
         if !dedicated || !single_edges {
             continue;
         }
@@ -204,8 +204,7 @@ impl TapeLayout {
 
     /// Tape indices of all stack headers.
     pub fn stacks(&self) -> Vec<u32> {
-        let mut s: Vec<u32> =
-            self.records.values().filter(|r| r.storage == Storage::Stack).map(|r| r.tape_index).collect();
+        let mut s: Vec<u32> = self.records.values().filter(|r| r.storage == Storage::Stack).map(|r| r.tape_index).collect();
         s.sort_unstable();
         s
     }

@@ -26,7 +26,13 @@ pub enum ResultSeed {
 /// name; None if the module does not define `function`, or (`Sum`) if its result holds no
 /// float. `sret` is the type of the memory the function's first parameter returns its
 /// result in, when it does.
-pub fn with_result(module: &mut Module, namespace: &str, function: &str, seed: ResultSeed, sret: Option<&Type>) -> Option<String> {
+pub fn with_result(
+    module: &mut Module,
+    namespace: &str,
+    function: &str,
+    seed: ResultSeed,
+    sret: Option<&Type>,
+) -> Option<String> {
     let word = match seed {
         ResultSeed::None => "noresult",
         ResultSeed::Sum => "sumresult",

@@ -18,11 +18,11 @@
 
 mod common;
 
+use std::path::Path;
 use zyg_ir::interp::{layout, Interpreter, Val};
 use zyg_ir::{Function, InstKind, Type};
 use zyg_transform::ArgActivity::{self, Active, Const, Dup};
 use zyg_transform::{Differentiator, Spec};
-use std::path::Path;
 
 /// An argument at one point: a float, a buffer of doubles, or an integer.
 #[derive(Clone, Debug)]
@@ -127,7 +127,9 @@ impl Prepared {
             };
             vals.push(v);
             bufs.push(buf);
-            shadows.push((case.args[i] == Dup).then(|| it.alloc_f64s(&seeds(case, i, len(a))).unwrap().as_ptr().expect("a pointer")));
+            shadows.push(
+                (case.args[i] == Dup).then(|| it.alloc_f64s(&seeds(case, i, len(a))).unwrap().as_ptr().expect("a pointer")),
+            );
         }
         Prepared { vals, bufs, shadows }
     }

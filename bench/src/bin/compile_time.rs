@@ -210,8 +210,7 @@ fn main() {
     assert!(zyg.exists(), "no zyg binary at {} (cargo build --release)", zyg.display());
     let q = quick();
     let repeat = if q { 1 } else { 3 };
-    let timeout: f64 =
-        std::env::var("ZYG_BENCH_COMPILE_TIMEOUT").ok().and_then(|v| v.parse().ok()).unwrap_or(240.0);
+    let timeout: f64 = std::env::var("ZYG_BENCH_COMPILE_TIMEOUT").ok().and_then(|v| v.parse().ok()).unwrap_or(240.0);
     let func_sizes = sizes("ZYG_BENCH_COMPILE_FUNCTIONS", if q { &[10, 20, 40] } else { &[250, 500, 1000] });
     let inst_sizes =
         sizes("ZYG_BENCH_COMPILE_INSTRUCTIONS", if q { &[1000, 2000, 4000] } else { &[6_250, 12_500, 25_000, 50_000, 100_000] });

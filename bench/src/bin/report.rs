@@ -115,9 +115,8 @@ fn main() {
 
     // written by ci/bench.sh when the run started (key=value lines)
     let run_env = std::fs::read_to_string(target_dir().join("zyg-bench/run.env")).unwrap_or_default();
-    let env = |key: &str| -> Option<String> {
-        run_env.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix('=')).map(String::from)
-    };
+    let env =
+        |key: &str| -> Option<String> { run_env.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix('=')).map(String::from) };
     let date = match (env("started"), env("finished")) {
         (Some(s), Some(f)) => format!("{s} to {f}"),
         _ => sh("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default(),
@@ -366,7 +365,10 @@ fn write_compile_time(w: &mut String, ct: &Value) {
         },
         ct["timeout_s"].as_f64().unwrap_or(0.0)
     );
-    let _ = writeln!(w, "| series | N | instructions | -O2 (s) | -O0 (s) | µs per instruction (-O2) | exponent (-O2) | exponent (-O0) |");
+    let _ = writeln!(
+        w,
+        "| series | N | instructions | -O2 (s) | -O0 (s) | µs per instruction (-O2) | exponent (-O2) | exponent (-O0) |"
+    );
     let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let rows = ct["rows"].as_array().cloned().unwrap_or_default();
     let cell = |v: &Value| -> String {

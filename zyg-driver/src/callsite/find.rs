@@ -28,9 +28,10 @@ fn describe(v: Argument<'_>) -> String {
 /// load of one), or a metadata string (`metadata !"enzyme_const"`, from MLIR or Julia).
 fn marker(v: Argument<'_>) -> Option<std::result::Result<Marker, String>> {
     if let Some(name) = v.metadata_string() {
-        return Some(markers::classify(&name).unwrap_or_else(|| {
-            Err(format!("the metadata argument `!\"{name}\"` is not a marker zyg knows"))
-        }));
+        return Some(
+            markers::classify(&name)
+                .unwrap_or_else(|| Err(format!("the metadata argument `!\"{name}\"` is not a marker zyg knows"))),
+        );
     }
     markers::classify(&name_of(&v.global_read()?))
 }
@@ -268,7 +269,9 @@ fn result_seed(
         ));
     }
     if active && !holds_float {
-        return Err(format!("`enzyme_active_return` asks to seed the result, but `{function}` returns `{shown}`, which holds no float"));
+        return Err(format!(
+            "`enzyme_active_return` asks to seed the result, but `{function}` returns `{shown}`, which holds no float"
+        ));
     }
     let what = if memory.is_some() { "returns through memory" } else { "returns" };
     Ok(match entry {

@@ -10,8 +10,8 @@
 mod find;
 mod rewrite;
 
-pub use rewrite::{remove_dead_markers, Target};
 pub(crate) use rewrite::rewrite_all;
+pub use rewrite::{remove_dead_markers, Target};
 
 use crate::error::{DriverError, Result};
 use inkwell::module::Module;

@@ -39,10 +39,8 @@ fn built<T>(r: std::result::Result<T, BuilderError>) -> Built<T> {
 pub(crate) fn rewrite_all<'ctx>(requests: &[Request<'ctx>], gradients: &[Target<'ctx>], path: &Path) -> Result<()> {
     let mut replaced: HashMap<BasicValueEnum<'ctx>, BasicValueEnum<'ctx>> = HashMap::new();
     for (request, gradient) in requests.iter().zip(gradients) {
-        let fail = |message: String| DriverError::Request {
-            path: path.to_path_buf(),
-            message: format!("{}: {message}", request.place),
-        };
+        let fail =
+            |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("{}: {message}", request.place) };
         let call = calls::instruction(request.call);
         let b = gradient.function.get_type().get_context().create_builder();
         b.position_before(&call);
@@ -66,7 +64,9 @@ pub(crate) fn rewrite_all<'ctx>(requests: &[Request<'ctx>], gradients: &[Target<
                 )))
             }
             (None, _) => {}
-            (Some(_), None) => return Err(fail("internal error: a value replaces a call without one (please report this)".into())),
+            (Some(_), None) => {
+                return Err(fail("internal error: a value replaces a call without one (please report this)".into()))
+            }
         }
     }
     for request in requests {
@@ -207,7 +207,9 @@ fn convert<'ctx>(b: &Builder<'ctx>, v: Argument<'ctx>, to: BasicTypeEnum<'ctx>) 
         (BasicValueEnum::FloatValue(x), BasicTypeEnum::FloatType(t), Some(fb), Some(tb)) => {
             built(if fb < tb { b.build_float_ext(x, t, "") } else { b.build_float_trunc(x, t, "") }).map(Into::into)
         }
-        (BasicValueEnum::IntValue(x), BasicTypeEnum::IntType(t), _, _) => built(b.build_int_cast_sign_flag(x, t, true, "")).map(Into::into),
+        (BasicValueEnum::IntValue(x), BasicTypeEnum::IntType(t), _, _) => {
+            built(b.build_int_cast_sign_flag(x, t, true, "")).map(Into::into)
+        }
         _ => Err(mismatch(type_text(from))),
     }
 }
@@ -227,13 +229,19 @@ fn entry_alloca<'ctx>(call: CallSiteValue<'ctx>, ty: BasicTypeEnum<'ctx>) -> Bui
 }
 
 /// The forward half returns the tape, or `{ tape, result }`: give the call what it declared.
-fn augmented_result<'ctx>(b: &Builder<'ctx>, call: CallSiteValue<'ctx>, made: CallSiteValue<'ctx>) -> Built<Option<BasicValueEnum<'ctx>>> {
+fn augmented_result<'ctx>(
+    b: &Builder<'ctx>,
+    call: CallSiteValue<'ctx>,
+    made: CallSiteValue<'ctx>,
+) -> Built<Option<BasicValueEnum<'ctx>>> {
     let want = call.try_as_basic_value().basic().map(|v| v.get_type());
     let made = made.try_as_basic_value().basic();
     Ok(match (want, made) {
         (None, _) => None,
         (Some(want), Some(made)) if want == made.get_type() => Some(made),
-        (Some(BasicTypeEnum::PointerType(_)), Some(BasicValueEnum::StructValue(made))) => Some(built(b.build_extract_value(made, 0, ""))?),
+        (Some(BasicTypeEnum::PointerType(_)), Some(BasicValueEnum::StructValue(made))) => {
+            Some(built(b.build_extract_value(made, 0, ""))?)
+        }
         (Some(BasicTypeEnum::StructType(want)), Some(BasicValueEnum::StructValue(made))) => {
             let mut value = want.get_undef();
             for i in 0..want.count_fields().min(2) {

@@ -2,7 +2,6 @@
 //! dialect, translate to LLVM IR.
 
 use super::request::{Arg, GradientRequest};
-use zyg_transform::ArgActivity;
 use crate::error::{DriverError, Result};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -18,6 +17,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
+use zyg_transform::ArgActivity;
 
 /// The conversion to the LLVM dialect: MLIR's own passes, in dependency order (strided
 /// metadata makes `affine.apply`, affine makes `scf`, `scf` makes `cf`). `arith-expand`
@@ -360,8 +360,10 @@ fn kind_for(word: &str, arg: &Arg, i: usize, function: &str) -> std::result::Res
     let Some(kind) = ArgActivity::parse(word).filter(|_| word != "dupnoneed") else {
         return Err(format!("`zyg.args`: unknown kind `{word}` (expected out, const or dup)"));
     };
-    let fits =
-        matches!((kind, arg), (ArgActivity::Const, _) | (ArgActivity::Active, Arg::Float { .. }) | (ArgActivity::Dup, Arg::MemRef { .. }));
+    let fits = matches!(
+        (kind, arg),
+        (ArgActivity::Const, _) | (ArgActivity::Active, Arg::Float { .. }) | (ArgActivity::Dup, Arg::MemRef { .. })
+    );
     if fits {
         Ok(kind)
     } else {

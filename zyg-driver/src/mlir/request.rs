@@ -16,13 +16,13 @@
 //! also gets `_mlir_ciface_GRAD`, MLIR's C interface for it: descriptors by pointer, and
 //! several results through a pointer in the first argument.
 
-use zyg_transform::ArgActivity;
 use crate::error::{DriverError, Result};
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionType};
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
 use inkwell::AddressSpace;
 use std::path::Path;
+use zyg_transform::ArgActivity;
 
 /// An MLIR function argument (or result), as zyg sees it; `text` is its MLIR type.
 #[derive(Clone, Debug)]
@@ -126,7 +126,12 @@ fn marker<'ctx>(module: &Module<'ctx>, kind: ArgActivity) -> BasicMetadataValueE
 
 /// The gradient's LLVM type: each argument's parameters, a dup memref's again for its
 /// shadow; the gradients of the `out` arguments as its result.
-fn gradient_type<'ctx>(module: &Module<'ctx>, r: &GradientRequest, function: FunctionValue<'ctx>, path: &Path) -> Result<FunctionType<'ctx>> {
+fn gradient_type<'ctx>(
+    module: &Module<'ctx>,
+    r: &GradientRequest,
+    function: FunctionValue<'ctx>,
+    path: &Path,
+) -> Result<FunctionType<'ctx>> {
     let ctx = module.get_context();
     let params = function.get_type().get_param_types();
     let width: usize = r.args.iter().map(Arg::width).sum();
@@ -158,7 +163,11 @@ fn gradient_type<'ctx>(module: &Module<'ctx>, r: &GradientRequest, function: Fun
 }
 
 /// The gradient function, declared with `fn_type` (or the module's declaration of it).
-fn declare_gradient<'ctx>(module: &Module<'ctx>, r: &GradientRequest, fn_type: FunctionType<'ctx>) -> Result<FunctionValue<'ctx>> {
+fn declare_gradient<'ctx>(
+    module: &Module<'ctx>,
+    r: &GradientRequest,
+    fn_type: FunctionType<'ctx>,
+) -> Result<FunctionValue<'ctx>> {
     Ok(match module.get_function(&r.gradient) {
         Some(g) if g.count_basic_blocks() > 0 => {
             return Err(DriverError::Mlir(format!(
@@ -284,12 +293,7 @@ fn descriptor_fields<'ctx>(
 /// `_mlir_ciface_GRAD`: MLIR's C interface to the gradient (what `llvm.emit_c_interface`
 /// makes of a function): each memref by a pointer to its descriptor, and several results
 /// through a pointer to a struct of them, passed first.
-fn c_interface<'ctx>(
-    module: &Module<'ctx>,
-    r: &GradientRequest,
-    gradient: FunctionValue<'ctx>,
-    path: &Path,
-) -> Result<()> {
+fn c_interface<'ctx>(module: &Module<'ctx>, r: &GradientRequest, gradient: FunctionValue<'ctx>, path: &Path) -> Result<()> {
     let ctx = module.get_context();
     let ptr = ctx.ptr_type(AddressSpace::default());
     let inner = gradient.get_type();
@@ -321,8 +325,7 @@ fn c_interface<'ctx>(
     if module.get_function(&name).is_some_and(|f| f.count_basic_blocks() > 0) {
         return Err(DriverError::Mlir(format!("{}: `{name}` is already defined", r.at)));
     }
-    let wrapper =
-        module.get_function(&name).unwrap_or_else(|| module.add_function(&name, fn_type, Some(Linkage::External)));
+    let wrapper = module.get_function(&name).unwrap_or_else(|| module.add_function(&name, fn_type, Some(Linkage::External)));
     let b = ctx.create_builder();
     b.position_at_end(ctx.append_basic_block(wrapper, "entry"));
     let err = |e: inkwell::builder::BuilderError| internal(path, e.to_string());

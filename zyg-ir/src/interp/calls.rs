@@ -8,7 +8,8 @@ use crate::types::Type;
 
 /// Whether `name` is a function the interpreter knows without a body.
 pub(super) fn is_known(name: &str) -> bool {
-    const OTHERS: &[&str] = &["malloc", "calloc", "realloc", "free", "malloc_usable_size", "memcpy", "memmove", "memset", "write", "abort"];
+    const OTHERS: &[&str] =
+        &["malloc", "calloc", "realloc", "free", "malloc_usable_size", "memcpy", "memmove", "memset", "write", "abort"];
     OTHERS.contains(&name) || intrinsic(name).is_some() || math_family(name).is_some()
 }
 
@@ -74,8 +75,32 @@ fn math2(family: &str) -> Option<fn(f64, f64) -> f64> {
         "maxnum" | "fmax" | "maximumnum" | "fmaximum_num" => f64::max,
         "minnum" | "fmin" | "minimumnum" | "fminimum_num" => f64::min,
         // IEEE maximum and minimum: NaN propagates, -0 < +0.
-        "maximum" | "fmaximum" => |x: f64, y: f64| if x.is_nan() || y.is_nan() { f64::NAN } else if x == y { if x.is_sign_negative() { y } else { x } } else { x.max(y) },
-        "minimum" | "fminimum" => |x: f64, y: f64| if x.is_nan() || y.is_nan() { f64::NAN } else if x == y { if x.is_sign_negative() { x } else { y } } else { x.min(y) },
+        "maximum" | "fmaximum" => |x: f64, y: f64| {
+            if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else if x == y {
+                if x.is_sign_negative() {
+                    y
+                } else {
+                    x
+                }
+            } else {
+                x.max(y)
+            }
+        },
+        "minimum" | "fminimum" => |x: f64, y: f64| {
+            if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else if x == y {
+                if x.is_sign_negative() {
+                    x
+                } else {
+                    y
+                }
+            } else {
+                x.min(y)
+            }
+        },
         _ => return None,
     })
 }
@@ -189,7 +214,8 @@ impl Interpreter {
         let out = match name {
             "malloc" => Some(Val::Ptr(self.alloc(int_arg(name, args, 0)?)?)),
             "calloc" => {
-                let size = int_arg(name, args, 0)?.checked_mul(int_arg(name, args, 1)?).ok_or(InterpError::OutOfMemory(u64::MAX))?;
+                let size =
+                    int_arg(name, args, 0)?.checked_mul(int_arg(name, args, 1)?).ok_or(InterpError::OutOfMemory(u64::MAX))?;
                 Some(Val::Ptr(self.alloc(size)?))
             }
             "realloc" => Some(Val::Ptr(self.realloc(ptr_arg(name, args, 0)?, int_arg(name, args, 1)?)?)),

@@ -66,7 +66,11 @@ impl Interpreter {
             let depth = stack.len();
             let frame = stack.last_mut().expect("a frame");
             let inst = *frame.func.blocks[frame.block].insts.get(frame.next).ok_or_else(|| {
-                InterpError::Malformed(format!("block {} of `{}` has no terminator", frame.func.block_label(frame.block), frame.func.name))
+                InterpError::Malformed(format!(
+                    "block {} of `{}` has no terminator",
+                    frame.func.block_label(frame.block),
+                    frame.func.name
+                ))
             })?;
             self.tick()?;
             frame.next += 1;
@@ -88,7 +92,9 @@ impl Interpreter {
                     let Some(caller) = stack.last_mut() else { return Ok(v) };
                     let call = caller.waiting.take().expect("a call waits");
                     if let Some(r) = caller.func.result(call) {
-                        let v = v.ok_or_else(|| InterpError::Malformed(format!("a call in `{}` expects a result", caller.func.name)))?;
+                        let v = v.ok_or_else(|| {
+                            InterpError::Malformed(format!("a call in `{}` expects a result", caller.func.name))
+                        })?;
                         caller.vals[r] = Some(v);
                     }
                 }
@@ -106,7 +112,12 @@ impl Interpreter {
             self.tick()?;
             let InstKind::Phi { incoming } = &func.insts[phi].kind else { unreachable!("phis() gives phis") };
             let (_, v) = incoming.iter().find(|(b, _)| *b == from).ok_or_else(|| {
-                InterpError::Malformed(format!("phi in {} of `{}` has no value for {}", func.block_label(block), func.name, func.block_label(from)))
+                InterpError::Malformed(format!(
+                    "phi in {} of `{}` has no value for {}",
+                    func.block_label(block),
+                    func.name,
+                    func.block_label(from)
+                ))
             })?;
             values.push((func.result(phi), self.get(frame, *v)?));
         }
@@ -159,7 +170,9 @@ impl Interpreter {
                 let (c, t, e) = (self.get(frame, *cond)?, self.get(frame, *then_value)?, self.get(frame, *else_value)?);
                 Some(select(&c, t, e)?)
             }
-            InstKind::Phi { .. } => return Err(InterpError::Malformed(format!("phi after other instructions in `{}`", func.name))),
+            InstKind::Phi { .. } => {
+                return Err(InterpError::Malformed(format!("phi after other instructions in `{}`", func.name)))
+            }
             InstKind::Call { callee, args, sig } => return self.step_call(frame, data.result, callee, args, &sig.ret),
             InstKind::Alloca { ty } => Some(self.alloca(frame, ty)?),
             InstKind::Load { ty, ptr } => {
@@ -200,7 +213,9 @@ impl Interpreter {
                 let c = self.get(frame, *cond)?;
                 return Ok(Flow::Jump(if truth(&c)? { *then_dest } else { *else_dest }));
             }
-            InstKind::Switch { value, default, cases } => return Ok(Flow::Jump(self.switch_target(frame, *value, *default, cases)?)),
+            InstKind::Switch { value, default, cases } => {
+                return Ok(Flow::Jump(self.switch_target(frame, *value, *default, cases)?))
+            }
             InstKind::Ret { value } => return Ok(Flow::Return(value.map(|v| self.get(frame, v)).transpose()?)),
             InstKind::Unreachable => return Err(InterpError::Unreachable(func.name.clone())),
         };
@@ -212,7 +227,14 @@ impl Interpreter {
 
     /// A call: a new frame for a function with a body, else the external function's result
     /// (stored here).
-    fn step_call(&mut self, frame: &mut Frame, result: Option<Value>, callee: &Callee, args: &[Value], ret: &Type) -> Result<Flow, InterpError> {
+    fn step_call(
+        &mut self,
+        frame: &mut Frame,
+        result: Option<Value>,
+        callee: &Callee,
+        args: &[Value],
+        ret: &Type,
+    ) -> Result<Flow, InterpError> {
         let args = args.iter().map(|a| self.get(frame, *a)).collect::<Result<Vec<_>, _>>()?;
         let name = match callee {
             Callee::Direct(name) => name.to_string(),
@@ -253,7 +275,13 @@ impl Interpreter {
     }
 
     /// The block a `switch` on `value` goes to.
-    fn switch_target(&mut self, frame: &Frame, value: Value, default: Block, cases: &[(crate::Constant, Block)]) -> Result<Block, InterpError> {
+    fn switch_target(
+        &mut self,
+        frame: &Frame,
+        value: Value,
+        default: Block,
+        cases: &[(crate::Constant, Block)],
+    ) -> Result<Block, InterpError> {
         let v = self.get(frame, value)?.as_u128();
         let hit = cases.iter().find(|(c, _)| matches!(c, crate::Constant::Int { value, .. } if Some(*value) == v));
         Ok(hit.map_or(default, |(_, b)| *b))
@@ -331,7 +359,9 @@ fn field_mut<'v>(agg: &'v mut Val, indices: &[u32]) -> Result<&'v mut Val, Inter
     let mut v = agg;
     for &i in indices {
         v = match v {
-            Val::Agg(fields) => fields.get_mut(i as usize).ok_or_else(|| InterpError::Malformed(format!("field {i} out of range")))?,
+            Val::Agg(fields) => {
+                fields.get_mut(i as usize).ok_or_else(|| InterpError::Malformed(format!("field {i} out of range")))?
+            }
             other => return Err(InterpError::Malformed(format!("field {i} of {other:?}"))),
         };
     }
@@ -352,7 +382,9 @@ fn gep(source_ty: &Type, base: &Val, indices: &[Val]) -> Result<Val, InterpError
     match width {
         None => gep_scalar(source_ty, base, indices),
         Some(n) => Ok(Val::Vector(
-            (0..n).map(|i| gep_scalar(source_ty, &lane(base, i), &indices.iter().map(|x| lane(x, i)).collect::<Vec<_>>())).collect::<Result<_, _>>()?,
+            (0..n)
+                .map(|i| gep_scalar(source_ty, &lane(base, i), &indices.iter().map(|x| lane(x, i)).collect::<Vec<_>>()))
+                .collect::<Result<_, _>>()?,
         )),
     }
 }
@@ -372,7 +404,9 @@ fn gep_scalar(source_ty: &Type, base: &Val, indices: &[Val]) -> Result<Val, Inte
         }
         ty = match &ty {
             Type::Struct(fields) => {
-                let offset = *field_offsets(fields)?.get(i as usize).ok_or_else(|| InterpError::Malformed(format!("struct field {i} out of range")))?;
+                let offset = *field_offsets(fields)?
+                    .get(i as usize)
+                    .ok_or_else(|| InterpError::Malformed(format!("struct field {i} out of range")))?;
                 addr = addr.wrapping_add(offset);
                 fields[i as usize].clone()
             }

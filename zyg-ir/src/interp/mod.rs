@@ -225,6 +225,10 @@ impl Interpreter {
 
     /// The name of the function at `addr`.
     fn function_at(&self, addr: u64) -> Result<String, InterpError> {
-        self.function_names.get(&addr).cloned().ok_or(InterpError::BadAccess { addr, len: 0, reason: "called, not a function's address" })
+        self.function_names.get(&addr).cloned().ok_or(InterpError::BadAccess {
+            addr,
+            len: 0,
+            reason: "called, not a function's address",
+        })
     }
 }

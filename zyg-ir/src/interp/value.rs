@@ -8,7 +8,10 @@ use crate::types::{FloatTy, Type};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
     /// An integer of `bits` width (1 to 128), its bits zero-extended into `value`.
-    Int { bits: u32, value: u128 },
+    Int {
+        bits: u32,
+        value: u128,
+    },
     F32(f32),
     F64(f64),
     /// An address in the interpreter's heap (0 is null), or a function's address.
@@ -134,7 +137,9 @@ impl Val {
             (Val::Ptr(_), Type::Ptr(_)) => true,
             (Val::Vector(v), Type::Vector(n, e)) => v.len() == *n as usize && v.iter().all(|x| x.has_type(e)),
             (Val::Agg(v), Type::Array(n, e)) => v.len() as u64 == *n && v.iter().all(|x| x.has_type(e)),
-            (Val::Agg(v), Type::Struct(fields)) => v.len() == fields.len() && v.iter().zip(fields.iter()).all(|(x, t)| x.has_type(t)),
+            (Val::Agg(v), Type::Struct(fields)) => {
+                v.len() == fields.len() && v.iter().zip(fields.iter()).all(|(x, t)| x.has_type(t))
+            }
             _ => false,
         }
     }
@@ -248,7 +253,11 @@ fn read_bytes(bytes: &[u8], ty: &Type) -> Result<Val, InterpError> {
         Type::Vector(n, e) => Val::Vector(elements(bytes, u64::from(*n), e)?),
         Type::Array(n, e) => Val::Agg(elements(bytes, *n, e)?),
         Type::Struct(types) => Val::Agg(
-            types.iter().zip(field_offsets(types)?).map(|(t, o)| read_bytes(&bytes[o as usize..], t)).collect::<Result<_, _>>()?,
+            types
+                .iter()
+                .zip(field_offsets(types)?)
+                .map(|(t, o)| read_bytes(&bytes[o as usize..], t))
+                .collect::<Result<_, _>>()?,
         ),
         Type::Void => return Err(InterpError::Malformed("a load of void".into())),
     })

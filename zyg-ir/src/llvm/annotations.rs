@@ -32,7 +32,11 @@ pub fn string_attribute(f: FunctionValue<'_>, key: &str) -> Option<String> {
     unsafe {
         let mut len = 0u32;
         let v = LLVMGetStringAttributeValue(attr.as_mut_ptr(), &mut len);
-        Some(if v.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(v as *const u8, len as usize)).into_owned() })
+        Some(if v.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(v as *const u8, len as usize)).into_owned()
+        })
     }
 }
 

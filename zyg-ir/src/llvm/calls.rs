@@ -7,7 +7,9 @@ use super::values::{basic_type, Argument};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{AsValueRef, BasicValueEnum, CallSiteValue, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue};
+use inkwell::values::{
+    AsValueRef, BasicValueEnum, CallSiteValue, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue,
+};
 
 /// Which instruction a call site is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -100,7 +100,11 @@ unsafe fn site(loc: LLVMMetadataRef) -> String {
     } else {
         let mut len = 0u32;
         let p = LLVMDIFileGetFilename(file, &mut len);
-        if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned() }
+        if p.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+        }
     };
     format!(" at {name}:{}:{}", LLVMDILocationGetLine(loc), LLVMDILocationGetColumn(loc))
 }

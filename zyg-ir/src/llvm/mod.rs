@@ -16,11 +16,11 @@ pub mod values;
 pub mod writer;
 
 pub use module::{
-    debug_info_version, delete_unused_function, erase_function_metadata, find_type, function_named, parse_ir,
-    parse_llvm_options, string_attribute_value, FoundType,
+    debug_info_version, delete_unused_function, erase_function_metadata, find_type, function_named, parse_ir, parse_llvm_options,
+    string_attribute_value, FoundType,
 };
-pub use rewrite::{copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, restore_dynamic_allocas};
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
+pub use rewrite::{copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, restore_dynamic_allocas};
 
 /// Converts an LLVM type (an inkwell handle) to a zyg-ir type, or says which type is not
 /// supported.

@@ -40,7 +40,8 @@ pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], name: &str) -> Resul
 /// tools do. Options with a NUL byte are not given (`false`).
 pub fn parse_llvm_options(options: &[&str]) -> bool {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let Ok(mut args) = std::iter::once("zyg").chain(options.iter().copied()).map(std::ffi::CString::new).collect::<Result<Vec<_>, _>>()
+    let Ok(mut args) =
+        std::iter::once("zyg").chain(options.iter().copied()).map(std::ffi::CString::new).collect::<Result<Vec<_>, _>>()
     else {
         return false;
     };

@@ -142,12 +142,8 @@ pub fn read_type(t: LLVMTypeRef) -> Result<Type, String> {
             LLVMTypeKind::LLVMDoubleTypeKind => Type::Float(FloatTy::F64),
             LLVMTypeKind::LLVMX86_FP80TypeKind => Type::Float(FloatTy::X86Fp80),
             LLVMTypeKind::LLVMPointerTypeKind => Type::Ptr(LLVMGetPointerAddressSpace(t)),
-            LLVMTypeKind::LLVMVectorTypeKind => {
-                Type::Vector(LLVMGetVectorSize(t), read_type(LLVMGetElementType(t))?.into())
-            }
-            LLVMTypeKind::LLVMArrayTypeKind => {
-                Type::Array(LLVMGetArrayLength2(t), read_type(LLVMGetElementType(t))?.into())
-            }
+            LLVMTypeKind::LLVMVectorTypeKind => Type::Vector(LLVMGetVectorSize(t), read_type(LLVMGetElementType(t))?.into()),
+            LLVMTypeKind::LLVMArrayTypeKind => Type::Array(LLVMGetArrayLength2(t), read_type(LLVMGetElementType(t))?.into()),
             LLVMTypeKind::LLVMStructTypeKind => {
                 let n = LLVMCountStructElementTypes(t);
                 let mut elems = vec![std::ptr::null_mut(); n as usize];

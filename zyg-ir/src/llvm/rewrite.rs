@@ -172,8 +172,7 @@ pub fn dynamic_allocas_to_calls(module: &Module<'_>, marker: &str) {
         let mut dead = Vec::new();
         for inst in instructions(module) {
             let count = if LLVMIsAAllocaInst(inst).is_null() { None } else { Some(LLVMGetOperand(inst, 0)) };
-            let Some(count) = count.filter(|c| LLVMIsAConstantInt(*c).is_null() || LLVMConstIntGetZExtValue(*c) != 1)
-            else {
+            let Some(count) = count.filter(|c| LLVMIsAConstantInt(*c).is_null() || LLVMConstIntGetZExtValue(*c) != 1) else {
                 continue;
             };
             if callee.is_null() {

@@ -91,7 +91,9 @@ pub fn kind_of_type_name(name: &str) -> Option<ScalarKind> {
         "float" => ScalarKind::Float(FloatTy::F32),
         "long double" => ScalarKind::Float(FloatTy::X86Fp80),
         "any pointer" | "vtable pointer" => ScalarKind::Pointer,
-        n if n.starts_with('p') && n[1..].split(' ').next().is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) => {
+        n if n.starts_with('p')
+            && n[1..].split(' ').next().is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) =>
+        {
             ScalarKind::Pointer
         }
         "bool" | "_Bool" | "short" | "int" | "long" | "long long" | "__int128" | "wchar_t" | "char16_t" | "char32_t" => {

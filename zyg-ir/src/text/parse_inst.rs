@@ -5,13 +5,13 @@ use super::parse::FunctionParser;
 use super::ParseError;
 use crate::entities::{Block, Value};
 use crate::function::{InstData, SourceLoc, ValueData, ValueDef};
-use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
+use crate::inst::{BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, UnOp};
 use crate::types::{Signature, Type};
 
 /// LLVM's flags on instructions, which zyg-ir does not keep: fast-math, wrapping, exactness.
 const IGNORED_FLAGS: &[&str] = &[
-    "fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc", "nuw", "nsw", "nusw", "exact",
-    "disjoint", "nneg", "samesign", "tail", "musttail", "notail",
+    "fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc", "nuw", "nsw", "nusw", "exact", "disjoint", "nneg",
+    "samesign", "tail", "musttail", "notail",
 ];
 
 type Parsed = Result<(InstKind, Type), ParseError>;

@@ -276,7 +276,10 @@ fn values_print_by_entity_number() {
     let y = f.append_value(entry, InstKind::Binary { op: crate::inst::BinOp::FMul, args: [x, two] }, Type::F64);
     f.append_inst(entry, InstKind::Ret { value: Some(y) }, Type::Void);
     let text = print_function(&f);
-    assert_eq!(text, format!("define double @g(double %0) {{\nentry:\n  {y} = fmul double %0, double 2.0\n  ret double {y}\n}}\n"));
+    assert_eq!(
+        text,
+        format!("define double @g(double %0) {{\nentry:\n  {y} = fmul double %0, double 2.0\n  ret double {y}\n}}\n")
+    );
     assert_eq!(f.to_string(), text);
     assert_eq!(print_function(&parse_function(&text).unwrap()), text);
 }

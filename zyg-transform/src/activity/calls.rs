@@ -5,20 +5,13 @@
 use zyg_ir::{Callee, InstKind, Module, Type};
 
 /// Calls that never move derivatives, whatever pointers they are given.
-const INERT_CALLS: &[&str] = &[
-    "llvm.lifetime.",
-    "llvm.dbg.",
-    "llvm.assume",
-    "llvm.experimental.noalias.scope.decl",
-    "llvm.invariant.",
-    "llvm.prefetch",
-];
+const INERT_CALLS: &[&str] =
+    &["llvm.lifetime.", "llvm.dbg.", "llvm.assume", "llvm.experimental.noalias.scope.decl", "llvm.invariant.", "llvm.prefetch"];
 
 /// setjmp and longjmp in all their spellings: a jump out of a callee, or back into a
 /// function that already returned once, skips what the primal and the adjoint record.
-pub(super) const NON_LOCAL_JUMPS: &[&str] = &[
-    "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-];
+pub(super) const NON_LOCAL_JUMPS: &[&str] =
+    &["setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"];
 
 /// Heap allocation functions (C, and C++'s `operator new`): their memory gets a shadow.
 /// `__zyg_vla(bytes)` stands for a variable-length array (a dynamic `alloca`) while zyg
@@ -32,21 +25,92 @@ pub const DEALLOCATIONS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_Zd
 /// A call to one passes through even with pointers into differentiated memory (printing a
 /// buffer the function fills).
 pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
-    "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "fputs", "putchar", "fputc",
-    "putc", "fwrite", "fflush", "perror", "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "bcmp", "strchr", "strrchr",
-    "strstr", "getenv", "atoi", "atol", "strtol", "strtoul", "malloc_usable_size", "abort", "exit", "_exit",
-    "__assert_fail", "__assert_rtn", "time", "clock", "clock_gettime", "gettimeofday", "rand", "srand", "random",
-    "srandom", "drand48", "srand48",
+    "printf",
+    "fprintf",
+    "sprintf",
+    "snprintf",
+    "vprintf",
+    "vfprintf",
+    "puts",
+    "fputs",
+    "putchar",
+    "fputc",
+    "putc",
+    "fwrite",
+    "fflush",
+    "perror",
+    "strlen",
+    "strnlen",
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "bcmp",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "getenv",
+    "atoi",
+    "atol",
+    "strtol",
+    "strtoul",
+    "malloc_usable_size",
+    "abort",
+    "exit",
+    "_exit",
+    "__assert_fail",
+    "__assert_rtn",
+    "time",
+    "clock",
+    "clock_gettime",
+    "gettimeofday",
+    "rand",
+    "srand",
+    "random",
+    "srandom",
+    "drand48",
+    "srand48",
     // The same with `_FORTIFY_SOURCE`: glibc's checked forms.
-    "__printf_chk", "__fprintf_chk", "__sprintf_chk", "__snprintf_chk", "__vprintf_chk", "__vfprintf_chk",
-    "__vsprintf_chk", "__vsnprintf_chk",
+    "__printf_chk",
+    "__fprintf_chk",
+    "__sprintf_chk",
+    "__snprintf_chk",
+    "__vprintf_chk",
+    "__vfprintf_chk",
+    "__vsprintf_chk",
+    "__vsnprintf_chk",
     // Integer results of floats: piecewise constant, so no derivative (an integer holding a
     // float's bits is checked where it becomes a float again). clang gives them no memory
     // attributes at -O0, so they are named here.
-    "lround", "lroundf", "lroundl", "llround", "llroundf", "llroundl", "lrint", "lrintf", "lrintl", "llrint",
-    "llrintf", "llrintl", "ilogb", "ilogbf", "ilogbl", "__fpclassify", "__fpclassifyf", "__fpclassifyl", "__isnan",
-    "__isnanf", "__isnanl", "__isinf", "__isinff", "__isinfl", "__finite", "__finitef", "__finitel", "__signbit",
-    "__signbitf", "__signbitl",
+    "lround",
+    "lroundf",
+    "lroundl",
+    "llround",
+    "llroundf",
+    "llroundl",
+    "lrint",
+    "lrintf",
+    "lrintl",
+    "llrint",
+    "llrintf",
+    "llrintl",
+    "ilogb",
+    "ilogbf",
+    "ilogbl",
+    "__fpclassify",
+    "__fpclassifyf",
+    "__fpclassifyl",
+    "__isnan",
+    "__isnanf",
+    "__isnanl",
+    "__isinf",
+    "__isinff",
+    "__isinfl",
+    "__finite",
+    "__finitef",
+    "__finitel",
+    "__signbit",
+    "__signbitf",
+    "__signbitl",
 ];
 
 /// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`).
@@ -55,9 +119,7 @@ pub fn is_barrier(name: &str) -> bool {
 }
 
 pub fn is_inert_call(name: &str) -> bool {
-    INERT_CALLS.iter().any(|p| name.starts_with(p))
-        || DEALLOCATIONS.contains(&name)
-        || INACTIVE_LIBRARY_CALLS.contains(&name)
+    INERT_CALLS.iter().any(|p| name.starts_with(p)) || DEALLOCATIONS.contains(&name) || INACTIVE_LIBRARY_CALLS.contains(&name)
 }
 
 /// Whether a call to `name` (returning `ret`) cannot move a derivative, so that the adjoint

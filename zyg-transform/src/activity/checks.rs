@@ -196,9 +196,11 @@ fn unshadowed_address_vector(func: &Function, inst: Inst, shadowed: &EntitySet<V
                 && func.ty(args[0]).holds_pointers()
                 && shadowed.contains(args[1]) =>
         {
-            Some("this stores pointers into differentiated memory through a masked store or scatter, and zyg \
+            Some(
+                "this stores pointers into differentiated memory through a masked store or scatter, and zyg \
                   cannot store their shadows"
-                .into())
+                    .into(),
+            )
         }
         _ => None,
     }

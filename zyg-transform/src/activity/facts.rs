@@ -74,9 +74,10 @@ impl ModuleFacts {
                     callers.entry(&**g).or_default().push(&f.name);
                 }
                 direct |= conventions.is_allocation(kind)
-                    || kind.operands().iter().any(|v| {
-                        matches!(f.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some())
-                    });
+                    || kind
+                        .operands()
+                        .iter()
+                        .any(|v| matches!(f.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some()));
             }
             if direct && f.sig.ret.is_ptr() && returns_own_memory.insert(f.name.clone()) {
                 work.push(f.name.as_str());

@@ -74,9 +74,7 @@ impl Activity {
             // A GPU barrier orders the adjoint's memory updates too: it is replayed.
             InstKind::Call { callee: Callee::Direct(name), .. } if is_barrier(name) => true,
             // A stored pointer's shadow is stored by the primal; its adjoint has nothing to do.
-            InstKind::Store { value, ptr } => {
-                self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses()
-            }
+            InstKind::Store { value, ptr } => self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses(),
             // Address arithmetic: its shadow is computed beside it, its adjoint does nothing.
             InstKind::Call { callee: Callee::Direct(name), .. } if addresses::is_address_intrinsic(name) => false,
             // A call with any active argument is active, whatever its type or its result's:

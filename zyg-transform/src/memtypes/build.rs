@@ -220,7 +220,9 @@ impl Builder {
                 self.store_facts(module, func, *value, at, places);
             }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
-                if let Some((_, dst, src, _)) = crate::memory::mem_op(&data.kind).filter(|(op, ..)| *op == crate::memory::MemOp::Copy) {
+                if let Some((_, dst, src, _)) =
+                    crate::memory::mem_op(&data.kind).filter(|(op, ..)| *op == crate::memory::MemOp::Copy)
+                {
                     let (Some(d), Some(s)) =
                         (self.operand_place(module, func, dst, places), self.operand_place(module, func, src, places))
                     else {
@@ -334,7 +336,9 @@ fn known_zero_bits(func: &Function, v: Value, depth: u32) -> u32 {
     let Some(def) = func.def_inst(v).filter(|_| depth > 0) else { return 0 };
     let zeros = |x: &Value| known_zero_bits(func, *x, depth - 1);
     let bits = match &func.insts[def].kind {
-        InstKind::Binary { op: BinOp::Shl, args: [a, b] } => zeros(a) + constant_int(func, *b).map_or(0, |k| k.clamp(0, 63) as u32),
+        InstKind::Binary { op: BinOp::Shl, args: [a, b] } => {
+            zeros(a) + constant_int(func, *b).map_or(0, |k| k.clamp(0, 63) as u32)
+        }
         InstKind::Binary { op: BinOp::Mul, args: [a, b] } => zeros(a) + zeros(b),
         InstKind::Binary { op: BinOp::Add | BinOp::Sub | BinOp::Or | BinOp::Xor, args: [a, b] } => zeros(a).min(zeros(b)),
         InstKind::Binary { op: BinOp::And, args: [a, b] } => zeros(a).max(zeros(b)),

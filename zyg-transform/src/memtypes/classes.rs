@@ -259,4 +259,3 @@ impl Classes {
         self.class[root].add(at.offset + s + offset, size, kind);
     }
 }
-

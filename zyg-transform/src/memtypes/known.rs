@@ -64,8 +64,7 @@ pub fn describe_known(known: &Known) -> String {
     match known {
         Known::All(k) => format!("they hold {}s", name(k)),
         Known::Layout(layout, holes) => {
-            let pieces: Vec<String> =
-                layout.pieces.iter().map(|(o, s, k)| format!("bytes {o}..{} {}", o + s, name(k))).collect();
+            let pieces: Vec<String> = layout.pieces.iter().map(|(o, s, k)| format!("bytes {o}..{} {}", o + s, name(k))).collect();
             let unknown: Vec<String> = holes.iter().map(|(o, s)| format!("{o}..{}", o + s)).collect();
             if unknown.is_empty() {
                 pieces.join(", ")
@@ -146,4 +145,3 @@ fn holes(pieces: &[(u64, u64, Kind)], size: u64) -> Vec<(u64, u64)> {
     }
     out
 }
-

@@ -24,20 +24,13 @@ fn helper_copy(caller: &str) -> Known {
     let module = parse_module(&format!("{HELPER}{caller}")).unwrap_or_else(|e| panic!("{e}"));
     let types = MemTypes::compute(&module);
     let dup = module.function("dup").expect("dup");
-    let (_, copy) = dup
-        .inst_order()
-        .find(|(_, i)| crate::memory::mem_op(&dup.insts[*i].kind).is_some())
-        .expect("a copy");
+    let (_, copy) = dup.inst_order().find(|(_, i)| crate::memory::mem_op(&dup.insts[*i].kind).is_some()).expect("a copy");
     let (_, dst, src, _) = crate::memory::mem_op(&dup.insts[copy].kind).expect("a copy");
     types.copy(dup, dst, src, Some(16))
 }
 
 fn record() -> Known {
-    let pieces = vec![
-        (0, 8, Kind::Float(FloatTy::F64)),
-        (8, 4, Kind::Float(FloatTy::F32)),
-        (12, 4, Kind::Float(FloatTy::F32)),
-    ];
+    let pieces = vec![(0, 8, Kind::Float(FloatTy::F64)), (8, 4, Kind::Float(FloatTy::F32)), (12, 4, Kind::Float(FloatTy::F32))];
     Known::Layout(CopyLayout { period: 16, pieces }, vec![])
 }
 
@@ -102,10 +95,7 @@ entry:
 "#,
     );
     let pieces = vec![(0, 8, Kind::Float(FloatTy::F64))];
-    assert_eq!(
-        known,
-        Known::Layout(CopyLayout { period: 16, pieces }, vec![(8, 8)])
-    );
+    assert_eq!(known, Known::Layout(CopyLayout { period: 16, pieces }, vec![(8, 8)]));
 }
 
 #[test]
@@ -129,13 +119,7 @@ entry:
     .unwrap_or_else(|e| panic!("{e}"));
     let types = MemTypes::compute(&module);
     let f = module.function("move").expect("move");
-    let (_, copy) = f
-        .inst_order()
-        .find(|(_, i)| crate::memory::mem_op(&f.insts[*i].kind).is_some())
-        .expect("a copy");
+    let (_, copy) = f.inst_order().find(|(_, i)| crate::memory::mem_op(&f.insts[*i].kind).is_some()).expect("a copy");
     let (_, dst, src, _) = crate::memory::mem_op(&f.insts[copy].kind).expect("a copy");
-    assert_eq!(
-        types.copy(f, dst, src, None),
-        Known::Unaligned(vec![Kind::Float(FloatTy::F64), Kind::Pointer])
-    );
+    assert_eq!(types.copy(f, dst, src, None), Known::Unaligned(vec![Kind::Float(FloatTy::F64), Kind::Pointer]));
 }

@@ -59,9 +59,8 @@ impl RuleFamily for Arithmetic {
 
     fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
         let kind = &cx.func.insts[inst].kind;
-        let adjoints = adjoints(kind).ok_or_else(|| {
-            TransformError::at(cx.func, inst, format!("zyg cannot differentiate `{}` yet", kind.opcode_name()))
-        })?;
+        let adjoints = adjoints(kind)
+            .ok_or_else(|| TransformError::at(cx.func, inst, format!("zyg cannot differentiate `{}` yet", kind.opcode_name())))?;
         Ok(Some(Choice::Pullback(Pullback::Arithmetic(adjoints))))
     }
 

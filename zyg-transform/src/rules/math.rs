@@ -116,16 +116,8 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule { names: &["log2"], arity: 1, adjoints: || vec![Some(strong(d() / (plus_zero(x(0)) * LN_2)))] },
     MathRule { names: &["log10"], arity: 1, adjoints: || vec![Some(strong(d() / (plus_zero(x(0)) * LN_10)))] },
     // At ±0 the derivative is +inf; Enzyme's rule gives 0 there (see the module comment).
-    MathRule {
-        names: &["sqrt"],
-        arity: 1,
-        adjoints: || vec![Some(zero_where(cmp(Oeq, r(), c(0.0)), d() / (r() * 2.0)))],
-    },
-    MathRule {
-        names: &["cbrt"],
-        arity: 1,
-        adjoints: || vec![Some(zero_where(cmp(Oeq, r(), c(0.0)), d() / (sq(r()) * 3.0)))],
-    },
+    MathRule { names: &["sqrt"], arity: 1, adjoints: || vec![Some(zero_where(cmp(Oeq, r(), c(0.0)), d() / (r() * 2.0)))] },
+    MathRule { names: &["cbrt"], arity: 1, adjoints: || vec![Some(zero_where(cmp(Oeq, r(), c(0.0)), d() / (sq(r()) * 3.0)))] },
     MathRule {
         names: &["pow"],
         arity: 2,
@@ -159,9 +151,7 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule {
         names: &["fabs"],
         arity: 1,
-        adjoints: || {
-            vec![Some(select(cmp(Ogt, x(0), c(0.0)), d(), select(cmp(Olt, x(0), c(0.0)), -d(), c(0.0))))]
-        },
+        adjoints: || vec![Some(select(cmp(Ogt, x(0), c(0.0)), d(), select(cmp(Olt, x(0), c(0.0)), -d(), c(0.0))))],
     },
     MathRule { names: &["fmin", "minnum", "minimumnum", "fminimum_num"], arity: 2, adjoints: || min_max(Olt, false) },
     MathRule { names: &["fmax", "maxnum", "maximumnum", "fmaximum_num"], arity: 2, adjoints: || min_max(Ogt, false) },
@@ -175,11 +165,7 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule { names: &["rint", "nearbyint", "roundeven"], arity: 1, adjoints: || vec![Some(c(0.0))] },
     // 1 - tanh² as (1 - r)(1 + r), without a second rounding of r². For |x| > 19, r rounds
     // to ±1 and this to 0: the true value is below 1e-16 there (exact in absolute terms).
-    MathRule {
-        names: &["tanh"],
-        arity: 1,
-        adjoints: || vec![Some(d() * ((c(1.0) - r()) * (c(1.0) + r())))],
-    },
+    MathRule { names: &["tanh"], arity: 1, adjoints: || vec![Some(d() * ((c(1.0) - r()) * (c(1.0) + r())))] },
     MathRule { names: &["sinh"], arity: 1, adjoints: || vec![Some(strong(d() * call("cosh", vec![x(0)])))] },
     MathRule { names: &["cosh"], arity: 1, adjoints: || vec![Some(strong(d() * call("sinh", vec![x(0)])))] },
     // 1/sqrt(1 - x²) with 1 - x² as (1 - x)(1 + x), exact near ±1; +inf at ±1.
@@ -215,16 +201,8 @@ pub static MATH_RULES: &[MathRule] = &[
         },
     },
     // exp(-x²) underflows to 0 for |x| > 27, where the true value is below 1e-300.
-    MathRule {
-        names: &["erf"],
-        arity: 1,
-        adjoints: || vec![Some(d() * FRAC_2_SQRT_PI * call("exp", vec![-sq(x(0))]))],
-    },
-    MathRule {
-        names: &["erfc"],
-        arity: 1,
-        adjoints: || vec![Some(-(d() * FRAC_2_SQRT_PI * call("exp", vec![-sq(x(0))])))],
-    },
+    MathRule { names: &["erf"], arity: 1, adjoints: || vec![Some(d() * FRAC_2_SQRT_PI * call("exp", vec![-sq(x(0))]))] },
+    MathRule { names: &["erfc"], arity: 1, adjoints: || vec![Some(-(d() * FRAC_2_SQRT_PI * call("exp", vec![-sq(x(0))])))] },
     MathRule {
         names: &["fmod"],
         arity: 2,
@@ -236,11 +214,7 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule { names: &["expm1"], arity: 1, adjoints: || vec![Some(strong(d() * (r() + 1.0)))] },
     // At x = -1: +inf (x + 1 is +0 there).
     MathRule { names: &["log1p"], arity: 1, adjoints: || vec![Some(strong(d() / (x(0) + 1.0)))] },
-    MathRule {
-        names: &["fma", "fmuladd"],
-        arity: 3,
-        adjoints: || vec![Some(d() * x(1)), Some(d() * x(0)), Some(d())],
-    },
+    MathRule { names: &["fma", "fmuladd"], arity: 3, adjoints: || vec![Some(d() * x(1)), Some(d() * x(0)), Some(d())] },
     MathRule {
         names: &["copysign"],
         arity: 2,
@@ -320,20 +294,65 @@ impl RuleFamily for MathCalls {
 /// backend lowers (`emit::math_call` calls `llvm.<name>.<type>` for these, the C library's
 /// function for the others).
 pub const LLVM_INTRINSICS: &[&str] = &[
-    "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil", "trunc",
-    "round", "fma",
+    "sqrt", "sin", "cos", "exp", "exp2", "log", "log2", "log10", "pow", "fabs", "copysign", "floor", "ceil", "trunc", "round",
+    "fma",
 ];
 
 /// C library math functions zyg has no rule for (declaring one inactive would silently
 /// give a wrong derivative, so the message for a call of one does not suggest it).
 pub fn is_c_math_function(name: &str) -> bool {
     const NAMES: &[&str] = &[
-        "lgamma", "tgamma", "gamma", "asinh", "acosh", "atanh", "j0", "j1", "jn", "y0", "y1", "yn", "erfinv", "frexp",
-        "ldexp", "scalbn", "scalbln", "modf", "remquo", "remainder", "nextafter", "nexttoward", "fdim", "logb", "sincos",
-        "exp10", "pow10", "lgamma_r", "significand", "cexpf", "cexpl", "clogf", "clogl", "csqrt", "cpow", "csin", "ccos",
-        "ctan", "csinh", "ccosh", "ctanh", "casin", "cacos", "catan", "cproj", "cimag", "creal", "conj",
+        "lgamma",
+        "tgamma",
+        "gamma",
+        "asinh",
+        "acosh",
+        "atanh",
+        "j0",
+        "j1",
+        "jn",
+        "y0",
+        "y1",
+        "yn",
+        "erfinv",
+        "frexp",
+        "ldexp",
+        "scalbn",
+        "scalbln",
+        "modf",
+        "remquo",
+        "remainder",
+        "nextafter",
+        "nexttoward",
+        "fdim",
+        "logb",
+        "sincos",
+        "exp10",
+        "pow10",
+        "lgamma_r",
+        "significand",
+        "cexpf",
+        "cexpl",
+        "clogf",
+        "clogl",
+        "csqrt",
+        "cpow",
+        "csin",
+        "ccos",
+        "ctan",
+        "csinh",
+        "ccosh",
+        "ctanh",
+        "casin",
+        "cacos",
+        "catan",
+        "cproj",
+        "cimag",
+        "creal",
+        "conj",
     ];
-    let base = name.strip_suffix('f').filter(|b| NAMES.contains(b)).or_else(|| name.strip_suffix('l').filter(|b| NAMES.contains(b)));
+    let base =
+        name.strip_suffix('f').filter(|b| NAMES.contains(b)).or_else(|| name.strip_suffix('l').filter(|b| NAMES.contains(b)));
     NAMES.contains(&name) || base.is_some()
 }
 
@@ -358,8 +377,20 @@ pub fn eval_primal(name: &str, a: &[f64]) -> Option<f64> {
         "fmin" => x.min(y),
         "fmax" => x.max(y),
         // NaN-propagating (`llvm.minimum`): the tests' ties are not signed zeros.
-        "minimum" => if x.is_nan() || y.is_nan() { f64::NAN } else { x.min(y) },
-        "maximum" => if x.is_nan() || y.is_nan() { f64::NAN } else { x.max(y) },
+        "minimum" => {
+            if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else {
+                x.min(y)
+            }
+        }
+        "maximum" => {
+            if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else {
+                x.max(y)
+            }
+        }
         "floor" => x.floor(),
         "ceil" => x.ceil(),
         "trunc" => x.trunc(),

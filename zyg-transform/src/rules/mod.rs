@@ -176,8 +176,9 @@ mod tests {
     /// Forward mode is not there yet: every family says so, naming itself.
     #[test]
     fn tangents_are_not_implemented_yet() {
-        let func = zyg_ir::text::parse_function("define double @f(double %x) {\nentry:\n  %y = fneg double %x\n  ret double %y\n}\n")
-            .expect("parses");
+        let func =
+            zyg_ir::text::parse_function("define double @f(double %x) {\nentry:\n  %y = fneg double %x\n  ret double %y\n}\n")
+                .expect("parses");
         let inst = func.inst_order().next().expect("an instruction").1;
         for family in FAMILIES {
             let err = family.tangent(&func, inst, &Pullback::Phi).expect_err("not yet");

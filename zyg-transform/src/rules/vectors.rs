@@ -59,10 +59,9 @@ impl RuleFamily for Vectors {
             InstKind::ExtractElement { .. } | InstKind::InsertElement { .. } | InstKind::ShuffleVector { .. } => {
                 Some(VectorOp::Lanes)
             }
-            InstKind::Call { callee: Callee::Direct(name), args, .. } => INTRINSICS
-                .iter()
-                .find(|(prefix, n, _)| name.starts_with(prefix) && *n == args.len())
-                .map(|(_, _, op)| *op),
+            InstKind::Call { callee: Callee::Direct(name), args, .. } => {
+                INTRINSICS.iter().find(|(prefix, n, _)| name.starts_with(prefix) && *n == args.len()).map(|(_, _, op)| *op)
+            }
             _ => None,
         };
         Ok(op.map(|op| Choice::Pullback(Pullback::Vector(op))))
@@ -89,11 +88,8 @@ impl RuleFamily for Vectors {
             }
             (_, InstKind::Call { args, .. }) => {
                 // A gather's and a scatter's operands sit where a masked load's and store's do.
-                let (ptr, mask) = if matches!(op, VectorOp::MaskedLoad | VectorOp::Gather) {
-                    (args[0], args[1])
-                } else {
-                    (args[1], args[2])
-                };
+                let (ptr, mask) =
+                    if matches!(op, VectorOp::MaskedLoad | VectorOp::Gather) { (args[0], args[1]) } else { (args[1], args[2]) };
                 needs.shadow_if_any(ptr);
                 needs.value(mask);
             }

@@ -2,15 +2,15 @@
 
 use super::common::{self, value};
 
+use crate::activity::Activity;
+use crate::tape::{self, Storage, TapeLayout, TapeNeeds};
+use crate::ArgActivity::{Active, Const};
+use crate::{Differentiator, Spec};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::text::parse_module;
 use zyg_ir::{InstKind, Module, Type};
-use crate::activity::Activity;
-use crate::tape::{self, Storage, TapeLayout, TapeNeeds};
-use crate::ArgActivity::{Active, Const};
-use crate::{Differentiator, Spec};
 
 const PROGRAM: &str = r#"
 declare double @sin(double)
@@ -37,7 +37,6 @@ exit:
 fn module() -> Module {
     common::module_of(PROGRAM)
 }
-
 
 #[test]
 fn activity_is_varied_and_useful() {

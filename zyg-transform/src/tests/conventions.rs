@@ -3,11 +3,11 @@
 
 use super::common::{self, value};
 
-use zyg_ir::{InstKind, Module, Type};
 use crate::activity::Activity;
 use crate::conventions::Conventions;
 use crate::wrap::{with_result, ResultSeed};
 use crate::ArgActivity::Active;
+use zyg_ir::{InstKind, Module, Type};
 
 const PROGRAM: &str = r#"
 declare double @noise(double)
@@ -37,7 +37,6 @@ entry:
 fn module() -> Module {
     common::module_of(PROGRAM)
 }
-
 
 #[test]
 fn an_inactive_call_varies_nothing() {

@@ -3,9 +3,9 @@
 
 use super::common;
 
+use crate::gpu::thread_private_pointers;
 use std::collections::HashSet;
 use zyg_ir::{Function, Module, Value};
-use crate::gpu::thread_private_pointers;
 
 const KERNELS: &str = r#"
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -84,10 +84,7 @@ fn module() -> Module {
 
 /// The results of the function's `getelementptr`s, in layout order.
 fn geps(f: &Function) -> Vec<Value> {
-    f.inst_order()
-        .filter(|(_, i)| f.insts[*i].kind.opcode_name() == "getelementptr")
-        .filter_map(|(_, i)| f.result(i))
-        .collect()
+    f.inst_order().filter(|(_, i)| f.insts[*i].kind.opcode_name() == "getelementptr").filter_map(|(_, i)| f.result(i)).collect()
 }
 
 #[test]

@@ -10,8 +10,10 @@ use inkwell::llvm_sys::prelude::*;
 pub(super) unsafe fn read_constant(v: LLVMValueRef) -> Result<Constant, String> {
     let ty = read_type(LLVMTypeOf(v))?;
     if let Type::Vector(n, _) = &ty {
-        if !LLVMIsAConstantDataVector(v).is_null() || !LLVMIsAConstantVector(v).is_null()
-            || !LLVMIsAConstantInt(v).is_null() || !LLVMIsAConstantFP(v).is_null()
+        if !LLVMIsAConstantDataVector(v).is_null()
+            || !LLVMIsAConstantVector(v).is_null()
+            || !LLVMIsAConstantInt(v).is_null()
+            || !LLVMIsAConstantFP(v).is_null()
         {
             // Lane by lane (a splat ConstantInt/ConstantFP answers for every lane).
             let lanes = (0..*n).map(|i| read_constant(LLVMGetAggregateElement(v, i))).collect::<Result<_, _>>()?;

@@ -25,8 +25,12 @@ pub(super) struct FunctionReader {
 impl FunctionReader {
     pub(super) fn read(raw: LLVMValueRef) -> Result<(Function, BTreeMap<String, Signature>), ReadError> {
         // SAFETY: `raw` is a function of a live module (read_functions found it there).
-        let name = unsafe { global_name(raw) }
-            .map_err(|message| ReadError { function: String::new(), instruction: None, loc: None, message })?;
+        let name = unsafe { global_name(raw) }.map_err(|message| ReadError {
+            function: String::new(),
+            instruction: None,
+            loc: None,
+            message,
+        })?;
         let fail = |message: String| ReadError { function: name.clone(), instruction: None, loc: None, message };
         // SAFETY: `raw` is a defined function; its type is a function type.
         let sig = unsafe { read_signature(LLVMGlobalGetValueType(raw)) }.map_err(fail)?;
@@ -101,12 +105,7 @@ impl FunctionReader {
     }
 
     fn error(&self, inst: LLVMValueRef, message: String) -> ReadError {
-        ReadError {
-            function: self.name.clone(),
-            instruction: Some(print_value(inst)),
-            loc: debug_loc(inst),
-            message,
-        }
+        ReadError { function: self.name.clone(), instruction: Some(print_value(inst)), loc: debug_loc(inst), message }
     }
 
     /// The zyg-ir value for an LLVM operand: a mapped instruction or parameter, or a constant.

@@ -4,7 +4,7 @@
 use super::constant::read_constant;
 use super::function::FunctionReader;
 use super::read_signature;
-use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
+use crate::inst::{BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, UnOp};
 use crate::llvm::raw::{global_name, print_value, read_type};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -25,19 +25,15 @@ impl FunctionReader {
         Ok(match opcode {
             LLVMFNeg => InstKind::Unary { op: UnOp::FNeg, arg: self.op(inst, 0)? },
             LLVMFreeze => InstKind::Unary { op: UnOp::Freeze, arg: self.op(inst, 0)? },
-            LLVMFCmp => InstKind::FCmp {
-                pred: float_pred(LLVMGetFCmpPredicate(inst)),
-                args: [self.op(inst, 0)?, self.op(inst, 1)?],
-            },
-            LLVMICmp => InstKind::ICmp {
-                pred: int_pred(LLVMGetICmpPredicate(inst)),
-                args: [self.op(inst, 0)?, self.op(inst, 1)?],
-            },
-            LLVMSelect => InstKind::Select {
-                cond: self.op(inst, 0)?,
-                then_value: self.op(inst, 1)?,
-                else_value: self.op(inst, 2)?,
-            },
+            LLVMFCmp => {
+                InstKind::FCmp { pred: float_pred(LLVMGetFCmpPredicate(inst)), args: [self.op(inst, 0)?, self.op(inst, 1)?] }
+            }
+            LLVMICmp => {
+                InstKind::ICmp { pred: int_pred(LLVMGetICmpPredicate(inst)), args: [self.op(inst, 0)?, self.op(inst, 1)?] }
+            }
+            LLVMSelect => {
+                InstKind::Select { cond: self.op(inst, 0)?, then_value: self.op(inst, 1)?, else_value: self.op(inst, 2)? }
+            }
             LLVMPHI => self.read_phi(inst)?,
             LLVMCall => self.read_call(inst)?,
             LLVMAlloca => read_alloca(inst)?,
@@ -46,17 +42,11 @@ impl FunctionReader {
             LLVMGetElementPtr => self.read_gep(inst)?,
             LLVMExtractValue => InstKind::ExtractValue { agg: self.op(inst, 0)?, indices: indices(inst) },
             LLVMExtractElement => InstKind::ExtractElement { vec: self.op(inst, 0)?, index: self.op(inst, 1)? },
-            LLVMInsertElement => InstKind::InsertElement {
-                vec: self.op(inst, 0)?,
-                value: self.op(inst, 1)?,
-                index: self.op(inst, 2)?,
-            },
+            LLVMInsertElement => {
+                InstKind::InsertElement { vec: self.op(inst, 0)?, value: self.op(inst, 1)?, index: self.op(inst, 2)? }
+            }
             LLVMShuffleVector => self.read_shuffle(inst)?,
-            LLVMInsertValue => InstKind::InsertValue {
-                agg: self.op(inst, 0)?,
-                value: self.op(inst, 1)?,
-                indices: indices(inst),
-            },
+            LLVMInsertValue => InstKind::InsertValue { agg: self.op(inst, 0)?, value: self.op(inst, 1)?, indices: indices(inst) },
             LLVMBr if LLVMIsConditional(inst) != 0 => InstKind::CondBr {
                 cond: self.operand(LLVMGetCondition(inst))?,
                 then_dest: self.block(LLVMGetSuccessor(inst, 0))?,
@@ -103,11 +93,7 @@ impl FunctionReader {
             let value = read_constant(LLVMGetSwitchCaseValue(inst, i))?;
             cases.push((value, self.block(LLVMGetSuccessor(inst, i))?));
         }
-        Ok(InstKind::Switch {
-            value: self.op(inst, 0)?,
-            default: self.block(LLVMGetSwitchDefaultDest(inst))?,
-            cases,
-        })
+        Ok(InstKind::Switch { value: self.op(inst, 0)?, default: self.block(LLVMGetSwitchDefaultDest(inst))?, cases })
     }
 
     unsafe fn read_call(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {

@@ -46,7 +46,8 @@ pub fn read_functions(module: &inkwell::module::Module<'_>, roots: &[String]) ->
             Some(Ok((func, callees))) => {
                 for (callee, sig) in callees {
                     // SAFETY: looking a name up in the live module; the value found belongs to it.
-                    let callee_fn = unsafe { find_global(module.as_mut_ptr(), &callee).and_then(|v| inkwell::values::FunctionValue::new(v)) };
+                    let callee_fn =
+                        unsafe { find_global(module.as_mut_ptr(), &callee).and_then(|v| inkwell::values::FunctionValue::new(v)) };
                     if callee_fn.is_some_and(touches_no_visible_memory) {
                         out.module.pure.insert(callee.clone());
                     }
@@ -88,8 +89,7 @@ fn touches_no_visible_memory(f: inkwell::values::FunctionValue<'_>) -> bool {
     const ARGUMENT_MEMORY: u64 = 0b11;
     const OTHER_MEMORY: u64 = 0b11 << 6;
     let kind = Attribute::get_named_enum_kind_id("memory");
-    f.get_enum_attribute(AttributeLoc::Function, kind)
-        .is_some_and(|a| a.get_enum_value() & (ARGUMENT_MEMORY | OTHER_MEMORY) == 0)
+    f.get_enum_attribute(AttributeLoc::Function, kind).is_some_and(|a| a.get_enum_value() & (ARGUMENT_MEMORY | OTHER_MEMORY) == 0)
 }
 
 /// The module's global variables of types zyg can represent (the others cannot hold
@@ -103,7 +103,10 @@ fn read_globals(module: &inkwell::module::Module<'_>) -> BTreeMap<String, Global
             if let (Ok(ty), Ok(name)) = (read_type(LLVMGlobalGetValueType(raw)), global_name(raw)) {
                 let addrspace = LLVMGetPointerAddressSpace(LLVMTypeOf(raw));
                 let points_to = addresses_in(LLVMGetInitializer(raw));
-                out.insert(name, GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false, points_to });
+                out.insert(
+                    name,
+                    GlobalVar { ty, constant: LLVMIsGlobalConstant(raw) != 0, addrspace, inactive: false, points_to },
+                );
             }
         }
     }

@@ -132,9 +132,16 @@ unsafe fn mirror_once(
         let base = mirror(m, LLVMGetOperand(c, 0), shadow_of, done)?;
         let mut indices: Vec<LLVMValueRef> = (1..LLVMGetNumOperands(c).max(1)).map(|k| LLVMGetOperand(c, k as u32)).collect();
         let flags = LLVMGEPGetNoWrapFlags(c);
-        return Some(LLVMConstGEPWithNoWrapFlags(LLVMGetGEPSourceElementType(c), base, indices.as_mut_ptr(), indices.len() as u32, flags));
+        return Some(LLVMConstGEPWithNoWrapFlags(
+            LLVMGetGEPSourceElementType(c),
+            base,
+            indices.as_mut_ptr(),
+            indices.len() as u32,
+            flags,
+        ));
     }
-    let aggregate = !LLVMIsAConstantStruct(c).is_null() || !LLVMIsAConstantArray(c).is_null() || !LLVMIsAConstantVector(c).is_null();
+    let aggregate =
+        !LLVMIsAConstantStruct(c).is_null() || !LLVMIsAConstantArray(c).is_null() || !LLVMIsAConstantVector(c).is_null();
     if !aggregate {
         return None;
     }
@@ -152,7 +159,9 @@ unsafe fn mirror_once(
         inkwell::llvm_sys::LLVMTypeKind::LLVMStructTypeKind => {
             LLVMConstStructInContext(LLVMGetModuleContext(m), values.as_mut_ptr(), n, LLVMIsPackedStruct(ty))
         }
-        inkwell::llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => LLVMConstArray2(LLVMGetElementType(ty), values.as_mut_ptr(), u64::from(n)),
+        inkwell::llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => {
+            LLVMConstArray2(LLVMGetElementType(ty), values.as_mut_ptr(), u64::from(n))
+        }
         _ => LLVMConstVector(values.as_mut_ptr(), n),
     })
 }

@@ -2,9 +2,9 @@
 //! more than one builder call, and the opcode and predicate tables.
 
 use super::{WriteError, Writer};
-use crate::entities::{Block, Value};
-use crate::inst::{BinOp, CastOp, Callee, FloatPred, InstKind, IntPred, UnOp};
 use crate::constant::Constant;
+use crate::entities::{Block, Value};
+use crate::inst::{BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, UnOp};
 use crate::types::{Signature, Type};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -125,7 +125,13 @@ impl Writer<'_> {
         a
     }
 
-    unsafe fn gep(&mut self, source_ty: &Type, base: Value, indices: &[Value], inbounds: bool) -> Result<LLVMValueRef, WriteError> {
+    unsafe fn gep(
+        &mut self,
+        source_ty: &Type,
+        base: Value,
+        indices: &[Value],
+        inbounds: bool,
+    ) -> Result<LLVMValueRef, WriteError> {
         let base = self.value(base)?;
         let mut idx = indices.iter().map(|i| self.value(*i)).collect::<Result<Vec<_>, _>>()?;
         let sty = self.lty(source_ty);

@@ -126,12 +126,7 @@ impl<'f> Writer<'f> {
 
     unsafe fn fn_type(&self, sig: &Signature) -> LLVMTypeRef {
         let mut params: Vec<_> = sig.params.iter().map(|t| self.lty(t)).collect();
-        LLVMFunctionType(
-            self.lty(&sig.ret),
-            params.as_mut_ptr(),
-            params.len() as u32,
-            sig.variadic as i32,
-        )
+        LLVMFunctionType(self.lty(&sig.ret), params.as_mut_ptr(), params.len() as u32, sig.variadic as i32)
     }
 
     unsafe fn body(&mut self) -> Result<(), WriteError> {
