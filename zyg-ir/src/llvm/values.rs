@@ -46,29 +46,11 @@ pub enum ValueClass<'ctx> {
 /// # Safety
 /// `raw` must be null or a live value of a context that lives for `'ctx`.
 pub(crate) unsafe fn basic_value<'ctx>(raw: LLVMValueRef) -> Option<BasicValueEnum<'ctx>> {
-    use LLVMTypeKind::*;
     if raw.is_null() {
         return None;
     }
-    // `BasicValueEnum::new` accepts exactly these kinds (and panics on the others).
-    let kind = LLVMGetTypeKind(LLVMTypeOf(raw));
-    let basic = matches!(
-        kind,
-        LLVMHalfTypeKind
-            | LLVMBFloatTypeKind
-            | LLVMFloatTypeKind
-            | LLVMDoubleTypeKind
-            | LLVMX86_FP80TypeKind
-            | LLVMFP128TypeKind
-            | LLVMPPC_FP128TypeKind
-            | LLVMIntegerTypeKind
-            | LLVMStructTypeKind
-            | LLVMPointerTypeKind
-            | LLVMArrayTypeKind
-            | LLVMVectorTypeKind
-            | LLVMScalableVectorTypeKind
-    );
-    basic.then(|| BasicValueEnum::new(raw))
+    // `BasicValueEnum::new` accepts exactly the first-class kinds (and panics on the others).
+    first_class(LLVMGetTypeKind(LLVMTypeOf(raw))).then(|| BasicValueEnum::new(raw))
 }
 
 /// The first-class type `raw` is, if it is one (inkwell's `BasicTypeEnum`); `None` for void,
@@ -77,12 +59,17 @@ pub(crate) unsafe fn basic_value<'ctx>(raw: LLVMValueRef) -> Option<BasicValueEn
 /// # Safety
 /// `raw` must be null or a type of a context that lives for `'ctx`.
 pub(crate) unsafe fn basic_type<'ctx>(raw: LLVMTypeRef) -> Option<BasicTypeEnum<'ctx>> {
-    use LLVMTypeKind::*;
     if raw.is_null() {
         return None;
     }
-    let kind = LLVMGetTypeKind(raw);
-    let basic = matches!(
+    first_class(LLVMGetTypeKind(raw)).then(|| BasicTypeEnum::new(raw))
+}
+
+/// The kinds of type inkwell's `BasicValueEnum` and `BasicTypeEnum` hold: not void,
+/// metadata, labels, tokens or functions.
+fn first_class(kind: LLVMTypeKind) -> bool {
+    use LLVMTypeKind::*;
+    matches!(
         kind,
         LLVMHalfTypeKind
             | LLVMBFloatTypeKind
@@ -97,8 +84,7 @@ pub(crate) unsafe fn basic_type<'ctx>(raw: LLVMTypeRef) -> Option<BasicTypeEnum<
             | LLVMArrayTypeKind
             | LLVMVectorTypeKind
             | LLVMScalableVectorTypeKind
-    );
-    basic.then(|| BasicTypeEnum::new(raw))
+    )
 }
 
 impl<'ctx> Argument<'ctx> {
