@@ -459,3 +459,43 @@ entry:
     assert!(matches!(it.call("long", &[Val::f64(1.0)]), Err(InterpError::Unsupported(_))));
     assert!(matches!(it.call("deep", &[Val::f64(1.0)]), Err(InterpError::CallDepth(_))));
 }
+
+#[test]
+fn ieee_maximum_and_minimum_order_zeros_and_propagate_nan() {
+    let mut it = interp(
+        r#"
+declare double @llvm.maximum.f64(double, double)
+declare double @llvm.minimum.f64(double, double)
+declare double @llvm.maxnum.f64(double, double)
+
+define double @max(double %x, double %y) {
+entry:
+  %r = call double @llvm.maximum.f64(double %x, double %y)
+  ret double %r
+}
+
+define double @min(double %x, double %y) {
+entry:
+  %r = call double @llvm.minimum.f64(double %x, double %y)
+  ret double %r
+}
+
+define double @maxnum(double %x, double %y) {
+entry:
+  %r = call double @llvm.maxnum.f64(double %x, double %y)
+  ret double %r
+}
+"#,
+    );
+    let mut call = |f: &str, x: f64, y: f64| f64_of(it.call(f, &[Val::f64(x), Val::f64(y)]));
+    for (x, y) in [(-0.0, 0.0), (0.0, -0.0)] {
+        let (max, min) = (call("max", x, y), call("min", x, y));
+        assert!(max == 0.0 && max.is_sign_positive(), "maximum({x}, {y}) = {max}");
+        assert!(min == 0.0 && min.is_sign_negative(), "minimum({x}, {y}) = {min}");
+    }
+    assert_eq!(call("max", 1.5, -2.0), 1.5);
+    assert_eq!(call("min", 1.5, -2.0), -2.0);
+    assert!(call("max", f64::NAN, 1.0).is_nan() && call("min", 1.0, f64::NAN).is_nan());
+    // maxNum, by contrast, gives the number beside a NaN.
+    assert_eq!(call("maxnum", f64::NAN, 1.0), 1.0);
+}

@@ -75,34 +75,28 @@ fn math2(family: &str) -> Option<fn(f64, f64) -> f64> {
         "maxnum" | "fmax" | "maximumnum" | "fmaximum_num" => f64::max,
         "minnum" | "fmin" | "minimumnum" | "fminimum_num" => f64::min,
         // IEEE maximum and minimum: NaN propagates, -0 < +0.
-        "maximum" | "fmaximum" => |x: f64, y: f64| {
-            if x.is_nan() || y.is_nan() {
-                f64::NAN
-            } else if x == y {
-                if x.is_sign_negative() {
-                    y
-                } else {
-                    x
-                }
-            } else {
-                x.max(y)
-            }
-        },
-        "minimum" | "fminimum" => |x: f64, y: f64| {
-            if x.is_nan() || y.is_nan() {
-                f64::NAN
-            } else if x == y {
-                if x.is_sign_negative() {
-                    x
-                } else {
-                    y
-                }
-            } else {
-                x.min(y)
-            }
-        },
+        "maximum" | "fmaximum" => |x, y| ieee_extreme(x, y, true),
+        "minimum" | "fminimum" => |x, y| ieee_extreme(x, y, false),
         _ => return None,
     })
+}
+
+/// IEEE 754-2019 `maximum` (`max`) or `minimum`: a NaN operand gives NaN, and -0 is below +0.
+fn ieee_extreme(x: f64, y: f64, max: bool) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else if x == y {
+        // Equal: only the zeros' signs can differ; the maximum is the positive one.
+        if x.is_sign_negative() == max {
+            y
+        } else {
+            x
+        }
+    } else if max {
+        x.max(y)
+    } else {
+        x.min(y)
+    }
 }
 
 fn bad(name: &str, args: &[Val]) -> InterpError {
