@@ -82,10 +82,12 @@ impl Output {
             .iter()
             .map(|(name, g)| {
                 let of = name.strip_prefix(&helpers::shadow_global_name("")).expect("shadow globals are named after theirs");
-                let init = match () {
-                    _ if g.is_shared() => GlobalInit::Shared,
-                    _ if g.ty.holds_pointers() => GlobalInit::Mirror { of: of.to_string() },
-                    _ => GlobalInit::Zero,
+                let init = if g.is_shared() {
+                    GlobalInit::Shared
+                } else if g.ty.holds_pointers() {
+                    GlobalInit::Mirror { of: of.to_string() }
+                } else {
+                    GlobalInit::Zero
                 };
                 NewGlobal { name: name.clone(), ty: g.ty.clone(), init }
             })
