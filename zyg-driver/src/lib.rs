@@ -1,12 +1,13 @@
 //! zyg-driver: the pipeline behind the `zyg` command — reading LLVM modules, preparing
 //! them, running the transform, filling in the C entry points, optimising and writing.
 
+#![forbid(unsafe_code)]
+
 pub mod callsite;
 pub mod compile;
 pub mod conventions;
 pub mod custom;
 pub mod error;
-mod ffi;
 pub mod grad;
 pub mod header;
 pub mod inlining;

@@ -140,19 +140,18 @@ pub fn write_atomically(output: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     outputs.commit()
 }
 
-/// Whether standard output was closed when zyg started (`zyg grad m.ll -o - >&-`), as the
-/// `zyg` binary found before Rust's runtime reopened it on `/dev/null`; `-o -` is then an
-/// error rather than a success that wrote nothing.
-static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Called by the `zyg` binary when standard output was closed at its start.
-pub fn note_stdout_closed() {
-    STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+/// Whether standard output was closed when zyg started (`zyg grad m.ll -o - >&-`), found
+/// before Rust's runtime reopened it on `/dev/null` (see zyg-native), or told by the
+/// supervising parent; `-o -` is then an error rather than a success that wrote nothing.
+pub fn stdout_closed() -> bool {
+    zyg_native::stdout_closed_at_start() || PARENT_SAW_STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Whether standard output was closed when zyg started (see `note_stdout_closed`).
-pub fn stdout_closed() -> bool {
-    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+static PARENT_SAW_STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called in the supervised child when its parent found standard output closed at its start.
+pub fn note_stdout_closed() {
+    PARENT_SAW_STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The error for `-o -` when standard output was closed at the start.

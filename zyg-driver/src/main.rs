@@ -1,5 +1,7 @@
 //! The `zyg` command line.
 
+#![forbid(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -100,23 +102,6 @@ fn parse_kind(word: &str) -> Result<ArgActivity, String> {
     ArgActivity::parse(word).ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
 }
 
-/// Whether standard output was closed when the process started (`zyg ... -o - >&-`).
-/// Rust's runtime reopens a closed standard descriptor on `/dev/null` before `main`, after
-/// which `-o -` would write into nothing and succeed; this runs before that, as an ELF
-/// constructor (what the `ctor` crate makes), and notes it.
-static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-#[used]
-#[link_section = ".init_array"]
-static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
-
-extern "C" fn note_closed_stdout() {
-    // F_GETFD only asks whether the descriptor is open.
-    if nix::fcntl::fcntl(std::io::stdout(), nix::fcntl::FcntlArg::F_GETFD).is_err() {
-        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
 fn main() -> ExitCode {
     // Command-line mistakes end like every other failure: `zyg: error:`, status 1 (clap's
     // own convention is status 2).
@@ -147,9 +132,6 @@ fn main() -> ExitCode {
         .with_target(false)
         .with_ansi(zyg_driver::supervisor::stderr_is_terminal())
         .init();
-    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
-        zyg_driver::llvm_io::note_stdout_closed();
-    }
     // A panic is a bug in zyg: report it as one, with status 1 like any other failure
     // (outputs are only renamed into place at the very end, so nothing partial is left).
     std::panic::set_hook(Box::new(|info| {

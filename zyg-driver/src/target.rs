@@ -60,7 +60,7 @@ pub enum Cpu {
 /// Whether `triple`'s target knows the CPU `cpu` (src/cpu_names.cpp).
 pub fn cpu(triple: &TargetTriple, cpu: &str) -> Cpu {
     initialize();
-    match crate::ffi::cpu_known(triple.as_str(), cpu) {
+    match zyg_native::cpu_known(triple.as_str(), cpu) {
         (Some(true), _) => Cpu::Known,
         (Some(false), list) => Cpu::Unknown(list.lines().filter(|n| !n.is_empty()).map(String::from).collect()),
         (None, _) => Cpu::NoTarget,

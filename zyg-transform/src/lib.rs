@@ -7,6 +7,8 @@
 //! of the active parameters. A *gradient* function `f.zyg.grad.<mask>(args...)` puts them
 //! together with the tape on its stack, seeding the result's adjoint with 1.
 
+#![forbid(unsafe_code)]
+
 mod activity;
 mod addresses;
 mod adjoint;

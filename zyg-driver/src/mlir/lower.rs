@@ -105,7 +105,7 @@ pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ct
     let diagnostics = Diagnostics::default();
     let context = context(&diagnostics, path);
     let name = path.display().to_string();
-    let Some(mut module) = crate::ffi::parse_mlir_file(&context, path) else {
+    let Some(mut module) = zyg_native::parse_mlir_file(&context, path) else {
         return Err(diagnostics.take(path, "cannot parse MLIR"));
     };
     check_dialects(&module, path)?;
@@ -117,7 +117,7 @@ pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ct
         .map_err(|e| DriverError::Mlir(format!("{name}: internal error: the lowering pipeline: {e}")))?;
     passes.run(&mut module).map_err(|_| diagnostics.take(path, "lowering to the LLVM dialect failed"))?;
 
-    let Some(translated) = crate::ffi::translate_to_llvm(&module, llvm) else {
+    let Some(translated) = zyg_native::translate_to_llvm(&module, llvm) else {
         return Err(diagnostics.take(path, "cannot translate the LLVM dialect to LLVM IR"));
     };
     for_this_machine(&translated, path)?;

@@ -1,13 +1,15 @@
-//! The driver's own foreign calls, behind safe functions: MLIR's C API where melior has no
-//! safe form (parsing a file with its name in the locations, translating to LLVM IR in
-//! zyg's LLVM context), and the two C++ shims `build.rs` compiles (`mlir/import.cpp`:
-//! LLVM IR to MLIR; `cpu_names.cpp`: the CPUs a target knows). zyg-ir's LLVM layer is no
-//! place for them: MLIR is not zyg-ir's business, and the shims are built and linked with
-//! MLIR by this crate's build script. Nothing else in the driver is `unsafe`.
+//! zyg-native: the driver's foreign code, behind safe functions, so that zyg-driver has no
+//! `unsafe` at all (it forbids it). Here: MLIR's C API where melior has no safe form
+//! (parsing a file with its name in the locations, translating to LLVM IR in zyg's LLVM
+//! context); the two C++ shims `build.rs` compiles (`import.cpp`: LLVM IR to MLIR;
+//! `cpu_names.cpp`: the CPUs a target knows); and an ELF constructor that sees whether
+//! standard output was closed at the start. zyg-ir's LLVM layer is no place for them: MLIR
+//! is not zyg-ir's business, and the shims are built and linked with MLIR by this crate's
+//! build script.
 
 use inkwell::context::Context;
 use inkwell::module::Module;
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, CStr, CString};
 use std::path::Path;
 
 extern "C" {
@@ -15,7 +17,6 @@ extern "C" {
     fn zyg_llvm_to_mlir(module: inkwell::llvm_sys::prelude::LLVMModuleRef, error: *mut *mut c_char) -> *mut c_char;
     /// `cpu_names.cpp`.
     fn zyg_cpu_known(triple: *const c_char, cpu: *const c_char, known: *mut *mut c_char) -> i32;
-    fn free(p: *mut c_void);
 }
 
 /// Parses the MLIR file at `path` (its name in the locations); `None` after a parse error,
@@ -58,7 +59,7 @@ unsafe fn take_malloced(p: *mut c_char) -> String {
         return String::new();
     }
     let text = CStr::from_ptr(p).to_string_lossy().into_owned();
-    free(p.cast());
+    libc::free(p.cast());
     text
 }
 
@@ -82,7 +83,7 @@ pub fn llvm_to_mlir(module: &Module<'_>) -> Result<Vec<u8>, String> {
             });
         }
         let bytes = CStr::from_ptr(text).to_bytes().to_vec();
-        free(text.cast());
+        libc::free(text.cast());
         Ok(bytes)
     }
 }
@@ -104,4 +105,29 @@ pub fn cpu_known(triple: &CStr, cpu: &str) -> (Option<bool>, String) {
         _ => None,
     };
     (answer, list)
+}
+
+/// Whether standard output was closed when the process started (`zyg ... -o - >&-`).
+/// Rust's runtime reopens a closed standard descriptor on `/dev/null` before `main`, after
+/// which `-o -` would write into nothing and succeed; `note_closed_stdout` runs before that,
+/// as an ELF constructor (what the `ctor` crate makes), and notes it.
+pub fn stdout_closed_at_start() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+// rustc keeps `#[used]` statics of a library in the final link (it lists them in a synthetic
+// object), so the constructor runs in every binary that links this crate.
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
+
+extern "C" fn note_closed_stdout() {
+    // F_GETFD only asks whether descriptor 1 is open; it runs before Rust's runtime is set up,
+    // so it calls the C library directly.
+    // SAFETY: fcntl with F_GETFD reads the descriptor's flags and touches no memory.
+    if unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1 {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
