@@ -54,6 +54,7 @@ use spec::primal_signature;
 pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
 use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 use tape::TapeLayout;
 pub use wrap::ResultSeed;
 use zyg_ir::cfg::ControlFlowGraph;
@@ -65,7 +66,7 @@ use zyg_ir::{Block, Function, Inst, Module, Signature, Type, Value};
 pub struct Plan<'a> {
     pub module: &'a Module,
     /// The program's own declarations: inactive calls, custom allocators...
-    pub conventions: &'a conventions::Conventions,
+    pub conventions: Rc<conventions::Conventions>,
     /// Prefix of generated names (`zyg`, or `zyg1`... when a module already has some).
     pub namespace: String,
     pub func: &'a Function,
@@ -118,7 +119,7 @@ pub struct Differentiator<'m> {
     /// Derivatives registered by the user, by function name.
     custom: HashMap<String, custom::CustomRule>,
     /// What the program declares about its functions and globals (`conventions`).
-    conventions: conventions::Conventions,
+    conventions: Rc<conventions::Conventions>,
     /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
     gpu: bool,
     /// What activity analysis needs to know about the whole module.
@@ -137,7 +138,7 @@ impl<'m> Differentiator<'m> {
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
-            conventions: conventions::Conventions::default(),
+            conventions: Rc::default(),
             module,
             generated: HashMap::new(),
             gradients: HashMap::new(),
@@ -171,7 +172,7 @@ impl<'m> Differentiator<'m> {
     pub fn set_conventions(&mut self, conventions: conventions::Conventions) {
         // Custom allocators change which functions return memory of their own.
         self.facts = activity::ModuleFacts::compute(self.module, &conventions);
-        self.conventions = conventions;
+        self.conventions = Rc::new(conventions);
     }
 
     /// The generated functions, callees first, and the globals they use (`Output`).
@@ -273,6 +274,27 @@ impl<'m> Differentiator<'m> {
     /// of its own (docs/ARCHITECTURE.md lists where each lives).
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
+        let plan = self.plan(func, spec)?;
+        // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
+        // inside it (GPU), also holds pointers into itself, so it must not move: callers
+        // box it on the heap instead of copying it into their own tape.
+        let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
+        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
+        // The primal, the reversed CFG, the adjoint over it, then the inlining policy.
+        let mut primal = primal::build(&plan, &generated.primal);
+        let reversed = reverse_cfg::plan(&plan);
+        let mut adjoint = adjoint::build(&plan, &reversed, &generated.adjoint, generated.adjoint_sig.clone())?;
+        let leaf = !pinned && !self.boxed.contains(spec) && plan.callees.is_empty();
+        inlining_policy(leaf, &mut primal, &mut adjoint);
+        self.output.push(verified(primal, "primal")?);
+        self.output.push(verified(adjoint, "adjoint")?);
+        Ok(generated)
+    }
+
+    /// The phases before any code is written, activity to tape layout: what `generate`
+    /// builds the primal and the adjoint from. Callees differentiated through are generated
+    /// here (pullback choice), and the memory helpers the pullbacks call are added.
+    fn plan(&mut self, func: &'m Function, spec: &Spec) -> Result<Plan<'m>, TransformError> {
         // Analyses: activity (which values carry derivatives, which pointers have shadows),
         // the shadows that may be null, and the control flow.
         let activity = Activity::analyze_with(&self.facts, &self.conventions, self.module, func, &spec.args)?;
@@ -297,9 +319,9 @@ impl<'m> Differentiator<'m> {
                 _ => None,
             })
             .collect();
-        let plan = Plan {
+        Ok(Plan {
             module: self.module,
-            conventions: &self.conventions,
+            conventions: Rc::clone(&self.conventions),
             namespace: self.namespace.clone(),
             func,
             args: spec.args.clone(),
@@ -316,21 +338,7 @@ impl<'m> Differentiator<'m> {
             copy_layouts,
             callees,
             returns,
-        };
-        // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
-        // inside it (GPU), also holds pointers into itself, so it must not move: callers
-        // box it on the heap instead of copying it into their own tape.
-        let pinned = !plan.layout.shadow_memory.is_empty() || (plan.layout.inline_chunks && !plan.layout.stacks().is_empty());
-        let generated = self.declared(func, spec, plan.layout.tape_ty.clone(), pinned);
-        // The primal, the reversed CFG, the adjoint over it, then the inlining policy.
-        let mut primal = primal::build(&plan, &generated.primal);
-        let reversed = reverse_cfg::plan(&plan);
-        let mut adjoint = adjoint::build(&plan, &reversed, &generated.adjoint, generated.adjoint_sig.clone())?;
-        let leaf = !pinned && !self.boxed.contains(spec) && plan.callees.is_empty();
-        inlining_policy(leaf, &mut primal, &mut adjoint);
-        self.output.push(verified(primal, "primal")?);
-        self.output.push(verified(adjoint, "adjoint")?);
-        Ok(generated)
+        })
     }
 
     /// Phase "pullback choice": a pullback for every active instruction, in reverse

@@ -31,6 +31,8 @@ pub enum Step {
 pub struct Induction {
     pub header: Block,
     pub start: Value,
+    /// The value from the latch: `phi + step`.
+    pub next: Value,
     pub step: Step,
 }
 
@@ -91,7 +93,7 @@ impl Recompute {
                     }
                     _ => continue,
                 };
-                inductions.insert(v, Induction { header, start, step });
+                inductions.insert(v, Induction { header, start, next, step });
             }
         }
         let mut r = Recompute { inductions, trips: HashMap::new(), values: HashSet::new(), shadows: HashSet::new() };
@@ -138,14 +140,15 @@ impl Recompute {
             // step; `bound` is defined outside the loop.
             // The header's induction variables in the order of its phis, so that the first
             // one that fits is the same every run.
-            let mut ivs =
-                func.phis(l.header).filter_map(|phi| func.result(phi)).filter_map(|v| Some((v, self.inductions.get(&v)?)));
-            let found = ivs.find_map(|(v, iv)| {
+            let mut ivs = func.phis(l.header).filter_map(|phi| func.result(phi)).filter_map(|v| self.inductions.get(&v));
+            let found = ivs.find_map(|iv| {
                 let Step::Int(step) = &iv.step else { return None };
                 if iv.header != l.header || step.as_i128().is_none_or(|k| k <= 0) {
                     return None;
                 }
-                let next = args.iter().position(|a| is_step_of(func, *a, v))?;
+                // The latch tests the variable's own next value, `v + step`: any other sum
+                // involving `v` (`v + 5`, `v + k`) would make the count computed here wrong.
+                let next = args.iter().position(|a| *a == iv.next)?;
                 let bound = args[1 - next];
                 let outside = match func.values[bound].def {
                     ValueDef::Inst(i) => !l.blocks.contains(&block_of[&i]),
@@ -296,12 +299,6 @@ fn defined_in_loop(func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Ins
     let inst = func.def_inst(v)?;
     let home = block_of[&inst];
     loops.may_repeat(home).then_some((inst, home))
-}
-
-/// Whether `next` is `v + step` (the latch value of induction variable `v`).
-fn is_step_of(func: &Function, next: Value, v: Value) -> bool {
-    let Some(i) = func.def_inst(next) else { return false };
-    matches!(&func.insts[i].kind, InstKind::Binary { op: BinOp::Add, args } if args.contains(&v))
 }
 
 /// The iteration an adjoint is in, for an induction variable's loop: `remaining - 1`.

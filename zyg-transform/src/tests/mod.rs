@@ -1,9 +1,10 @@
 //! Unit tests of the transform's phases on small functions in zyg-ir's text form: activity
 //! and tape layout (`analyses`), the program's conventions (`conventions`), GPU atomics
-//! (`gpu`). They reach the phase modules, which are private; `tests/phases.rs` checks the
+//! (`gpu`), the reversed CFG (`reverse_cfg`). They reach the phase modules, which are private; `tests/phases.rs` checks the
 //! whole transform through its public API, by running its output.
 
 mod analyses;
 mod common;
 mod conventions;
 mod gpu;
+mod reverse_cfg;
