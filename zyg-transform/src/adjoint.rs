@@ -16,6 +16,8 @@ use crate::reverse_cfg::{Next, Reversal, ReversedCfg, Start, Taken, Trips};
 use crate::stack;
 use crate::tape::{Field, Storage};
 use crate::{ArgActivity, Plan};
+use cranelift_entity::packed_option::ReservedValue;
+use cranelift_entity::SecondaryMap;
 use std::collections::{HashMap, HashSet};
 use zyg_ir::{BinOp, Block, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
 
@@ -26,10 +28,11 @@ pub fn build(plan: &Plan, reversed: &ReversedCfg, name: &str, sig: Signature) ->
     let tape = adj.params[0];
     let dret = adj.params.get(1).copied();
     let entry = adj.create_block(Some("entry".into()));
-    let mut blocks = HashMap::new();
+    // Every primal block the adjoint visits has one adjoint block.
+    let mut blocks = SecondaryMap::with_default(Block::reserved_value());
     for &b in &reversed.layout {
         let label = plan.func.blocks[b].name.as_ref().map(|n| format!("adj.{n}"));
-        blocks.insert(b, adj.create_block(label));
+        blocks[b] = adj.create_block(label);
     }
     let exit = adj.create_block(Some("exit".into()));
     let mut builder = Adjoint {
@@ -58,7 +61,7 @@ struct Adjoint<'p, 'a> {
     plan: &'p Plan<'a>,
     adj: Function,
     tape: Value,
-    blocks: HashMap<Block, Block>,
+    blocks: SecondaryMap<Block, Block>,
     /// Active float values used only in their own block, non-phi (see the module comment).
     local: HashSet<Value>,
     /// The sum of the contributions so far to a block-local value's adjoint.
@@ -115,7 +118,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     /// Where an adjoint goes through the shadow of `ptr`: the shadow, or the scratch slot
     /// where a nullable shadow is null; and whether it was null, for nullable ones.
     fn guarded(&mut self, at: Block, ptr: Value, shadow: Value) -> (Value, Option<Value>) {
-        match self.scratch.filter(|_| self.plan.nullable.contains(&ptr)) {
+        match self.scratch.filter(|_| self.plan.nullable.contains(ptr)) {
             Some(scratch) => {
                 let mut c = Cursor::at_end(&mut self.adj, at);
                 let missing = crate::shadows::is_null(&mut c, shadow);
@@ -130,13 +133,13 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         let mut c = Cursor::at_end(&mut self.adj, entry);
         match start {
             Start::Exit => c.br(exit),
-            Start::Block(r) => c.br(self.blocks[r]),
+            Start::Block(r) => c.br(self.blocks[*r]),
             Start::Recorded { field: index, returns } => {
                 let field = c.field_ptr(&self.plan.layout.tape_ty, self.tape, &[*index]);
                 let id = c.load(Type::I32, field);
                 let cases =
-                    returns[1..].iter().enumerate().map(|(k, r)| (Constant::int(32, k as i128 + 1), self.blocks[r])).collect();
-                c.emit(InstKind::Switch { value: id, default: self.blocks[&returns[0]], cases }, Type::Void);
+                    returns[1..].iter().enumerate().map(|(k, r)| (Constant::int(32, k as i128 + 1), self.blocks[*r])).collect();
+                c.emit(InstKind::Switch { value: id, default: self.blocks[returns[0]], cases }, Type::Void);
             }
         }
     }
@@ -168,7 +171,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     /// (`reversal`).
     fn block(&mut self, b: Block, reversal: &Reversal, dret: Option<Value>, exit: Block) -> Result<(), TransformError> {
         let func = self.plan.func;
-        let ab = self.blocks[&b];
+        let ab = self.blocks[b];
         let term = func.terminator(b);
         if let Some(InstKind::Ret { value: Some(v) }) = term.map(|t| &func.insts[t].kind) {
             if let Some(d) = dret {
@@ -224,7 +227,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             Next::Exit => Cursor::at_end(&mut self.adj, ab).br(exit),
             Next::Pred(p) => {
                 self.route_phis(ab, phi_adjoints, *p);
-                Cursor::at_end(&mut self.adj, ab).br(self.blocks[p]);
+                Cursor::at_end(&mut self.adj, ab).br(self.blocks[*p]);
             }
             Next::Branch { preds, .. } => {
                 let mut cases = Vec::new();
@@ -232,7 +235,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 for (k, &p) in preds.iter().enumerate() {
                     let edge = self.adj.create_block(None);
                     self.route_phis(edge, phi_adjoints, p);
-                    Cursor::at_end(&mut self.adj, edge).br(self.blocks[&p]);
+                    Cursor::at_end(&mut self.adj, edge).br(self.blocks[p]);
                     cases.push((Constant::int(bits, k as i128), edge));
                 }
                 let default = cases[0].1;
@@ -285,7 +288,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     /// (`rules::RuleFamily::reverse`), given the result's adjoint when the result is active.
     fn backprop(&mut self, b: Block, inst: Inst) -> Result<(), TransformError> {
         let plan = self.plan;
-        let at = self.blocks[&b];
+        let at = self.blocks[b];
         let result = plan.func.result(inst).filter(|v| plan.activity.is_active(*v));
         let d = result.map(|v| self.take(at, v));
         let pullback = plan.pullbacks[inst].as_ref().expect("a chosen pullback");
@@ -452,7 +455,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
                 }
             };
             // Computed from a shadow that may be null, it stays null where that one is.
-            if rebuilt != base_shadow && self.plan.nullable.contains(&base) {
+            if rebuilt != base_shadow && self.plan.nullable.contains(base) {
                 return Ok(crate::shadows::keep_null(&mut Cursor::at_end(&mut self.adj, at), base_shadow, rebuilt));
             }
             return Ok(rebuilt);

@@ -28,7 +28,8 @@
 //! Shared memory's shadows are shared arrays the gradient zeroes first (`zero_shared_shadows`).
 
 use crate::builder::Cursor;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use cranelift_entity::EntitySet;
+use std::collections::{BTreeSet, HashMap};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::{
@@ -147,10 +148,10 @@ fn dimensions_read(func: &Function) -> u32 {
 }
 
 /// The pointers whose memory only the running thread touches (see the module comment).
-pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
+pub fn thread_private_pointers(func: &Function) -> EntitySet<Value> {
     let dims = dimensions_read(func);
     if dims > 2 {
-        return HashSet::new();
+        return EntitySet::new();
     }
     let cfg = ControlFlowGraph::compute(func);
     let dom = DominatorTree::compute(func, &cfg);
@@ -162,8 +163,8 @@ pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
     // The single-index GEPs on each base; the bases used otherwise; and the pointers other
     // addresses are computed from (`&base[i] + 1` is a neighbour's).
     let mut geps: HashMap<Value, Vec<(Value, Value, Block)>> = HashMap::new();
-    let mut other_use: HashSet<Value> = HashSet::new();
-    let mut derived_from: HashSet<Value> = HashSet::new();
+    let mut other_use: EntitySet<Value> = EntitySet::new();
+    let mut derived_from: EntitySet<Value> = EntitySet::new();
     for (block, i) in func.inst_order() {
         let kind = &func.insts[i].kind;
         if let InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } = kind {
@@ -173,17 +174,23 @@ pub fn thread_private_pointers(func: &Function) -> HashSet<Value> {
             (InstKind::Gep { base, indices, .. }, Some(r)) if indices.len() == 1 => {
                 geps.entry(*base).or_default().push((r, indices[0], block));
             }
-            _ => other_use.extend(kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr())),
+            _ => {
+                for v in kind.operands().into_iter().filter(|v| func.ty(*v).is_ptr()) {
+                    other_use.insert(v);
+                }
+            }
         }
     }
-    let mut private = HashSet::new();
+    let mut private = EntitySet::new();
     for (base, on_base) in geps {
         let index = on_base[0].1;
         let owned = func.def_inst(base).is_none()
-            && !other_use.contains(&base)
-            && on_base.iter().all(|(gep, i, block)| *i == index && !derived_from.contains(gep) && owns(base, *i, *block));
+            && !other_use.contains(base)
+            && on_base.iter().all(|(gep, i, block)| *i == index && !derived_from.contains(*gep) && owns(base, *i, *block));
         if owned {
-            private.extend(on_base.iter().map(|(gep, _, _)| *gep));
+            for (gep, _, _) in &on_base {
+                private.insert(*gep);
+            }
         }
     }
     private

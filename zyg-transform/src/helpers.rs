@@ -6,7 +6,8 @@
 use crate::activity::{self, Activity};
 use crate::spec::Generated;
 use crate::{builder, memory, rules, shadows, Differentiator, Pullback, TransformError};
-use std::collections::{HashMap, HashSet};
+use cranelift_entity::EntitySet;
+use std::collections::HashMap;
 use zyg_ir::{Constant, Function, Inst, Linkage, Signature, Type, Value};
 
 /// Generated primals and adjoints of at most this many instructions are marked
@@ -56,7 +57,7 @@ impl Differentiator<'_> {
         &mut self,
         func: &Function,
         activity: &Activity,
-        nullable: &HashSet<Value>,
+        nullable: &EntitySet<Value>,
     ) -> Vec<(Inst, String)> {
         let mut out = Vec::new();
         for inst in shadows::lossy_stores(func, activity, nullable) {

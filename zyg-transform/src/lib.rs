@@ -42,6 +42,7 @@ mod wrap;
 
 use activity::Activity;
 pub use conventions::{Allocator, Conventions};
+use cranelift_entity::{EntitySet, SecondaryMap};
 pub use custom::{CustomKind, CustomRule};
 pub use error::TransformError;
 pub use exports::{export_wrapper, kernel_export_wrapper, store_gradients_wrapper};
@@ -78,14 +79,14 @@ pub struct Plan<'a> {
     pub recompute: recompute::Recompute,
     /// On a GPU: the pointers only the running thread touches (`gpu`); shadow updates
     /// through any other pointer are atomic. None on a CPU.
-    pub thread_private: Option<HashSet<Value>>,
+    pub thread_private: Option<EntitySet<Value>>,
     pub layout: TapeLayout,
     /// The pointers whose shadows may be null at run time (`shadows`).
-    pub nullable: HashSet<Value>,
+    pub nullable: EntitySet<Value>,
     /// The stores through nullable shadows that the primal checks (`shadows::lossy_stores`),
     /// with the helper that stops the program where the shadow is null.
     pub lossy_stores: Vec<(Inst, String)>,
-    pub block_of: HashMap<Inst, Block>,
+    pub block_of: SecondaryMap<Inst, Block>,
     pub pullbacks: rules::Pullbacks,
     /// The helpers of copies of mixed fields (`memory::CopyPlan::Fields`), by instruction:
     /// the index in their names (`memory::field_adjoint_name`).
@@ -350,7 +351,7 @@ impl<'m> Differentiator<'m> {
         func: &Function,
         cfg: &ControlFlowGraph,
         activity: &Activity,
-        nullable: &HashSet<Value>,
+        nullable: &EntitySet<Value>,
     ) -> Result<(Vec<Inst>, rules::Pullbacks), TransformError> {
         let (mut order, mut pullbacks) = (Vec::new(), rules::Pullbacks::new());
         for &b in cfg.reverse_postorder() {

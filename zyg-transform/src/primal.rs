@@ -119,7 +119,7 @@ impl<'p, 'a> Primal<'p, 'a> {
             let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
             self.ret_slots.insert(*inst, slot);
             if plan.activity.has_shadow(result) {
-                let b = plan.block_of[inst];
+                let b = plan.block_of[*inst];
                 let at = position(&self.p, b, *inst) + 1;
                 let shadow = Cursor { func: &mut self.p, block: b, at: Some(at) }.load(Type::PTR, slot);
                 self.shadows.insert(result, shadow);
@@ -130,7 +130,7 @@ impl<'p, 'a> Primal<'p, 'a> {
     /// Heap memory for the tape of each boxed callee, allocated before the call.
     fn box_tapes(&mut self) {
         for (inst, callee) in self.plan.callees.iter().filter(|(_, g)| g.boxed) {
-            let b = self.plan.block_of[inst];
+            let b = self.plan.block_of[*inst];
             let at = position(&self.p, b, *inst);
             let mut c = Cursor { func: &mut self.p, block: b, at: Some(at) };
             let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("size");
@@ -352,8 +352,8 @@ fn guard_null_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value
             InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::addresses::is_address_intrinsic(name) => args[0],
             _ => continue,
         };
-        let Some(&base_shadow) = shadows.get(&base).filter(|_| plan.nullable.contains(&base)) else { continue };
-        let b = plan.block_of[&orig];
+        let Some(&base_shadow) = shadows.get(&base).filter(|_| plan.nullable.contains(base)) else { continue };
+        let b = plan.block_of[orig];
         let at = position(p, b, shadow_inst);
         if matches!(plan.func.insts[orig].kind, InstKind::Load { .. }) {
             let mut c = Cursor { func: p, block: b, at: Some(at) };
@@ -432,7 +432,7 @@ fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value,
             });
             let at = position(p, b, inst) + 1;
             let mut c = Cursor { func: p, block: b, at: Some(at) };
-            let to = if plan.nullable.contains(&ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
+            let to = if plan.nullable.contains(ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
             c.store(value_shadow, to);
         }
     }
@@ -442,12 +442,14 @@ fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value,
 /// where the destination's shadow is null (and, for a pointer stored, its own is not).
 fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
     for (inst, helper) in &plan.lossy_stores {
-        let b = plan.block_of[inst];
+        let b = plan.block_of[*inst];
         let at = position(p, b, *inst);
         let mut c = Cursor { func: p, block: b, at: Some(at) };
         let kind = &plan.func.insts[*inst].kind;
         let (dst, value_shadow, bytes) = match kind {
-            InstKind::Store { value, ptr } => (*ptr, shadows.get(value).filter(|_| plan.nullable.contains(value)).copied(), None),
+            InstKind::Store { value, ptr } => {
+                (*ptr, shadows.get(value).filter(|_| plan.nullable.contains(*value)).copied(), None)
+            }
             _ => {
                 let (_, dst, _, bytes) = crate::memory::mem_op(kind).expect("a store or a copy");
                 (dst, None, Some(bytes))

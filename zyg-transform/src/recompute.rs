@@ -12,7 +12,7 @@
 
 use crate::activity::Activity;
 use crate::tape::{Counted, TapeNeeds};
-use cranelift_entity::EntitySet;
+use cranelift_entity::{EntitySet, SecondaryMap};
 use std::collections::{HashMap, HashSet};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::loops::LoopAnalysis;
@@ -108,7 +108,7 @@ impl Recompute {
         func: &Function,
         cfg: &ControlFlowGraph,
         loops: &LoopAnalysis,
-        block_of: &HashMap<Inst, Block>,
+        block_of: &SecondaryMap<Inst, Block>,
         returns: &[Block],
     ) {
         for l in loops.loops() {
@@ -151,7 +151,7 @@ impl Recompute {
                 let next = args.iter().position(|a| *a == iv.next)?;
                 let bound = args[1 - next];
                 let outside = match func.values[bound].def {
-                    ValueDef::Inst(i) => !l.blocks.contains(&block_of[&i]),
+                    ValueDef::Inst(i) => !l.blocks.contains(&block_of[i]),
                     _ => true,
                 };
                 outside.then(|| TripCount { start: iv.start, bound, step: step.clone() })
@@ -165,7 +165,7 @@ impl Recompute {
     /// Whether `v`, used in the adjoint of a block inside loops, can be rebuilt there at a
     /// cost of at most `MAX_COST` instructions, with every leaf either a constant or a
     /// value that does not change in `v`'s innermost loop. Records the decision.
-    pub fn try_value(&mut self, func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Inst, Block>, v: Value) -> bool {
+    pub fn try_value(&mut self, func: &Function, loops: &LoopAnalysis, block_of: &SecondaryMap<Inst, Block>, v: Value) -> bool {
         if self.values.contains(&v) {
             return true;
         }
@@ -177,7 +177,7 @@ impl Recompute {
     /// Whether the shadow of pointer `p` can be rebuilt: `p` is an induction variable or a
     /// `getelementptr`/cast whose base's shadow is stored or rebuilt, and whose indices can
     /// be rebuilt or are invariant.
-    pub fn try_shadow(&mut self, func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Inst, Block>, p: Value) -> bool {
+    pub fn try_shadow(&mut self, func: &Function, loops: &LoopAnalysis, block_of: &SecondaryMap<Inst, Block>, p: Value) -> bool {
         if self.shadows.contains(&p) {
             return true;
         }
@@ -236,7 +236,7 @@ impl Recompute {
         &mut self,
         func: &Function,
         loops: &LoopAnalysis,
-        block_of: &HashMap<Inst, Block>,
+        block_of: &SecondaryMap<Inst, Block>,
         v: Value,
         home: Block,
         cost: &mut usize,
@@ -276,7 +276,7 @@ impl Recompute {
         &mut self,
         func: &Function,
         loops: &LoopAnalysis,
-        block_of: &HashMap<Inst, Block>,
+        block_of: &SecondaryMap<Inst, Block>,
         v: Value,
         home: Block,
         cost: &mut usize,
@@ -284,7 +284,7 @@ impl Recompute {
         match func.values[v].def {
             ValueDef::Const(_) | ValueDef::Param(_) => true,
             ValueDef::Inst(i) => {
-                let def = block_of[&i];
+                let def = block_of[i];
                 let invariant = loops.innermost(home).is_some_and(|l| !loops.loops()[l].blocks.contains(&def));
                 invariant || self.rebuildable(func, loops, block_of, v, home, cost)
             }
@@ -295,9 +295,14 @@ impl Recompute {
 
 /// The instruction defining `v` and its block, when that block may run repeatedly (only
 /// there does storing a value cost a push per execution).
-fn defined_in_loop(func: &Function, loops: &LoopAnalysis, block_of: &HashMap<Inst, Block>, v: Value) -> Option<(Inst, Block)> {
+fn defined_in_loop(
+    func: &Function,
+    loops: &LoopAnalysis,
+    block_of: &SecondaryMap<Inst, Block>,
+    v: Value,
+) -> Option<(Inst, Block)> {
     let inst = func.def_inst(v)?;
-    let home = block_of[&inst];
+    let home = block_of[inst];
     loops.may_repeat(home).then_some((inst, home))
 }
 
@@ -341,7 +346,7 @@ pub fn plan(
     cfg: &ControlFlowGraph,
     loops: &LoopAnalysis,
     returns: &[Block],
-    block_of: &HashMap<Inst, Block>,
+    block_of: &SecondaryMap<Inst, Block>,
     activity: &Activity,
     needs: &mut TapeNeeds,
 ) -> Recompute {

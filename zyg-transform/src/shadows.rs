@@ -17,12 +17,12 @@
 use crate::activity::Activity;
 use crate::builder::Cursor;
 use crate::ArgActivity;
-use std::collections::HashSet;
+use cranelift_entity::EntitySet;
 use zyg_ir::{CastOp, Constant, Function, Inst, InstKind, IntPred, Signature, Type, Value};
 
 /// The pointers of `func` whose shadows may be null.
-pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], params_may_be_null: bool) -> HashSet<Value> {
-    let mut out: HashSet<Value> = HashSet::new();
+pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], params_may_be_null: bool) -> EntitySet<Value> {
+    let mut out: EntitySet<Value> = EntitySet::new();
     if params_may_be_null {
         out.extend(func.params.iter().zip(args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(p, _)| *p));
     }
@@ -33,7 +33,7 @@ pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], para
         changed = false;
         for (_, inst) in func.inst_order() {
             // Scalar pointers only: vectors of them (a gather's lanes) keep their shadows.
-            let Some(v) = func.result(inst).filter(|v| func.ty(*v).is_ptr() && activity.has_shadow(*v) && !out.contains(v))
+            let Some(v) = func.result(inst).filter(|v| func.ty(*v).is_ptr() && activity.has_shadow(*v) && !out.contains(*v))
             else {
                 continue;
             };
@@ -41,19 +41,19 @@ pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], para
                 InstKind::Load { .. } => true,
                 InstKind::Call { callee: zyg_ir::Callee::Direct(name), args, .. } => {
                     if crate::addresses::is_address_intrinsic(name) {
-                        args.first().is_some_and(|p| out.contains(p))
+                        args.first().is_some_and(|p| out.contains(*p))
                     } else {
                         !crate::activity::is_allocation(&func.insts[inst].kind)
                     }
                 }
                 InstKind::Call { .. } => true,
-                InstKind::Phi { incoming } => incoming.iter().any(|(_, x)| out.contains(x) || is_null_constant(x)),
+                InstKind::Phi { incoming } => incoming.iter().any(|(_, x)| out.contains(*x) || is_null_constant(x)),
                 InstKind::Select { then_value, else_value, .. } => {
-                    [then_value, else_value].into_iter().any(|x| out.contains(x) || is_null_constant(x))
+                    [then_value, else_value].into_iter().any(|x| out.contains(*x) || is_null_constant(x))
                 }
-                InstKind::Gep { base, .. } => out.contains(base),
-                InstKind::Cast { op: CastOp::IntToPtr, arg } => activity.address_root(*arg).is_some_and(|r| out.contains(&r)),
-                InstKind::Cast { arg, .. } => out.contains(arg),
+                InstKind::Gep { base, .. } => out.contains(*base),
+                InstKind::Cast { op: CastOp::IntToPtr, arg } => activity.address_root(*arg).is_some_and(|r| out.contains(r)),
+                InstKind::Cast { arg, .. } => out.contains(*arg),
                 _ => false,
             };
             if nullable {
@@ -111,17 +111,17 @@ pub fn scratch_type<'t>(types: impl Iterator<Item = &'t Type>) -> Type {
 /// and stops the program with a message (`abort_helper`): that is the user's mistake
 /// (memory passed as `const`, or a shadow's pointer field not set), and it cannot be
 /// decided before the program runs.
-pub fn lossy_stores(func: &Function, activity: &Activity, nullable: &HashSet<Value>) -> Vec<Inst> {
+pub fn lossy_stores(func: &Function, activity: &Activity, nullable: &EntitySet<Value>) -> Vec<Inst> {
     let mut out = Vec::new();
     for (_, inst) in func.inst_order() {
         let lossy = match &func.insts[inst].kind {
-            InstKind::Store { value, ptr } if nullable.contains(ptr) => {
+            InstKind::Store { value, ptr } if nullable.contains(*ptr) => {
                 let ty = func.ty(*value);
                 (activity.is_active(*value) && ty.carries_derivative())
                     || (ty.holds_only_addresses() && activity.has_shadow(*value))
             }
             kind => match crate::memory::mem_op(kind) {
-                Some((_, dst, src, _)) if nullable.contains(&dst) => activity.has_shadow(src) && !nullable.contains(&src),
+                Some((_, dst, src, _)) if nullable.contains(dst) => activity.has_shadow(src) && !nullable.contains(src),
                 _ => false,
             },
         };

@@ -13,6 +13,7 @@
 //! arithmetic is cheaper than a load, a decision for the benchmarks to drive.
 
 use crate::stack;
+use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::{EntitySet, SecondaryMap};
 use std::collections::HashMap;
 use zyg_ir::cfg::ControlFlowGraph;
@@ -181,10 +182,10 @@ impl TapeLayout {
     }
 
     /// The block whose record holds `field` (a value or a pointer's shadow).
-    pub fn field_home(&self, func: &Function, block_of: &HashMap<Inst, Block>, field: Field) -> Option<Block> {
+    pub fn field_home(&self, func: &Function, block_of: &SecondaryMap<Inst, Block>, field: Field) -> Option<Block> {
         let (Field::Value(v) | Field::Shadow(v)) = field else { return None };
         let b = match func.values[v].def {
-            ValueDef::Inst(i) => block_of[&i],
+            ValueDef::Inst(i) => block_of[i],
             ValueDef::Param(_) => func.entry()?,
             _ => return None,
         };
@@ -225,7 +226,7 @@ fn block_fields(
     let entry = func.entry().expect("a function with a body");
     let mut fields: SecondaryMap<Block, Vec<(Field, Type)>> = SecondaryMap::new();
     let home_of = |v: Value| match func.values[v].def {
-        ValueDef::Inst(i) => Some(block_of[&i]),
+        ValueDef::Inst(i) => Some(block_of[i]),
         ValueDef::Param(_) => Some(entry),
         _ => None,
     };
@@ -245,7 +246,7 @@ fn block_fields(
         }
     }
     for (inst, ty) in &needs.callee_tapes {
-        fields[block_of[inst]].push((Field::CalleeTape(*inst), ty.clone()));
+        fields[block_of[*inst]].push((Field::CalleeTape(*inst), ty.clone()));
     }
     for l in loops.loops() {
         let Some((_, leaves)) = counted.get(&l.header) else { continue };
@@ -363,8 +364,12 @@ pub fn pred_id_bits(preds: usize) -> u32 {
 }
 
 /// The block of every instruction.
-pub fn inst_blocks(func: &Function) -> HashMap<Inst, Block> {
-    func.inst_order().map(|(b, i)| (i, b)).collect()
+pub fn inst_blocks(func: &Function) -> SecondaryMap<Inst, Block> {
+    let mut blocks = SecondaryMap::with_default(Block::reserved_value());
+    for (b, i) in func.inst_order() {
+        blocks[i] = b;
+    }
+    blocks
 }
 
 /// Reachable blocks that end in `ret`.

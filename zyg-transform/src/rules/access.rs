@@ -54,7 +54,7 @@ fn load(cx: &mut Reverse, ptr: zyg_ir::Value) -> Result<(), TransformError> {
     let ty = cx.func().ty(v).clone();
     let shadow = cx.shadow(ptr)?;
     let (shadow, _) = cx.guarded(ptr, shadow);
-    let shared = cx.plan().thread_private.as_ref().is_some_and(|private| !private.contains(&ptr));
+    let shared = cx.plan().thread_private.as_ref().is_some_and(|private| !private.contains(ptr));
     let mut c = cx.cursor();
     if shared {
         c.atomic_add_into(shadow, &ty, d);

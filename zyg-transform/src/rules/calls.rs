@@ -39,7 +39,7 @@ impl RuleFamily for Calls {
         if cx.module.function(name).is_none() {
             return Err(TransformError::at(func, inst, unknown_callee_message(func, inst, name, activity)));
         }
-        let shadows_may_be_null = args.iter().any(|a| activity.has_shadow(*a) && cx.nullable.contains(a));
+        let shadows_may_be_null = args.iter().any(|a| activity.has_shadow(*a) && cx.nullable.contains(*a));
         let args = args
             .iter()
             .map(|a| {

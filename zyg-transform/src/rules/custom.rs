@@ -114,7 +114,7 @@ pub fn forward(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) -
                 aug_args.push(shadows.get(&a).copied().unwrap_or_else(|| p.constant_value(Constant::Null(0))));
             }
         }
-        let b = plan.block_of[&inst];
+        let b = plan.block_of[inst];
         let at = crate::primal::position(p, b, inst);
         let mut c = Cursor { func: p, block: b, at: Some(at) };
         let out = c.call(augmented, augmented_sig.clone(), aug_args);

@@ -138,8 +138,8 @@ fn set_or_copy(cx: &mut Reverse, call: &MemCall) -> Result<(), TransformError> {
     // move or clear; at the source, the copy only overwrote, so the destination's adjoint
     // is cleared and goes nowhere.
     let none = c.i64(0);
-    let dst_null = plan.nullable.contains(&dst).then(|| crate::shadows::is_null(&mut c, dst_shadow));
-    let src_null = src_shadow.filter(|_| plan.nullable.contains(&src)).map(|s| crate::shadows::is_null(&mut c, s));
+    let dst_null = plan.nullable.contains(dst).then(|| crate::shadows::is_null(&mut c, dst_shadow));
+    let src_null = src_shadow.filter(|_| plan.nullable.contains(src)).map(|s| crate::shadows::is_null(&mut c, s));
     if let Some(src_null) = src_null {
         let clear = match dst_null {
             Some(dst_null) => {
@@ -237,11 +237,11 @@ pub fn copy_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Val
         }
         let k = plan.copy_layouts[&inst];
         let Some((_, dst, src, bytes)) = memory::mem_op(&plan.func.insts[inst].kind) else { continue };
-        let b = plan.block_of[&inst];
+        let b = plan.block_of[inst];
         let at = crate::primal::position(p, b, inst) + 1;
         let mut c = Cursor { func: p, block: b, at: Some(at) };
         let mut bytes = c.zext_to_i64(bytes);
-        if plan.nullable.contains(&dst) {
+        if plan.nullable.contains(dst) {
             let missing = crate::shadows::is_null(&mut c, shadows[&dst]);
             let none = c.i64(0);
             bytes = c.select(missing, none, bytes);

@@ -31,8 +31,8 @@ use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::{Generated, Spec};
-use cranelift_entity::SecondaryMap;
-use std::collections::{HashMap, HashSet};
+use cranelift_entity::{EntitySet, SecondaryMap};
+use std::collections::HashMap;
 use zyg_ir::{Function, Inst, Module, Value};
 
 /// How an active instruction's adjoint is computed: the decision of the family that matched
@@ -105,7 +105,7 @@ pub struct Classify<'a> {
     pub func: &'a Function,
     pub activity: &'a Activity,
     /// The pointers whose shadows may be null (`shadows`).
-    pub nullable: &'a HashSet<Value>,
+    pub nullable: &'a EntitySet<Value>,
     pub conventions: &'a crate::conventions::Conventions,
     /// Derivatives registered by the user, by function name.
     pub custom: &'a HashMap<String, crate::custom::CustomRule>,

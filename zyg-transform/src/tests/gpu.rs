@@ -4,7 +4,6 @@
 use super::common;
 
 use crate::gpu::thread_private_pointers;
-use std::collections::HashSet;
 use zyg_ir::{Function, Module, Value};
 
 const KERNELS: &str = r#"
@@ -91,13 +90,13 @@ fn geps(f: &Function) -> Vec<Value> {
 fn private_places_are_the_thread_index_into_an_object_or_tid_into_shared_memory() {
     let m = module();
     let f = m.function("k").expect("k");
-    let private: HashSet<Value> = thread_private_pointers(f);
+    let private = thread_private_pointers(f);
     let [px, ps, py, pz, pz1] = geps(f).try_into().expect("five geps");
-    assert!(private.contains(&px), "x[ctaid.x * ntid.x + tid.x] belongs to the thread");
-    assert!(private.contains(&ps), "shared buf[tid.x] belongs to the thread (one copy per block)");
-    assert!(!private.contains(&py), "global y[tid.x] is touched by the same tid.x of every block");
-    assert!(!private.contains(&pz), "z[i] is also (z + i - 1)[1] of the thread before");
-    assert!(!private.contains(&pz1), "an address computed from another is not an object's start");
+    assert!(private.contains(px), "x[ctaid.x * ntid.x + tid.x] belongs to the thread");
+    assert!(private.contains(ps), "shared buf[tid.x] belongs to the thread (one copy per block)");
+    assert!(!private.contains(py), "global y[tid.x] is touched by the same tid.x of every block");
+    assert!(!private.contains(pz), "z[i] is also (z + i - 1)[1] of the thread before");
+    assert!(!private.contains(pz1), "an address computed from another is not an object's start");
 }
 
 #[test]
@@ -113,6 +112,6 @@ fn a_2d_index_is_private_where_col_is_below_the_row_width() {
     let f = m.function("k3").expect("k3");
     let private = thread_private_pointers(f);
     let [py0, px] = geps(f).try_into().expect("two geps");
-    assert!(private.contains(&px), "x[row * w + col] under `row < h && col < w` belongs to the thread");
-    assert!(!private.contains(&py0), "y[row * w + col] before the guard: col >= w wraps into the next row");
+    assert!(private.contains(px), "x[row * w + col] under `row < h && col < w` belongs to the thread");
+    assert!(!private.contains(py0), "y[row * w + col] before the guard: col >= w wraps into the next row");
 }
