@@ -14,7 +14,7 @@ source ci/env.sh
 
 # What is measured, and how busy the machine was: the report prints both.
 mkdir -p target/zyg-bench
-zyg_paths=(zyg-ir zyg-transform zyg-driver zyg-runtime)
+zyg_paths=(zyg-ir zyg-transform zyg-native zyg-driver zyg-runtime)
 {
   echo "commit=$(git rev-parse --short HEAD)"
   echo "zyg_changed_files=$(git status --porcelain -- "${zyg_paths[@]}" | wc -l)"
