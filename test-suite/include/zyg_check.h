@@ -10,6 +10,7 @@ extern int enzyme_out, enzyme_const, enzyme_dup, enzyme_dupnoneed;
 extern int zyg_out, zyg_const;
 double __enzyme_autodiff(void *, ...);
 float __enzyme_autodifff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 typedef struct { double d0, d1; } zyg_grad2;
 typedef struct { double d0, d1, d2; } zyg_grad3;  /* 24 bytes: returned through sret */
 typedef struct { float d0, d1; } zyg_gradf2;       /* <2 x float> in registers */

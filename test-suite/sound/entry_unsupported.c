@@ -1,6 +1,7 @@
 // Enzyme entry points zyg does not implement are refused at the call, naming the entry
 // point and what to use instead; nothing is written (before, they passed through to a
-// link error, or to an undefined symbol in a shared library).
+// link error, or to an undefined symbol in a shared library). A forward-mode request with
+// a reverse-mode marker (`enzyme_out`) is refused at the call too.
 // RUN: rm -f %t.out.ll
 // RUN: %clang -O0 -g -DCASE=1 -S -emit-llvm %s -o %t.1.ll
 // RUN: not %zyg grad %t.1.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=FWD
@@ -19,6 +20,7 @@
 // RUN: not %zyg grad %t.7.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=ZYG
 // RUN: not test -e %t.out.ll
 #include <stdio.h>
+extern int enzyme_out;
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 double __enzyme_fwdsplit(void *, ...);
@@ -31,8 +33,8 @@ double f(double x) { return x * x; }
 int main(void) {
     double d = __enzyme_autodiff((void *)f, 3.0);
 #if CASE == 1
-    // FWD: zyg: error: {{.*}}.1.ll: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_fwddiff` asks for forward mode, which zyg does not support yet; use `__enzyme_autodiff` (reverse mode) instead
-    d += __enzyme_fwddiff((void *)f, 3.0, 1.0);
+    // FWD: zyg: error: {{.*}}.1.ll: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: parameter 0 of `f` is marked `enzyme_out`, which forward mode has no use for: a float is followed by its tangent (unmarked or `enzyme_dup`), or marked `enzyme_const`
+    d += __enzyme_fwddiff((void *)f, enzyme_out, 3.0);
 #elif CASE == 2
     // SPLIT: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_fwdsplit` asks for split forward mode, which zyg does not support yet
     d += __enzyme_fwdsplit((void *)f, 3.0, 1.0);
@@ -46,7 +48,7 @@ int main(void) {
     // DENSE: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_todense` asks for a sparse-to-dense conversion, which zyg does not support yet
     d += __enzyme_todense((void *)f) != 0;
 #elif CASE == 6
-    // OTHER: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_iter` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_augmentfwd` and `__enzyme_reverse`
+    // OTHER: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_iter` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_fwddiff`, `__enzyme_augmentfwd` and `__enzyme_reverse`
     d += __enzyme_iter(d, 1.0);
 #elif CASE == 7
     // ZYG: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__zyg_gradient` is not an entry point zyg implements

@@ -18,7 +18,6 @@ use zyg_ir::llvm::values::name_of;
 
 /// Entry points zyg does not implement: a word of the name, what it asks for, what to use.
 const UNSUPPORTED: &[(&str, &str, &str)] = &[
-    ("fwddiff", "forward mode", FORWARD_ADVICE),
     ("fwdsplit", "split forward mode", FORWARD_ADVICE),
     ("batch", "a batched (vectorised) call", "call the function once per input instead"),
     (
@@ -31,8 +30,7 @@ const UNSUPPORTED: &[(&str, &str, &str)] = &[
     ("truncate", "floating-point truncation", "compute in the precision you want instead"),
 ];
 
-const FORWARD_ADVICE: &str = "use `__enzyme_autodiff` (reverse mode) instead, which gives the derivative of a scalar \
-                              result with respect to every input in one call";
+const FORWARD_ADVICE: &str = "use `__enzyme_fwddiff` (forward mode, primal and tangents in one call) instead";
 
 /// Whether a function name is one of Enzyme's or zyg's entry points.
 fn is_entry_name(name: &str) -> bool {
@@ -45,8 +43,9 @@ fn unsupported(name: &str) -> String {
     match UNSUPPORTED.iter().find(|(w, _, _)| word.starts_with(w)) {
         Some((_, what, advice)) => format!("`{name}` asks for {what}, which zyg does not support yet; {advice}"),
         None => format!(
-            "`{name}` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_augmentfwd` \
-             and `__enzyme_reverse` (and their `__zyg_` spellings); the rest of Enzyme's API is not supported yet"
+            "`{name}` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_fwddiff`, \
+             `__enzyme_augmentfwd` and `__enzyme_reverse` (and their `__zyg_` spellings); the rest of Enzyme's API is \
+             not supported yet"
         ),
     }
 }
@@ -115,8 +114,8 @@ mod tests {
 
     #[test]
     fn names_the_entry_point_and_the_alternative() {
-        assert!(unsupported("__enzyme_fwddiff").contains("forward mode"));
-        assert!(unsupported("__enzyme_fwddiff_f").contains("__enzyme_autodiff"));
+        assert!(unsupported("__enzyme_fwdsplit").contains("split forward mode"));
+        assert!(unsupported("__enzyme_fwdsplit_f").contains("__enzyme_fwddiff"));
         assert!(unsupported("__enzyme_batch").contains("batched"));
         assert!(unsupported("__enzyme_virtualreverse").contains("virtual"));
         assert!(unsupported("__zyg_frobnicate").contains("not an entry point zyg implements"));

@@ -2,6 +2,7 @@
 //! its tape on the stack and then the adjoint, seeding the result's adjoint with 1;
 //! split mode's `Entry::Augmented` runs the primal with its tape on the heap and hands the
 //! tape back, and `Entry::Reverse` runs the adjoint on such a tape and frees it.
+//! `Entry::Forward` calls forward mode's tangent function and returns the result's tangent.
 
 use crate::builder::Cursor;
 use crate::spec::{ArgActivity, Entry, Generated, Gradient, Spec};
@@ -14,12 +15,16 @@ impl Differentiator<'_> {
         if let Some(g) = self.gradients.get(&(spec.clone(), kind)) {
             return Ok(g.clone());
         }
+        if kind == Entry::Forward {
+            return self.forward_entry(spec);
+        }
         let generated = self.ensure(spec)?;
         let func = self.function(&spec.function)?;
         let word = match kind {
             Entry::Gradient => "grad",
             Entry::Augmented => "augmented",
             Entry::Reverse => "reverse",
+            Entry::Forward => unreachable!("forward_entry"),
         };
         let name = format!("{}.{}.{word}.{}", spec.function, self.namespace, spec.suffix());
         let (sig, given) = entry_signature(func, spec, &generated, kind);
@@ -29,7 +34,7 @@ impl Differentiator<'_> {
         let all = w.params.clone();
         let mut c = Cursor::at_end(&mut w, block);
         let tape = match kind {
-            Entry::Gradient => c.alloca(generated.tape_ty.clone()),
+            Entry::Gradient | Entry::Forward => c.alloca(generated.tape_ty.clone()),
             Entry::Augmented => {
                 let size = c.size_of(&generated.tape_ty);
                 c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("malloc returns")
@@ -60,6 +65,52 @@ impl Differentiator<'_> {
         }
         c.ret(grads);
         self.finish_entry(spec, kind, w, name, sig)
+    }
+
+    /// `Entry::Forward`: `(args, each dup or active one followed by its shadow or tangent)
+    /// -> { tangent of the result }` (an empty struct when the result carries none).
+    fn forward_entry(&mut self, spec: &Spec) -> Result<Gradient, TransformError> {
+        let tangents = self.ensure_forward(spec)?;
+        let func = self.function(&spec.function)?;
+        let mut params = Vec::new();
+        for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
+            params.push(ty.clone());
+            if *arg != ArgActivity::Const {
+                params.push(ty.clone());
+            }
+        }
+        let floats = func.sig.ret.carries_derivative();
+        let sig = Signature::new(params, Type::structure(if floats { vec![func.sig.ret.clone()] } else { vec![] }));
+        let name = format!("{}.{}.fwddiff.{}", spec.function, self.namespace, spec.suffix());
+        let mut w = Function::new(name.clone(), sig.clone());
+        w.linkage = Linkage::Internal;
+        let block = w.create_block(Some("entry".into()));
+        let given = w.params.clone();
+        let mut c = Cursor::at_end(&mut w, block);
+        self.zero_global_shadows(&mut c, spec);
+        // The tangent function takes the arguments first, then the shadows and tangents.
+        let (mut args, mut extra) = (Vec::new(), Vec::new());
+        let mut given = given.into_iter();
+        for arg in &spec.args {
+            args.extend(given.next());
+            if *arg != ArgActivity::Const {
+                extra.extend(given.next());
+            }
+        }
+        args.extend(extra);
+        let slot = tangents.result_slot.then(|| c.alloca(if floats { func.sig.ret.clone() } else { Type::PTR }));
+        args.extend(slot);
+        c.call(&tangents.name, tangents.sig.clone(), args);
+        let out = c.constant(Constant::Poison(sig.ret.clone()));
+        let out = match slot.filter(|_| floats) {
+            Some(slot) => {
+                let t = c.load(func.sig.ret.clone(), slot);
+                c.insert(out, t, 0)
+            }
+            None => out,
+        };
+        c.ret(Some(out));
+        self.finish_entry(spec, Entry::Forward, w, name, sig)
     }
 
     /// Zeroes the adjoints held by the shadows of the globals `spec` reaches, before the
@@ -119,6 +170,7 @@ fn entry_signature(func: &Function, spec: &Spec, generated: &Generated, kind: En
         Entry::Gradient | Entry::Reverse => generated.adjoint_sig.ret.clone(),
         Entry::Augmented if func.sig.ret.is_void() => Type::PTR,
         Entry::Augmented => Type::structure(vec![Type::PTR, func.sig.ret.clone()]),
+        Entry::Forward => unreachable!("forward_entry"),
     };
     if kind == Entry::Reverse {
         params.extend(generated.adjoint_sig.params.get(1).cloned());

@@ -34,6 +34,7 @@ mod shadows;
 mod spec;
 mod specialize;
 mod stack;
+mod tangent;
 mod tape;
 #[cfg(test)]
 mod tests;
@@ -99,6 +100,8 @@ pub struct Plan<'a> {
 pub struct Differentiator<'m> {
     module: &'m Module,
     generated: HashMap<Spec, Generated>,
+    /// Forward mode's tangent functions, by spec.
+    tangents: HashMap<Spec, tangent::Tangents>,
     gradients: HashMap<(Spec, Entry), Gradient>,
     /// Global variables whose shadows the generated code uses: type and address space.
     shadow_globals: BTreeMap<String, zyg_ir::GlobalVar>,
@@ -142,6 +145,7 @@ impl<'m> Differentiator<'m> {
             conventions: Rc::default(),
             module,
             generated: HashMap::new(),
+            tangents: HashMap::new(),
             gradients: HashMap::new(),
             shadow_globals: BTreeMap::new(),
             in_progress: Vec::new(),
@@ -209,30 +213,7 @@ impl<'m> Differentiator<'m> {
             self.boxed.insert(spec.clone());
             return Ok(self.declared(func, spec, Type::PTR, true));
         }
-        if func.sig.variadic {
-            return Err(TransformError::in_function(
-                func,
-                "zyg cannot differentiate a variadic function (`...`, read with va_arg) yet; give it a fixed \
-                 parameter list, or pass the values in an array",
-            ));
-        }
-        if func.params.len() != spec.args.len() {
-            return Err(TransformError::in_function(func, "the request's argument count does not match the function"));
-        }
-        for (p, arg) in func.params.iter().zip(&spec.args) {
-            let ty = func.ty(*p);
-            let fits = match arg {
-                ArgActivity::Active => ty.is_float(),
-                ArgActivity::Dup => ty.is_ptr(),
-                ArgActivity::Const => true,
-            };
-            if !fits {
-                return Err(TransformError::in_function(
-                    func,
-                    format!("parameter {p} of type {ty} cannot be a `{arg:?}` argument"),
-                ));
-            }
-        }
+        check_spec(func, spec)?;
         self.in_progress.push(spec.clone());
         let result = self.generate(func, spec);
         self.in_progress.pop();
@@ -242,6 +223,25 @@ impl<'m> Differentiator<'m> {
         }
         self.generated.insert(spec.clone(), generated.clone());
         Ok(generated)
+    }
+
+    /// Forward mode: the tangent function for `spec` (and, first, for every callee it
+    /// needs). Its name and signature do not depend on its body, so a recursive call
+    /// needs nothing more than them.
+    fn ensure_forward(&mut self, spec: &Spec) -> Result<tangent::Tangents, TransformError> {
+        if let Some(t) = self.tangents.get(spec) {
+            return Ok(t.clone());
+        }
+        let func = self.function(&spec.function)?;
+        check_spec(func, spec)?;
+        let name = format!("{}.{}.fwd.{}", func.name, self.namespace, spec.suffix());
+        let tangents = tangent::Tangents::new(name, func, &spec.args);
+        self.tangents.insert(spec.clone(), tangents.clone());
+        tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating in forward mode");
+        let plan = self.plan(func, spec, Mode::Forward)?;
+        let built = tangent::build(&plan, &tangents)?;
+        self.output.push(verified(built, "tangent")?);
+        Ok(tangents)
     }
 
     /// Names and signatures of `spec`'s primal and adjoint, which do not depend on its body.
@@ -275,7 +275,7 @@ impl<'m> Differentiator<'m> {
     /// of its own (docs/ARCHITECTURE.md lists where each lives).
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
-        let plan = self.plan(func, spec)?;
+        let plan = self.plan(func, spec, Mode::Reverse)?;
         // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
         // inside it (GPU), also holds pointers into itself, so it must not move: callers
         // box it on the heap instead of copying it into their own tape.
@@ -294,8 +294,9 @@ impl<'m> Differentiator<'m> {
 
     /// The phases before any code is written, activity to tape layout: what `generate`
     /// builds the primal and the adjoint from. Callees differentiated through are generated
-    /// here (pullback choice), and the memory helpers the pullbacks call are added.
-    fn plan(&mut self, func: &'m Function, spec: &Spec) -> Result<Plan<'m>, TransformError> {
+    /// here (pullback choice), and the memory helpers the pullbacks call are added. Forward
+    /// mode's plan has the analyses and the rules, and nothing on a tape.
+    fn plan(&mut self, func: &'m Function, spec: &Spec, mode: Mode) -> Result<Plan<'m>, TransformError> {
         // Analyses: activity (which values carry derivatives, which pointers have shadows),
         // the shadows that may be null, and the control flow.
         let activity = Activity::analyze_with(&self.facts, &self.conventions, self.module, func, &spec.args)?;
@@ -304,15 +305,21 @@ impl<'m> Differentiator<'m> {
         let cfg = ControlFlowGraph::compute(func);
         let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
         // Pullback choice, then the alphas each pullback reads from the primal.
-        let (order, pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable)?;
-        let mut needs = alphas::tape_needs(func, &activity, &order, &pullbacks);
+        let (order, pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode)?;
+        let mut needs = match mode {
+            Mode::Reverse => alphas::tape_needs(func, &activity, &order, &pullbacks),
+            Mode::Forward => tape::TapeNeeds::default(),
+        };
         // Recompute plan and tape layout: what the adjoint rebuilds, and where the rest goes.
         let returns = tape::return_blocks(func, &cfg);
         let block_of = tape::inst_blocks(func);
         let recompute = recompute::plan(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
         needs.inline_chunks = self.gpu;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
-        let copy_layouts = self.add_memory_helpers(&pullbacks);
+        let copy_layouts = match mode {
+            Mode::Reverse => self.add_memory_helpers(&pullbacks),
+            Mode::Forward => HashMap::new(),
+        };
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
         let callees = rules::chosen(&pullbacks)
             .filter_map(|(inst, pb)| match pb {
@@ -352,6 +359,7 @@ impl<'m> Differentiator<'m> {
         cfg: &ControlFlowGraph,
         activity: &Activity,
         nullable: &EntitySet<Value>,
+        mode: Mode,
     ) -> Result<(Vec<Inst>, rules::Pullbacks), TransformError> {
         let (mut order, mut pullbacks) = (Vec::new(), rules::Pullbacks::new());
         for &b in cfg.reverse_postorder() {
@@ -371,6 +379,9 @@ impl<'m> Differentiator<'m> {
                 let (family, choice) = rules::classify(&cx, inst)?;
                 let pullback = match choice {
                     rules::Choice::Pullback(pullback) => pullback,
+                    rules::Choice::Callee(spec) if mode == Mode::Forward => {
+                        Pullback::Forward(Box::new(self.ensure_forward(&spec)?))
+                    }
                     rules::Choice::Callee(spec) => Pullback::Callee(Box::new(self.ensure(&spec)?)),
                 };
                 if family.only_moves_the_result(&pullback) && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
@@ -396,4 +407,39 @@ impl<'m> Differentiator<'m> {
         self.output.push(memory::field_shadows(memory::field_shadows_name(&self.namespace, k), layout));
         k
     }
+}
+
+/// What every request's spec must be: a function of fixed parameters, one activity per
+/// parameter, each fitting its parameter's type.
+fn check_spec(func: &Function, spec: &Spec) -> Result<(), TransformError> {
+    if func.sig.variadic {
+        return Err(TransformError::in_function(
+            func,
+            "zyg cannot differentiate a variadic function (`...`, read with va_arg) yet; give it a fixed \
+             parameter list, or pass the values in an array",
+        ));
+    }
+    if func.params.len() != spec.args.len() {
+        return Err(TransformError::in_function(func, "the request's argument count does not match the function"));
+    }
+    for (p, arg) in func.params.iter().zip(&spec.args) {
+        let ty = func.ty(*p);
+        let fits = match arg {
+            ArgActivity::Active => ty.is_float(),
+            ArgActivity::Dup => ty.is_ptr(),
+            ArgActivity::Const => true,
+        };
+        if !fits {
+            return Err(TransformError::in_function(func, format!("parameter {p} of type {ty} cannot be a `{arg:?}` argument")));
+        }
+    }
+    Ok(())
+}
+
+/// Which sweep a plan is for: reverse mode's primal and adjoint, or forward mode's tangent
+/// function.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Reverse,
+    Forward,
 }

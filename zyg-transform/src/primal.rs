@@ -104,10 +104,7 @@ impl<'p, 'a> Primal<'p, 'a> {
         for (inst, callee) in plan.callees.iter().filter(|(_, g)| !g.boxed) {
             self.callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
         }
-        for (global, _) in plan.activity.shadowed_globals(plan.func) {
-            let shadow = plan.func.constant(global).and_then(crate::shadow_global).expect("a global");
-            self.shadows.insert(global, self.p.constant_value(shadow));
-        }
+        global_shadows(plan, &mut self.p, &mut self.shadows);
     }
 
     /// A callee that returns a pointer writes the pointer's shadow into a slot of ours.
@@ -251,11 +248,19 @@ fn sorted(map: &HashMap<Value, u32>) -> Vec<(Value, u32)> {
     v
 }
 
+/// The shadows of the globals the function uses: their shadow globals.
+pub(crate) fn global_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>) {
+    for (global, _) in plan.activity.shadowed_globals(plan.func) {
+        let shadow = plan.func.constant(global).and_then(crate::shadow_global).expect("a global");
+        shadows.insert(global, p.constant_value(shadow));
+    }
+}
+
 /// The shadow of each shadowed pointer, computed right after the pointer by the same
 /// operation on the shadows of its operands (`gep` on the shadow base, a phi of shadows...).
 /// Created first with the primal operands, then pointed at the shadows, since a phi's
 /// incoming shadows may be defined later in the layout.
-fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>) {
+pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>) {
     let mut made: Vec<(Inst, Inst)> = Vec::new();
     for &b in &plan.func.layout {
         for &inst in &plan.func.blocks[b].insts {
@@ -415,7 +420,7 @@ fn address_shadow(plan: &Plan, c: &mut Cursor, inst: Inst, v: Value) -> Option<I
 /// A pointer stored into differentiated memory: its shadow goes to the same place in the
 /// shadow memory, where a later load of the pointer finds it. A pointer to memory that is
 /// not differentiated (a constant table) gets a null shadow there (`shadows`).
-fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+pub(crate) fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
     let mut sink = None;
     for &b in &plan.func.layout {
         for &inst in &plan.func.blocks[b].insts {
@@ -440,7 +445,7 @@ fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value,
 
 /// Before each store a null shadow would lose (`shadows::lossy_stores`): stop the program
 /// where the destination's shadow is null (and, for a pointer stored, its own is not).
-fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+pub(crate) fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
     for (inst, helper) in &plan.lossy_stores {
         let b = plan.block_of[*inst];
         let at = position(p, b, *inst);

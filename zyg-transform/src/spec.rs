@@ -103,6 +103,9 @@ pub enum Entry {
     Augmented,
     /// Split mode, reverse: `(args, [result's adjoint], tape) -> gradients`; frees the tape.
     Reverse,
+    /// Forward mode: `(args) -> { the result's tangent }`, each `dup` argument followed by
+    /// its shadow and each `active` one by its tangent (`__enzyme_fwddiff`).
+    Forward,
 }
 
 /// A generated gradient function: `name(args...) -> { gradients of the active params }`,

@@ -1,7 +1,9 @@
 //! The transform's output run by zyg-ir's interpreter: for each function, the generated
 //! primal computes what the original does, the primal's tape fed to the adjoint gives the
 //! gradient entry's derivatives, and those match central finite differences of the original
-//! (`dup` shadows included). Every generated function verifies.
+//! (`dup` shadows included). Forward mode's entry, along a direction through every active
+//! input, gives the objective's directional derivative: the gradient's dot product with the
+//! direction. Every generated function verifies.
 //!
 //! The cases are the `.zir` files of `tests/zir/`: functions in zyg-ir's text form (loops in
 //! LLVM's canonical shape: a preheader, one latch, LCSSA phis at the exits) under comment
@@ -22,7 +24,7 @@ use std::path::Path;
 use zyg_ir::interp::{layout, Interpreter, Val};
 use zyg_ir::{Function, InstKind, Type};
 use zyg_transform::ArgActivity::{self, Active, Const, Dup};
-use zyg_transform::{Differentiator, Spec};
+use zyg_transform::{Differentiator, Entry, Spec};
 
 /// An argument at one point: a float, a buffer of doubles, or an integer.
 #[derive(Clone, Debug)]
@@ -52,6 +54,8 @@ struct Setup {
     /// The original function's parameter types.
     params: Vec<Type>,
     grad: String,
+    /// Forward mode's entry.
+    fwd: String,
     primal: Function,
     adjoint: Function,
     tape_bytes: u64,
@@ -60,7 +64,9 @@ struct Setup {
 fn setup(case: &Case) -> Setup {
     let m = common::module_of(&case.text);
     let mut d = Differentiator::new(&m, "zyg");
-    let g = d.gradient(&Spec::new(case.func.as_str(), case.args.clone())).unwrap_or_else(|e| panic!("{e}"));
+    let spec = Spec::new(case.func.as_str(), case.args.clone());
+    let g = d.gradient(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let fwd = d.entry(&spec, Entry::Forward).unwrap_or_else(|e| panic!("forward mode: {e}"));
     let output = d.finish();
     let out = output.functions;
     for f in &out {
@@ -86,6 +92,7 @@ fn setup(case: &Case) -> Setup {
         interp,
         params: m.function(&case.func).expect("the function").sig.params.clone(),
         grad: g.name,
+        fwd: fwd.name,
         primal: find(&format!("{}.zyg.primal.{mask}", case.func)),
         adjoint: find(&format!("{}.zyg.adjoint.{mask}", case.func)),
         tape_bytes: layout(&tape_ty).unwrap().0.max(1),
@@ -250,6 +257,56 @@ fn split_run(s: &mut Setup, case: &Case, args: &[Arg], at: &str) -> Vec<Vec<f64>
     derivatives(it, case, args, grads, &p)
 }
 
+/// A direction through every active input: one component per active float and per element
+/// of each `dup` buffer, in parameter order.
+fn direction(case: &Case, args: &[Arg]) -> Vec<Vec<f64>> {
+    let mut k = 0.0;
+    case.args
+        .iter()
+        .zip(args)
+        .map(|(act, a)| {
+            let n = if *act == Const { 0 } else { len(a) };
+            (0..n)
+                .map(|_| {
+                    k += 1.0;
+                    (k * 0.7_f64).sin() + 0.25
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Forward mode's entry along `v`: each active float followed by its tangent, each `dup`
+/// buffer by a shadow holding the direction's components; the objective's directional
+/// derivative is the result's tangent plus the seeds times the shadows' final tangents.
+fn forward_run(s: &mut Setup, case: &Case, args: &[Arg], v: &[Vec<f64>], at: &str) -> f64 {
+    let (_, want_bufs) = original(s, case, args);
+    let p = Prepared::new(s, case, args);
+    let it = &mut s.interp;
+    let mut given = Vec::new();
+    let mut shadows = Vec::new();
+    for (i, val) in p.vals.iter().enumerate() {
+        given.push(val.clone());
+        match case.args[i] {
+            Active => given.push(Val::f64(v[i][0])),
+            Dup => {
+                let shadow = it.alloc_f64s(&v[i]).unwrap();
+                shadows.push((i, shadow.as_ptr().expect("a pointer")));
+                given.push(shadow);
+            }
+            Const => {}
+        }
+    }
+    let out = it.call(&s.fwd, &given).unwrap_or_else(|e| panic!("{at}: forward mode: {e}"));
+    assert_eq!(p.read(it, &p.bufs, args), want_bufs, "{at}: forward mode's primal memory");
+    let mut jvp = out.and_then(|o| o.elements().and_then(|e| e.first().and_then(|t| t.as_f64()))).unwrap_or(0.0);
+    for (i, shadow) in shadows {
+        let tangents = it.read_f64s(shadow, len(&args[i])).unwrap();
+        jvp += seeds(case, i, tangents.len()).iter().zip(&tangents).map(|(s, t)| s * t).sum::<f64>();
+    }
+    jvp
+}
+
 /// Runs every check of a case at each point; returns the interpreter, for more checks.
 fn check(case: &Case, points: &[Vec<Arg>]) -> Interpreter {
     let mut s = setup(case);
@@ -271,6 +328,11 @@ fn check(case: &Case, points: &[Vec<Arg>]) -> Interpreter {
         assert_close(&format!("{at}: split primal and adjoint against the gradient entry"), &split, &got, 1e-14);
         let want = finite_differences(&mut s, case, args);
         assert_close(&format!("{at}: gradient against finite differences"), &got, &want, 1e-6);
+        // Forward mode along a direction: the gradient's dot product with it.
+        let v = direction(case, args);
+        let dot: f64 = got.iter().zip(&v).map(|(g, d)| g.iter().zip(d).map(|(a, b)| a * b).sum::<f64>()).sum();
+        let jvp = forward_run(&mut s, case, args, &v, &at);
+        assert!(close(jvp, dot, 1e-9), "{at}: forward mode gives {jvp}, the gradient along the direction is {dot}");
     }
     s.interp
 }

@@ -101,7 +101,7 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
     let params = &parameter_types(first)[usize::from(result_memory.is_some())..];
     let mut rest = Arguments::read(&args[if sret.is_some() { 2 } else { 1 }..]).map_err(fail)?;
     let offset = usize::from(result_memory.is_some());
-    let parameters = read_parameters(&mut rest, params, &function, offset).map_err(fail)?;
+    let parameters = read_parameters(&mut rest, params, &function, offset, entry).map_err(fail)?;
     let ret = return_type(first);
     let seed = result_seed(entry, &rest.flags, &function, ret, result_memory).map_err(fail)?;
     let extra = if entry == Entry::Reverse { reverse_extras(&mut rest, ret, &function).map_err(fail)? } else { Vec::new() };
@@ -135,13 +135,17 @@ struct Parameters<'ctx> {
 }
 
 /// Reads each parameter's marker, argument and shadow; `offset` is the index of the first
-/// of `params` among the function's own parameters (1 after an `sret` one).
+/// of `params` among the function's own parameters (1 after an `sret` one). In forward mode
+/// a float that is not `const` is followed by its tangent (unmarked, or marked `dup`, as
+/// Enzyme's `__enzyme_fwddiff` takes it), which is kept as its "shadow".
 fn read_parameters<'ctx>(
     rest: &mut Arguments<'ctx>,
     params: &[std::result::Result<BasicTypeEnum<'ctx>, String>],
     function: &str,
     offset: usize,
+    entry: Entry,
 ) -> std::result::Result<Parameters<'ctx>, String> {
+    let forward = entry == Entry::Forward;
     let mut out = Parameters::default();
     for (i, pty) in params.iter().enumerate() {
         let kind = rest.next_marker();
@@ -157,7 +161,15 @@ fn read_parameters<'ctx>(
         };
         // A function passed as an argument (a callback) is `const` unless marked.
         let callback = value.function();
+        let marked = kind;
         let kind = kind.unwrap_or_else(|| if callback.is_none() { default_kind(pty) } else { ArgActivity::Const });
+        if forward && marked == Some(ArgActivity::Active) {
+            return Err(format!(
+                "parameter {i} of `{function}` is marked `enzyme_out`, which forward mode has no use for: a float is \
+                 followed by its tangent (unmarked or `enzyme_dup`), or marked `enzyme_const`"
+            ));
+        }
+        let kind = if forward && kind == ArgActivity::Dup && is_float(pty) { ArgActivity::Active } else { kind };
         if let Some(f) = callback.filter(|_| kind == ArgActivity::Const) {
             // By the function's own parameter index (its `sret` parameter first).
             out.callbacks.push((i + offset, global_value_name(f.as_global_value())?));
@@ -165,6 +177,12 @@ fn read_parameters<'ctx>(
         let shadow = if kind == ArgActivity::Dup {
             let given = rest.next_value(&format!("the shadow of parameter {i}"))?;
             Some(shadow_of(given, i, function, pty)?)
+        } else if forward && kind == ArgActivity::Active {
+            match rest.next_value(&format!("the tangent of parameter {i}"))? {
+                Some(t) if t.value().is_some_and(|v| is_float(v.get_type())) => Some(t),
+                Some(t) => return Err(format!("the tangent of parameter {i} of `{function}`, `{}`, is not a float", t.text())),
+                None => return Err(format!("parameter {i} of `{function}` is a float, but no tangent follows it")),
+            }
         } else {
             None
         };
@@ -274,6 +292,12 @@ fn result_seed(
         ));
     }
     let what = if memory.is_some() { "returns through memory" } else { "returns" };
+    if entry == Entry::Forward && (memory.is_some() || aggregate) {
+        return Err(format!(
+            "`{function}` {what} `{shown}`; forward mode returns the tangent of a float result only so far: return \
+             the outputs through a `dup` pointer argument, whose shadow receives their tangents"
+        ));
+    }
     Ok(match entry {
         Entry::Gradient if constant && holds_float => Some(ResultSeed::None),
         Entry::Gradient if active && aggregate => Some(ResultSeed::Sum),

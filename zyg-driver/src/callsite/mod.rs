@@ -63,6 +63,8 @@ pub fn request_entry(name: &str) -> Option<Entry> {
         Some(Entry::Augmented)
     } else if has("reverse") {
         Some(Entry::Reverse)
+    } else if has("fwddiff") {
+        Some(Entry::Forward)
     } else {
         None
     }

@@ -8,6 +8,7 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use zyg_ir::{Constant, Inst, InstKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +45,37 @@ impl RuleFamily for Accesses {
         match *cx.kind() {
             InstKind::Load { ptr, .. } => load(cx, ptr),
             InstKind::Store { value, ptr } => store(cx, value, ptr),
+            _ => Ok(()),
+        }
+    }
+
+    /// A load's tangent is read from the shadow; a store writes the value's tangent there
+    /// (a pointer's shadow is stored by the primal's steps, an integer overwrites with zero).
+    fn tangent(&self, cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
+        match *cx.kind() {
+            InstKind::Load { ptr, ref ty } => {
+                let Some(_) = cx.result.filter(|_| ty.carries_derivative()) else { return Ok(()) };
+                let ty = ty.clone();
+                let (shadow, missing) = cx.shadow(ptr)?;
+                let mut c = cx.cursor();
+                let mut t = c.load(ty.clone(), shadow);
+                if let Some(missing) = missing {
+                    let zero = c.constant(Constant::Zero(ty));
+                    t = c.select(missing, zero, t);
+                }
+                cx.set(t);
+                Ok(())
+            }
+            InstKind::Store { value, ptr } => {
+                let ty = cx.func().ty(value).clone();
+                if ty.holds_only_addresses() {
+                    return Ok(());
+                }
+                let t = if ty.carries_derivative() { cx.tangent(value) } else { cx.constant(Constant::Zero(ty)) };
+                let (shadow, _) = cx.shadow(ptr)?;
+                cx.cursor().store(t, shadow);
+                Ok(())
+            }
             _ => Ok(()),
         }
     }

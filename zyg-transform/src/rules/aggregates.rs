@@ -6,6 +6,7 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use zyg_ir::{Constant, Inst, InstKind};
 
 pub struct Aggregates;
@@ -55,6 +56,23 @@ impl RuleFamily for Aggregates {
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// The same field of the tangent, or the tangent with the field's tangent put in.
+    fn tangent(&self, cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
+        let Some(v) = cx.result else { return Ok(()) };
+        let ty = cx.func().ty(v).clone();
+        let kind = match cx.kind() {
+            InstKind::ExtractValue { agg, indices } => InstKind::ExtractValue { agg: cx.tangent(*agg), indices: indices.clone() },
+            InstKind::InsertValue { agg, value, indices } => {
+                let (agg, value) = (cx.tangent(*agg), cx.tangent(*value));
+                InstKind::InsertValue { agg, value, indices: indices.clone() }
+            }
+            _ => return Ok(()),
+        };
+        let t = cx.cursor().emit(kind, ty).expect("a result");
+        cx.set(t);
         Ok(())
     }
 }

@@ -2,13 +2,15 @@
 //! function with a body is differentiated through: the primal calls the callee's primal,
 //! which fills the callee's tape; the adjoint calls the callee's adjoint with that tape. A
 //! call to a function without a body or rule, or an indirect call, is an error that says
-//! what makes it active and the way out.
+//! what makes it active and the way out. In forward mode the call calls the callee's
+//! tangent function instead, with the shadows and tangents of its arguments.
 
 use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::activity::Activity;
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use crate::{ArgActivity, Spec};
 use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Signature, Type};
 
@@ -94,6 +96,52 @@ impl RuleFamily for Calls {
                 let g = cx.cursor().extract(grads, k);
                 cx.accumulate(*a, g);
                 k += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
+        match pullback {
+            Pullback::Forward(callee) => Calls::tangent_call(cx, callee),
+            _ => Err(TransformError::at(cx.func(), cx.inst, "internal error: a reverse-mode callee in forward mode")),
+        }
+    }
+}
+
+impl Calls {
+    /// Forward mode: the call becomes a call of the callee's tangent function, given the
+    /// shadows of its `dup` arguments and the tangents of its `active` ones, and where to
+    /// write its result's tangent, which is read back after it.
+    pub fn tangent_call(cx: &mut Tangent, callee: &crate::tangent::Tangents) -> Result<(), TransformError> {
+        let InstKind::Call { args, .. } = cx.kind() else { return Ok(()) };
+        let mut extra = Vec::new();
+        for (a, activity) in args.iter().zip(&callee.args) {
+            match activity {
+                ArgActivity::Dup => match cx.shadow_if_any(*a) {
+                    Some(s) => extra.push(s),
+                    None => {
+                        let ty = cx.func().ty(*a).clone();
+                        let Type::Ptr(space) = ty else { unreachable!("a dup argument is a pointer") };
+                        extra.push(cx.constant(Constant::Null(space)));
+                    }
+                },
+                ArgActivity::Active => extra.push(cx.tangent(*a)),
+                ArgActivity::Const => {}
+            }
+        }
+        let slot = cx.ret_slot();
+        extra.extend(slot);
+        if let InstKind::Call { callee: target, sig, args } = cx.copied_kind() {
+            *target = Callee::Direct(callee.name.as_str().into());
+            *sig = callee.sig.clone();
+            args.extend(extra);
+        }
+        if let (Some(v), Some(slot)) = (cx.result, slot) {
+            let ty = cx.func().ty(v).clone();
+            if ty.carries_derivative() {
+                let t = cx.cursor().load(ty, slot);
+                cx.set(t);
             }
         }
         Ok(())

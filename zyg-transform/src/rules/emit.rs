@@ -1,13 +1,17 @@
-//! Table rules (`expr`) in the adjoint: the alphas an instruction's rule reads, and the code
-//! that computes each operand's contribution. Shared by the families whose rules are
-//! expressions: arithmetic (`instructions`) and math calls (`math`).
+//! Table rules (`expr`) in the adjoint and the tangent sweep: the alphas an instruction's
+//! rule reads, the code that computes each operand's contribution to the adjoint, and the
+//! code that computes the result's tangent from the same rules (each is linear in the
+//! result's adjoint `d`, so putting an operand's tangent in place of `d` gives that
+//! operand's part of the tangent). Shared by the families whose rules are expressions:
+//! arithmetic (`instructions`) and math calls (`math`).
 
 use super::expr::{Node, E};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::builder::Cursor;
 use crate::error::TransformError;
-use zyg_ir::{BinOp, CastOp, Constant, FloatTy, Inst, InstKind, Signature, Type, Value};
+use crate::tangent::Tangent;
+use zyg_ir::{BinOp, CastOp, Constant, FloatTy, Function, Inst, InstKind, Signature, Type, Value};
 
 /// The operands a rule's `x(i)` refers to: call arguments for calls, operands otherwise.
 pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
@@ -58,6 +62,81 @@ pub fn reverse(cx: &mut Reverse, adjoints: &[Option<E>]) -> Result<(), Transform
     Ok(())
 }
 
+/// Forward mode: the result's tangent, the sum over the active operands of their rules with
+/// the operand's tangent in place of the result's adjoint.
+pub fn tangent(cx: &mut Tangent, adjoints: &[Option<E>]) -> Result<(), TransformError> {
+    let Some(v) = cx.result else { return Ok(()) };
+    let func = cx.func();
+    let operands = rule_operands(cx.kind());
+    let ty = func.ty(v).clone();
+    if ty.float_elem().is_none() {
+        return Err(TransformError::at(func, cx.inst, "aggregate values are not differentiated yet"));
+    }
+    let mut sum = None;
+    for (j, adjoint) in adjoints.iter().enumerate() {
+        let Some(e) = adjoint else { continue };
+        if !cx.plan().activity.is_active(operands[j]) {
+            continue;
+        }
+        let d = cx.tangent(operands[j]);
+        let env = Env { d, operands: &operands, result: v, ty: ty.clone(), inst: cx.inst };
+        let part = expr(cx, e, &env)?;
+        let mut c = cx.cursor();
+        let part = c.convert_float(part, &ty);
+        sum = Some(match sum {
+            Some(s) => c.binary(BinOp::FAdd, s, part),
+            None => part,
+        });
+    }
+    let t = match sum {
+        Some(t) => t,
+        None => cx.constant(Constant::Zero(ty)),
+    };
+    cx.set(t);
+    Ok(())
+}
+
+/// Where a rule expression is emitted: the adjoint (`Reverse`, which reads primal values
+/// from the tape or rebuilds them) or the tangent function (`Tangent`, where they are at
+/// hand).
+trait Site {
+    fn func(&self) -> &Function;
+    /// The value of primal value `v` where the code goes.
+    fn primal(&mut self, v: Value) -> Result<Value, TransformError>;
+    fn cursor(&mut self) -> Cursor<'_>;
+    fn constant(&mut self, c: Constant) -> Value;
+}
+
+impl Site for Reverse<'_, '_, '_> {
+    fn func(&self) -> &Function {
+        Reverse::func(self)
+    }
+    fn primal(&mut self, v: Value) -> Result<Value, TransformError> {
+        self.alpha(v)
+    }
+    fn cursor(&mut self) -> Cursor<'_> {
+        Reverse::cursor(self)
+    }
+    fn constant(&mut self, c: Constant) -> Value {
+        Reverse::constant(self, c)
+    }
+}
+
+impl Site for Tangent<'_, '_, '_> {
+    fn func(&self) -> &Function {
+        Tangent::func(self)
+    }
+    fn primal(&mut self, v: Value) -> Result<Value, TransformError> {
+        Ok(v)
+    }
+    fn cursor(&mut self) -> Cursor<'_> {
+        Tangent::cursor(self)
+    }
+    fn constant(&mut self, c: Constant) -> Value {
+        Tangent::constant(self, c)
+    }
+}
+
 struct Env<'o> {
     d: Value,
     operands: &'o [Value],
@@ -69,13 +148,13 @@ struct Env<'o> {
 }
 
 /// Emits a rule expression.
-fn expr(cx: &mut Reverse, e: &E, env: &Env) -> Result<Value, TransformError> {
+fn expr<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> {
     let float = env.ty.clone();
-    let sub = |cx: &mut Reverse, e: &E| -> Result<Value, TransformError> { expr(cx, e, env) };
+    let sub = |cx: &mut S, e: &E| -> Result<Value, TransformError> { expr(cx, e, env) };
     Ok(match &*e.0 {
         Node::D => env.d,
-        Node::Arg(i) => cx.alpha(env.operands[*i])?,
-        Node::Res => cx.alpha(env.result)?,
+        Node::Arg(i) => cx.primal(env.operands[*i])?,
+        Node::Res => cx.primal(env.result)?,
         Node::Const(x) => {
             let c = Constant::float_like(&float, *x).expect("a float working type");
             cx.constant(c)

@@ -6,6 +6,7 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use zyg_ir::{Callee, Inst, InstKind};
 
 pub struct Barriers;
@@ -36,6 +37,12 @@ impl RuleFamily for Barriers {
         let args = args.iter().map(|a| cx.alpha(*a)).collect::<Result<Vec<_>, _>>()?;
         let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args };
         cx.cursor().emit(kind, sig.ret.clone());
+        Ok(())
+    }
+
+    /// The primal's barrier stands: each thread's tangent stores come right after its
+    /// primal stores, so the barrier orders them as it orders those.
+    fn tangent(&self, _cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
         Ok(())
     }
 }

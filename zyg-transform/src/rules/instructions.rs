@@ -7,6 +7,7 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use zyg_ir::{BinOp, CastOp, Inst, InstKind, UnOp};
 
 /// A rule for a two-operand instruction: the adjoints of x(0) and x(1).
@@ -77,6 +78,13 @@ impl RuleFamily for Arithmetic {
     fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
         match pullback {
             Pullback::Arithmetic(adjoints) => super::emit::reverse(cx, adjoints),
+            _ => Ok(()),
+        }
+    }
+
+    fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
+        match pullback {
+            Pullback::Arithmetic(adjoints) => super::emit::tangent(cx, adjoints),
             _ => Ok(()),
         }
     }

@@ -31,6 +31,7 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use zyg_ir::FloatPred::{self, Oeq, Ogt, Olt, Ord, Ule, Uno};
 use zyg_ir::{Callee, Inst, InstKind};
 
@@ -285,6 +286,13 @@ impl RuleFamily for MathCalls {
     fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
         match pullback {
             Pullback::Math(adjoints) => super::emit::reverse(cx, adjoints),
+            _ => Ok(()),
+        }
+    }
+
+    fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
+        match pullback {
+            Pullback::Math(adjoints) => super::emit::tangent(cx, adjoints),
             _ => Ok(()),
         }
     }

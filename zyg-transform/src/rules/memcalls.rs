@@ -12,6 +12,7 @@ use crate::alphas::Alphas;
 use crate::builder::Cursor;
 use crate::error::TransformError;
 use crate::memory::{self, CopyPlan, MemOp};
+use crate::tangent::Tangent;
 use crate::Plan;
 use std::collections::HashMap;
 use zyg_ir::{BinOp, Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind, Signature, Type, Value};
@@ -118,6 +119,65 @@ impl RuleFamily for MemCalls {
             MemCall::Set | MemCall::Copy(_) => set_or_copy(cx, call)?,
         }
         Ok(())
+    }
+
+    /// An allocation's shadow is made beside it by the primal's steps, and freed with it
+    /// (`tangent::free_shadows`); a `memset` zeroes the shadow's bytes, a copy copies the
+    /// source's shadow bytes (tangents and pointer shadows alike) or zeroes them where the
+    /// source is not differentiated.
+    fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
+        let Pullback::Memory(call) = pullback else { return Ok(()) };
+        let kind = cx.kind();
+        match call {
+            MemCall::Allocation => Ok(()),
+            MemCall::Realloc(_) => {
+                Err(TransformError::at(cx.func(), cx.inst, "forward mode does not handle `realloc` yet; use reverse mode"))
+            }
+            MemCall::Set | MemCall::Copy(_) => {
+                let Some((op, dst, src, len)) = memory::mem_op(kind) else { return Ok(()) };
+                if cx.plan().nullable.contains(dst) {
+                    return Err(TransformError::at(
+                        cx.func(),
+                        cx.inst,
+                        "forward mode does not handle a memory call into memory whose shadow may be null yet; use reverse mode",
+                    ));
+                }
+                let (dst_shadow, _) = cx.shadow(dst)?;
+                let src_shadow = if op == MemOp::Copy { cx.shadow_if_any(src) } else { None };
+                let mut shadow_kind = kind.clone();
+                match (src_shadow, &mut shadow_kind) {
+                    (Some(src_shadow), InstKind::Call { args, .. }) => {
+                        args[0] = dst_shadow;
+                        args[1] = src_shadow;
+                    }
+                    (None, InstKind::Call { args, .. }) if op == MemOp::Set => {
+                        args[0] = dst_shadow;
+                        let zero = Constant::Zero(cx.func().ty(args[1]).clone());
+                        args[1] = cx.constant(zero);
+                    }
+                    _ => {
+                        let (space, bits) = match (cx.func().ty(dst), cx.func().ty(len)) {
+                            (Type::Ptr(space), Type::Int(bits)) => (*space, *bits),
+                            _ => return Err(TransformError::at(cx.func(), cx.inst, "internal error: a memory call's operands")),
+                        };
+                        let sig = Signature::new(vec![Type::Ptr(space), Type::Int(8), Type::Int(bits), Type::Int(1)], Type::Void);
+                        let (zero, no) = (cx.constant(Constant::int(8, 0)), cx.constant(Constant::int(1, 0)));
+                        let name = format!("llvm.memset.p{space}.i{bits}");
+                        shadow_kind = InstKind::Call {
+                            callee: Callee::Direct(name.as_str().into()),
+                            sig,
+                            args: vec![dst_shadow, zero, len, no],
+                        };
+                    }
+                }
+                let ty = match &shadow_kind {
+                    InstKind::Call { sig, .. } => sig.ret.clone(),
+                    _ => Type::Void,
+                };
+                cx.cursor().emit(shadow_kind, ty);
+                Ok(())
+            }
+        }
     }
 }
 

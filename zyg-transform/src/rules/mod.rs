@@ -1,7 +1,7 @@
 //! Derivative rules, as data: one module per family of operations, each saying in one place
 //! which instructions it matches (`classify`), what its pullback reads from the primal
-//! (`alphas`), how the adjoint is emitted (`reverse`), and, for forward mode, its tangent
-//! (`tangent`, not yet). `FAMILIES` is the table the pullback choice walks in order: the
+//! (`alphas`), how the adjoint is emitted (`reverse`), and, for forward mode, how the
+//! result's tangent is emitted (`tangent`). `FAMILIES` is the table the pullback choice walks in order: the
 //! first family that answers for an instruction owns it ("rules before decomposition": a
 //! registered or known rule for a call comes before differentiating through the callee).
 //!
@@ -30,6 +30,7 @@ use crate::activity::Activity;
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use crate::{Generated, Spec};
 use cranelift_entity::{EntitySet, SecondaryMap};
 use std::collections::HashMap;
@@ -62,6 +63,8 @@ pub enum Pullback {
     Arithmetic(Vec<Option<E>>),
     /// A differentiated callee: its own adjoint, fed its tape (`calls`).
     Callee(Box<Generated>),
+    /// Forward mode's differentiated callee: its tangent function (`calls`).
+    Forward(Box<crate::tangent::Tangents>),
 }
 
 impl Pullback {
@@ -77,7 +80,7 @@ impl Pullback {
             Pullback::Vector(_) => &vectors::Vectors,
             Pullback::Math(_) => &math::MathCalls,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
-            Pullback::Callee(_) => &calls::Calls,
+            Pullback::Callee(_) | Pullback::Forward(_) => &calls::Calls,
         }
     }
 }
@@ -136,10 +139,15 @@ pub trait RuleFamily: Sync {
     /// `cx`, and adds contributions to the operands' adjoints.
     fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError>;
 
-    /// Forward mode: the tangent of `inst` from its operands' tangents. Not implemented yet;
-    /// each family will define it beside its `reverse`.
-    fn tangent(&self, func: &Function, inst: Inst, _pullback: &Pullback) -> Result<(), TransformError> {
-        Err(TransformError::at(func, inst, format!("forward mode is not implemented yet (rule family `{}`)", self.name())))
+    /// Forward mode: emits the tangent of the instruction `cx` is at from its operands'
+    /// tangents and shadows (`cx.set`). A family without one refuses forward mode, naming
+    /// itself.
+    fn tangent(&self, cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
+        Err(TransformError::at(
+            cx.func(),
+            cx.inst,
+            format!("forward mode does not handle this instruction yet (rule family `{}`); use reverse mode", self.name()),
+        ))
     }
 }
 
@@ -167,22 +175,4 @@ pub fn classify(cx: &Classify, inst: Inst) -> Result<(&'static dyn RuleFamily, C
         }
     }
     Err(TransformError::at(cx.func, inst, "internal error: no rule family answered for this instruction"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Forward mode is not there yet: every family says so, naming itself.
-    #[test]
-    fn tangents_are_not_implemented_yet() {
-        let func =
-            zyg_ir::text::parse_function("define double @f(double %x) {\nentry:\n  %y = fneg double %x\n  ret double %y\n}\n")
-                .expect("parses");
-        let inst = func.inst_order().next().expect("an instruction").1;
-        for family in FAMILIES {
-            let err = family.tangent(&func, inst, &Pullback::Phi).expect_err("not yet");
-            assert!(err.to_string().contains(family.name()), "{err}");
-        }
-    }
 }

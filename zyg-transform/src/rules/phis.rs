@@ -6,6 +6,7 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use zyg_ir::{Inst, InstKind};
 
 pub struct Phis;
@@ -23,6 +24,11 @@ impl RuleFamily for Phis {
 
     /// Routed by the reversed CFG walk, not here.
     fn reverse(&self, _cx: &mut Reverse, _pullback: &Pullback) -> Result<(), TransformError> {
+        Ok(())
+    }
+
+    /// A tangent phi beside the phi, made by the tangent sweep (`tangent`), not here.
+    fn tangent(&self, _cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
         Ok(())
     }
 }

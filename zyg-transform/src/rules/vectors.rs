@@ -9,6 +9,7 @@ use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::builder::Cursor;
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use zyg_ir::{BinOp, Callee, Constant, Inst, InstKind, Signature, Type, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +115,70 @@ impl RuleFamily for Vectors {
             VectorOp::Scatter => scatter(cx, args[0], args[1], args[2]),
         }
     }
+
+    /// Forward mode: lane moves, sums and memory accesses under a mask are linear, so the
+    /// tangent is the same operation on the operands' tangents (and on the shadows of the
+    /// pointers accessed). Products and minima of lanes are not done yet.
+    fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
+        let Pullback::Vector(op) = pullback else { return Ok(()) };
+        let func = cx.func();
+        let mut kind = cx.kind().clone();
+        let result_ty = cx.result.map(|v| func.ty(v).clone());
+        match (op, &mut kind) {
+            (VectorOp::Lanes, InstKind::ExtractElement { vec, .. }) => *vec = cx.tangent(*vec),
+            (VectorOp::Lanes, InstKind::InsertElement { vec, value, .. }) => {
+                *vec = cx.tangent(*vec);
+                *value = cx.tangent(*value);
+            }
+            (VectorOp::Lanes, InstKind::ShuffleVector { a, b, .. }) => {
+                *a = cx.tangent(*a);
+                *b = cx.tangent(*b);
+            }
+            (VectorOp::ReduceFAdd, InstKind::Call { args, .. }) => {
+                args[0] = cx.tangent(args[0]);
+                args[1] = cx.tangent(args[1]);
+            }
+            // (ptr, mask, passthru) and (ptrs, mask, passthru)
+            (VectorOp::MaskedLoad | VectorOp::Gather, InstKind::Call { args, .. }) => {
+                args[0] = tangent_shadow(cx, args[0])?;
+                args[2] = cx.tangent(args[2]);
+            }
+            // (value, ptr, mask) and (value, ptrs, mask)
+            (VectorOp::MaskedStore | VectorOp::Scatter, InstKind::Call { args, .. }) => {
+                args[0] = cx.tangent(args[0]);
+                args[1] = tangent_shadow(cx, args[1])?;
+            }
+            _ => {
+                return Err(TransformError::at(
+                    func,
+                    cx.inst,
+                    "forward mode does not handle products, minima and maxima of vector lanes yet; use reverse mode",
+                ))
+            }
+        }
+        let ty = match &kind {
+            InstKind::Call { sig, .. } => sig.ret.clone(),
+            _ => result_ty.unwrap_or(Type::Void),
+        };
+        let made = cx.cursor().emit(kind, ty);
+        if let Some(t) = made.filter(|_| cx.result.is_some()) {
+            cx.set(t);
+        }
+        Ok(())
+    }
+}
+
+/// The shadow a masked access goes through in forward mode; a shadow that may be null is
+/// refused (a masked access has no scratch slot to go to).
+fn tangent_shadow(cx: &mut Tangent, ptr: Value) -> Result<Value, TransformError> {
+    if cx.plan().nullable.contains(ptr) {
+        return Err(TransformError::at(
+            cx.func(),
+            cx.inst,
+            "forward mode does not handle a masked access through memory whose shadow may be null yet; use reverse mode",
+        ));
+    }
+    Ok(cx.shadow(ptr)?.0)
 }
 
 /// The adjoints of extractelement (into one lane), insertelement (one lane out, the rest

@@ -14,7 +14,7 @@ fn reversed(text: &str, args: Vec<ArgActivity>) -> (ReversedCfg, Vec<Block>) {
     let m = module_of(text);
     let f = m.functions.iter().find(|f| f.name == "f").expect("@f");
     let mut d = Differentiator::new(&m, "zyg");
-    let plan = d.plan(f, &Spec::new("f", args)).unwrap_or_else(|e| panic!("{e}"));
+    let plan = d.plan(f, &Spec::new("f", args), crate::Mode::Reverse).unwrap_or_else(|e| panic!("{e}"));
     (reverse_cfg::plan(&plan), f.layout.clone())
 }
 

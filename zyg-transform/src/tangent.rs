@@ -1,0 +1,364 @@
+//! Phase "tangent" (forward mode): one function that computes the primal and, beside each
+//! active value, its tangent: the directional derivative along the tangents given for the
+//! inputs. There is no tape and no reversed CFG: the tangent of an instruction is computed
+//! right after it, from its operands' tangents, by the rule family that owns it (each
+//! family's `tangent`, beside its `reverse`). Pointers carry shadows exactly as in the
+//! primal (the same steps build them: `primal::shadow_instructions` and friends); in
+//! forward mode a shadow's memory holds the tangents of the floats in the memory it
+//! shadows, instead of their adjoints.
+//!
+//! The function `f.zyg.fwd.<mask>` takes f's parameters, then for each `dup` parameter its
+//! shadow and for each `active` one its tangent (in parameter order), then, when f returns
+//! a float or a pointer with a shadow, where to write the result's tangent (or shadow). It
+//! returns f's result. Calls to differentiated callees call their own tangent functions
+//! the same way, so no call's result changes type.
+
+use crate::builder::Cursor;
+use crate::error::TransformError;
+use crate::rules::Pullback;
+use crate::spec::ArgActivity;
+use crate::Plan;
+use cranelift_entity::EntityRef;
+use std::collections::HashMap;
+use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
+
+/// A function's tangent function, by name and signature (see the module comment).
+#[derive(Clone, Debug)]
+pub struct Tangents {
+    pub name: String,
+    pub sig: Signature,
+    pub args: Vec<ArgActivity>,
+    /// Whether the last parameter is where the result's tangent (or shadow) is written.
+    pub result_slot: bool,
+}
+
+impl Tangents {
+    /// The tangent function of `func` for `args`, named `name`.
+    pub fn new(name: String, func: &Function, args: &[ArgActivity]) -> Tangents {
+        let mut sig = func.sig.clone();
+        sig.params
+            .extend(func.params.iter().zip(args).filter(|(_, a)| **a != ArgActivity::Const).map(|(p, _)| func.ty(*p).clone()));
+        let result_slot = func.sig.ret.carries_derivative() || func.sig.ret.is_ptr();
+        if result_slot {
+            sig.params.push(Type::PTR);
+        }
+        Tangents { name, sig, args: args.to_vec(), result_slot }
+    }
+}
+
+/// Phase "tangent": the steps below, in order.
+pub fn build(plan: &Plan, tangents: &Tangents) -> Result<Function, TransformError> {
+    let mut t = Forward::copy(plan, tangents);
+    t.shadow_memory();
+    t.returned_shadow_slots();
+    crate::primal::shadow_instructions(plan, &mut t.p, &mut t.shadows);
+    crate::primal::store_pointer_shadows(plan, &mut t.p, &t.shadows);
+    crate::primal::check_lossy_stores(plan, &mut t.p, &t.shadows);
+    t.scratch_for_nullable_shadows();
+    t.tangent_phis();
+    t.sweep()?;
+    t.fill_tangent_phis();
+    t.free_shadows();
+    t.write_result();
+    Ok(t.p)
+}
+
+/// The tangent function being built, and what its steps share.
+struct Forward<'p, 'a> {
+    plan: &'p Plan<'a>,
+    p: Function,
+    /// The shadow of each shadowed pointer.
+    shadows: HashMap<Value, Value>,
+    /// The tangent of each active value whose tangent has been computed.
+    tangents: HashMap<Value, Value>,
+    /// The tangent phis, with the primal phi each stands beside.
+    phis: Vec<(Inst, Inst)>,
+    /// Where the result's tangent goes (the last parameter), when there is one.
+    result_slot: Option<Value>,
+    /// Where a callee writes its result's tangent or shadow, by call.
+    ret_slots: HashMap<Inst, Value>,
+    /// Zeroed memory read and written where a nullable shadow is null (`shadows`).
+    scratch: Option<Value>,
+}
+
+impl<'p, 'a> Forward<'p, 'a> {
+    /// The copy of the function with the extra parameters: shadows and tangents of the
+    /// arguments, in parameter order, then the result's slot.
+    fn copy(plan: &'p Plan<'a>, tangents: &Tangents) -> Self {
+        let mut p = plan.func.clone();
+        p.name = tangents.name.clone();
+        p.linkage = Linkage::Internal;
+        p.attributes.clear();
+        let (mut shadows, mut values) = (HashMap::new(), HashMap::new());
+        for (param, arg) in plan.func.params.iter().zip(&plan.args) {
+            let ty = plan.func.ty(*param).clone();
+            match arg {
+                ArgActivity::Dup => {
+                    shadows.insert(*param, p.add_param(ty));
+                }
+                ArgActivity::Active => {
+                    values.insert(*param, p.add_param(ty));
+                }
+                ArgActivity::Const => {}
+            }
+        }
+        let result_slot = tangents.result_slot.then(|| p.add_param(Type::PTR));
+        p.sig = tangents.sig.clone();
+        Forward { plan, p, shadows, tangents: values, phis: Vec::new(), result_slot, ret_slots: HashMap::new(), scratch: None }
+    }
+
+    /// Shadowed stack memory gets zeroed shadow memory of its own, and globals their
+    /// shadow globals.
+    fn shadow_memory(&mut self) {
+        let plan = self.plan;
+        let entry = self.p.entry().expect("a function with a body");
+        for (_, inst) in plan.func.inst_order() {
+            let InstKind::Alloca { ty } = &plan.func.insts[inst].kind else { continue };
+            let Some(v) = plan.func.result(inst).filter(|v| plan.activity.has_shadow(*v)) else { continue };
+            let mut c = Cursor::at_start(&mut self.p, entry);
+            let shadow = c.alloca(ty.clone());
+            let zero = c.constant(Constant::Zero(ty.clone()));
+            c.store(zero, shadow);
+            self.shadows.insert(v, shadow);
+        }
+        crate::primal::global_shadows(plan, &mut self.p, &mut self.shadows);
+    }
+
+    /// A differentiated callee that returns a pointer writes its shadow into a slot of ours.
+    fn returned_shadow_slots(&mut self) {
+        let plan = self.plan;
+        let entry = self.p.entry().expect("a function with a body");
+        for (inst, pullback) in crate::rules::chosen(&plan.pullbacks) {
+            let Pullback::Forward(callee) = pullback else { continue };
+            if !callee.result_slot {
+                continue;
+            }
+            let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
+            self.ret_slots.insert(inst, slot);
+            let Some(result) = plan.func.result(inst).filter(|v| plan.func.ty(*v).is_ptr() && plan.activity.has_shadow(*v))
+            else {
+                continue;
+            };
+            let b = plan.block_of[inst];
+            let at = crate::primal::position(&self.p, b, inst) + 1;
+            let shadow = Cursor { func: &mut self.p, block: b, at: Some(at) }.load(Type::PTR, slot);
+            self.shadows.insert(result, shadow);
+        }
+    }
+
+    fn scratch_for_nullable_shadows(&mut self) {
+        if self.plan.nullable.is_empty() {
+            return;
+        }
+        let func = self.plan.func;
+        let accessed = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
+            InstKind::Load { ty, .. } => Some(ty),
+            InstKind::Store { value, .. } => Some(func.ty(*value)),
+            _ => None,
+        });
+        let ty = crate::shadows::scratch_type(accessed);
+        let entry = self.p.entry().expect("a body");
+        let mut c = Cursor::at_start(&mut self.p, entry);
+        let scratch = c.alloca(ty.clone());
+        let zero = c.constant(Constant::Zero(ty));
+        c.store(zero, scratch);
+        self.scratch = Some(scratch);
+    }
+
+    /// A tangent phi beside each active float phi, its incoming tangents filled in once
+    /// every tangent is known (`fill_tangent_phis`).
+    fn tangent_phis(&mut self) {
+        let plan = self.plan;
+        for &b in plan.cfg.reverse_postorder() {
+            for phi in plan.func.phis(b) {
+                let Some(v) = plan.func.result(phi).filter(|v| plan.activity.is_active(*v) && carries_tangent(plan.func, *v))
+                else {
+                    continue;
+                };
+                let InstKind::Phi { incoming } = &plan.func.insts[phi].kind else { continue };
+                let kind = InstKind::Phi { incoming: incoming.clone() };
+                let t = Cursor::at_start(&mut self.p, b).emit(kind, plan.func.ty(v).clone()).expect("a phi's value");
+                self.tangents.insert(v, t);
+                self.phis.push((phi, self.p.def_inst(t).expect("an instruction")));
+            }
+        }
+    }
+
+    /// Each active instruction's tangent, by its family, emitted after the instruction and
+    /// whatever the earlier steps put right after it (its shadow), before the next
+    /// instruction of the original function.
+    fn sweep(&mut self) -> Result<(), TransformError> {
+        let plan = self.plan;
+        let original = plan.func.insts.len();
+        for &b in plan.cfg.reverse_postorder() {
+            let insts = std::mem::take(&mut self.p.blocks[b].insts);
+            let mut pending: Option<Inst> = None;
+            for inst in insts {
+                if inst.index() < original {
+                    if let Some(done) = pending.take() {
+                        self.tangent_of(b, done)?;
+                    }
+                    if plan.pullbacks[inst].is_some() {
+                        pending = Some(inst);
+                    }
+                }
+                self.p.blocks[b].insts.push(inst);
+            }
+            if let Some(done) = pending {
+                // Only a terminator ends a block, and no terminator has a tangent.
+                return Err(TransformError::at(plan.func, done, "internal error: a block ends without a terminator"));
+            }
+        }
+        Ok(())
+    }
+
+    fn tangent_of(&mut self, block: Block, inst: Inst) -> Result<(), TransformError> {
+        let plan = self.plan;
+        let Some(pullback) = plan.pullbacks[inst].as_ref() else { return Ok(()) };
+        let result = plan.func.result(inst).filter(|v| plan.activity.is_active(*v));
+        let mut cx = Tangent { builder: self, block, inst, result };
+        pullback.family().tangent(&mut cx, pullback)
+    }
+
+    fn fill_tangent_phis(&mut self) {
+        for (phi, tangent_phi) in std::mem::take(&mut self.phis) {
+            let InstKind::Phi { incoming } = self.plan.func.insts[phi].kind.clone() else { continue };
+            let incoming = incoming.into_iter().map(|(b, v)| (b, self.tangent(v))).collect();
+            self.p.insts[tangent_phi].kind = InstKind::Phi { incoming };
+        }
+    }
+
+    /// Memory freed by the program has its shadow freed with it.
+    fn free_shadows(&mut self) {
+        let plan = self.plan;
+        for (b, inst) in plan.func.inst_order() {
+            let InstKind::Call { callee: Callee::Direct(name), args, .. } = &plan.func.insts[inst].kind else { continue };
+            let freed = crate::activity::DEALLOCATIONS.contains(&&**name)
+                || plan.conventions.allocators.values().any(|a| a.deallocator.as_str() == &**name);
+            let Some(shadow) = args.first().filter(|_| freed).and_then(|p| self.shadows.get(p)).copied() else { continue };
+            let at = crate::primal::position(&self.p, b, inst) + 1;
+            let sig = Signature::new(vec![Type::PTR], Type::Void);
+            Cursor { func: &mut self.p, block: b, at: Some(at) }.call(name, sig, vec![shadow]);
+        }
+    }
+
+    /// Before each `ret`, the result's tangent (or shadow) goes to the result's slot.
+    fn write_result(&mut self) {
+        let Some(slot) = self.result_slot else { return };
+        for &b in &self.plan.func.layout {
+            let Some(term) = self.plan.func.terminator(b) else { continue };
+            let InstKind::Ret { value: Some(v) } = self.plan.func.insts[term].kind else { continue };
+            let out = if self.plan.func.ty(v).is_ptr() { self.shadow_or_null(v) } else { self.tangent(v) };
+            Cursor::before_terminator(&mut self.p, b).store(out, slot);
+        }
+    }
+
+    /// The tangent of `v`: zero where it carries none (inactive, a constant).
+    fn tangent(&mut self, v: Value) -> Value {
+        match self.tangents.get(&v) {
+            Some(t) => *t,
+            None => {
+                let ty = self.p.ty(v).clone();
+                self.p.constant_value(Constant::Zero(ty))
+            }
+        }
+    }
+
+    fn shadow_or_null(&mut self, v: Value) -> Value {
+        match self.shadows.get(&v) {
+            Some(s) => *s,
+            None => {
+                let space = if let Type::Ptr(space) = self.p.ty(v) { *space } else { 0 };
+                self.p.constant_value(Constant::Null(space))
+            }
+        }
+    }
+}
+
+/// Whether `v` has a tangent of its own type: floats, vectors and aggregates holding them.
+fn carries_tangent(func: &Function, v: Value) -> bool {
+    func.ty(v).carries_derivative()
+}
+
+/// What a family's `tangent` sees: the instruction, its operands' tangents and shadows, and
+/// a cursor after the instruction.
+pub struct Tangent<'x, 'p, 'a> {
+    builder: &'x mut Forward<'p, 'a>,
+    block: Block,
+    pub inst: Inst,
+    /// The instruction's result, when it is active.
+    pub result: Option<Value>,
+}
+
+impl<'p, 'a> Tangent<'_, 'p, 'a> {
+    pub fn plan(&self) -> &'p Plan<'a> {
+        self.builder.plan
+    }
+
+    /// The original function.
+    pub fn func(&self) -> &'a Function {
+        self.builder.plan.func
+    }
+
+    /// The original instruction.
+    pub fn kind(&self) -> &'a InstKind {
+        &self.func().insts[self.inst].kind
+    }
+
+    /// Where the tangent code goes: after the instruction (and its shadow).
+    pub fn cursor(&mut self) -> Cursor<'_> {
+        Cursor::at_end(&mut self.builder.p, self.block)
+    }
+
+    pub fn constant(&mut self, c: Constant) -> Value {
+        self.builder.p.constant_value(c)
+    }
+
+    /// The tangent of `v` (zero where it has none).
+    pub fn tangent(&mut self, v: Value) -> Value {
+        self.builder.tangent(v)
+    }
+
+    /// Sets the tangent of the instruction's result.
+    pub fn set(&mut self, tangent: Value) {
+        if let Some(v) = self.result {
+            self.builder.tangents.insert(v, tangent);
+        }
+    }
+
+    /// The shadow of pointer `ptr`, and whether it is null where it may be (`shadows`):
+    /// accesses then go to a zeroed scratch slot.
+    pub fn shadow(&mut self, ptr: Value) -> Result<(Value, Option<Value>), TransformError> {
+        let Some(shadow) = self.builder.shadows.get(&ptr).copied() else {
+            return Err(TransformError::at(
+                self.func(),
+                self.inst,
+                "internal error: a pointer to differentiated memory has no shadow",
+            ));
+        };
+        match self.builder.scratch.filter(|_| self.builder.plan.nullable.contains(ptr)) {
+            Some(scratch) => {
+                let mut c = self.cursor();
+                let missing = crate::shadows::is_null(&mut c, shadow);
+                Ok((crate::shadows::or_scratch(&mut c, shadow, scratch), Some(missing)))
+            }
+            None => Ok((shadow, None)),
+        }
+    }
+
+    /// The shadow of pointer `ptr`, if it has one.
+    pub fn shadow_if_any(&self, ptr: Value) -> Option<Value> {
+        self.builder.shadows.get(&ptr).copied()
+    }
+
+    /// Where the call's callee writes its result's tangent or shadow.
+    pub fn ret_slot(&self) -> Option<Value> {
+        self.builder.ret_slots.get(&self.inst).copied()
+    }
+
+    /// The copy of the instruction in the tangent function, to rewrite (a call to a
+    /// differentiated callee becomes a call to its tangent function).
+    pub fn copied_kind(&mut self) -> &mut InstKind {
+        &mut self.builder.p.insts[self.inst].kind
+    }
+}
