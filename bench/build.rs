@@ -54,6 +54,7 @@ fn zyg_grad(input: &Path, output: &Path) -> Result<(), String> {
         args: None,
         export_name: None,
         header: None,
+        forward: false,
     };
     match std::panic::catch_unwind(|| zyg_driver::grad(&opts)) {
         Ok(Ok(())) => Ok(()),

@@ -90,8 +90,18 @@ pub struct GradOptions {
     pub args: Option<Vec<ArgActivity>>,
     /// ...under this name (default `<fn>_grad`)...
     pub export_name: Option<String>,
-    /// ...and write its C prototype here.
+    /// ...and write its C prototype here; in forward mode (`--mode forward`) the export is
+    /// the tangent function, `<fn>_fwd`.
     pub header: Option<PathBuf>,
+    pub forward: bool,
+}
+
+impl GradOptions {
+    /// `--fn`'s export name: `--name`, or `<fn>_grad` (`<fn>_fwd` in forward mode).
+    fn export_name(&self, function: &str) -> String {
+        let suffix = if self.forward { "fwd" } else { "grad" };
+        self.export_name.clone().unwrap_or_else(|| format!("{function}_{suffix}"))
+    }
 }
 
 pub fn run(opts: &GradOptions) -> Result<()> {
@@ -240,7 +250,7 @@ fn find_requests<'ctx>(
 ) -> Result<Vec<callsite::Request<'ctx>>> {
     crate::supervisor::phase("finding the gradient requests");
     if let Some(name) = &opts.function {
-        check_export_name(module, &opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad")), path)?;
+        check_export_name(module, &opts.export_name(name), path)?;
     }
     let requests = callsite::find_requests(module, path)?;
     tracing::info!(requests = requests.len(), "found gradient requests");
@@ -318,11 +328,23 @@ fn export(
 ) -> Result<(Function, String)> {
     let func = read.module.function(name).ok_or_else(|| missing_function(path, name, read))?;
     let kernel = is_kernel(module, name);
+    if kernel && opts.forward {
+        return Err(DriverError::Usage(format!(
+            "{}: --mode forward: forward mode for GPU kernels is not supported yet; export the kernel's gradient \
+             (reverse mode) instead",
+            path.display()
+        )));
+    }
     let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
     let spec = Spec::new(name, kinds);
-    let gradient = diff.gradient(&spec).map_err(|e| transform_error(e, read, path))?;
-    let export_name = opts.export_name.clone().unwrap_or_else(|| format!("{name}_grad"));
-    let text = crate::header::render(&export_name, name, &func.sig.params, &spec.args);
+    let entry = if opts.forward { zyg_transform::Entry::Forward } else { zyg_transform::Entry::Gradient };
+    let gradient = diff.entry(&spec, entry).map_err(|e| transform_error(e, read, path))?;
+    let export_name = opts.export_name(name);
+    let text = if opts.forward {
+        crate::header::render_forward(&export_name, name, &func.sig, &spec.args)
+    } else {
+        crate::header::render(&export_name, name, &func.sig.params, &spec.args)
+    };
     let wrapper = if kernel {
         zyg_transform::kernel_export_wrapper(&export_name, &gradient)
     } else {

@@ -90,12 +90,23 @@ struct Export {
     /// Comma-separated kinds of the exported gradient's arguments: out, const, dup.
     #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
     args: Option<Vec<ArgActivity>>,
-    /// Name of the exported gradient (default: `<NAME>_grad`).
+    /// Name of the exported gradient (default: `<NAME>_grad`, or `<NAME>_fwd` in forward mode).
     #[arg(long, requires = "function")]
     name: Option<String>,
+    /// `reverse` (the gradient) or `forward` (the tangent of the result along the tangents
+    /// given after each float and pointer argument).
+    #[arg(long, requires = "function", value_enum, default_value_t = Mode::Reverse)]
+    mode: Mode,
     /// Write the exported gradient's C prototype to this file.
     #[arg(long, requires = "function")]
     header: Option<PathBuf>,
+}
+
+/// `--mode`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Mode {
+    Reverse,
+    Forward,
 }
 
 fn parse_kind(word: &str) -> Result<ArgActivity, String> {
@@ -163,7 +174,17 @@ fn watch(command: &Command) -> zyg_driver::supervisor::Watch {
 }
 
 fn options(input: PathBuf, output: PathBuf, opt_level: u8, text: bool, e: Export) -> GradOptions {
-    GradOptions { input, output, opt_level, text, function: e.function, args: e.args, export_name: e.name, header: e.header }
+    GradOptions {
+        input,
+        output,
+        opt_level,
+        text,
+        function: e.function,
+        args: e.args,
+        export_name: e.name,
+        header: e.header,
+        forward: matches!(e.mode, Mode::Forward),
+    }
 }
 
 fn run(command: Command) -> Result<(), zyg_driver::DriverError> {
