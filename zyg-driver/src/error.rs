@@ -16,6 +16,9 @@ pub enum DriverError {
     Invalid { path: PathBuf, message: String },
     #[error("{path}: {source}")]
     Read { path: PathBuf, source: Box<ReadError> },
+    /// A valid input zyg cannot take (`input::check`), said in words.
+    #[error("{path}: {message}")]
+    Unsupported { path: PathBuf, message: String },
     #[error("{path}: {source}{note}")]
     Transform { path: PathBuf, source: Box<TransformError>, note: String },
     #[error("{path}: {message}")]

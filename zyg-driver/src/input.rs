@@ -9,8 +9,9 @@
 use crate::error::{DriverError, Result};
 use inkwell::llvm_sys::LLVMTypeKind;
 use inkwell::module::Module;
-use inkwell::values::AnyValue;
+use inkwell::values::{AnyValue, BasicValue};
 use std::path::Path;
+use zyg_ir::llvm::values::name_of;
 
 /// Sets LLVM's options for reading, once, before the first module is parsed: LLVM's
 /// "auto-upgrade" of debug info verifies a module with current debug info while parsing
@@ -50,11 +51,47 @@ pub fn check(module: &Module<'_>, path: &Path) -> Result<()> {
         }
     }
     refuse_scalable_vectors(module, path)?;
+    refuse_nul_names(module, path)?;
     crate::target::check_function_cpus(module, &crate::target::triple_of(module), path)
 }
 
 fn invalid(path: &Path, message: String) -> DriverError {
     DriverError::Invalid { path: path.to_path_buf(), message: message.trim_end().to_string() }
+}
+
+/// Refuses a name holding a NUL character (a function, a global variable, a parameter or an
+/// instruction): bitcode can carry one, but LLVM cannot write it as text (its own reader
+/// rejects `@"\00name"`), and C cannot name it.
+fn refuse_nul_names(module: &Module<'_>, path: &Path) -> Result<()> {
+    let refuse = |what: &str, name: &str| DriverError::Unsupported {
+        path: path.to_path_buf(),
+        message: format!(
+            "the {what} `{}` has a NUL character in its name, which LLVM cannot write as text; rename it",
+            name.escape_default()
+        ),
+    };
+    for g in module.get_globals() {
+        let name = name_of(&g.as_basic_value_enum());
+        if name.contains('\0') {
+            return Err(refuse("global variable", &name));
+        }
+    }
+    for f in module.get_functions() {
+        let name = name_of(&f);
+        if name.contains('\0') {
+            return Err(refuse("function", &name));
+        }
+        let locals = f
+            .get_param_iter()
+            .map(|p| name_of(&p))
+            .chain(f.get_basic_blocks().into_iter().flat_map(|b| b.get_instructions()).map(|i| name_of(&i)));
+        for local in locals {
+            if local.contains('\0') {
+                return Err(refuse(&format!("value in `{}`", name.escape_default()), &local));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a module that uses scalable vectors anywhere: in a global, a signature, an

@@ -1,0 +1,3 @@
+define double @"f\01n"(double %x) {
+  ret double %x
+}
