@@ -81,6 +81,11 @@ fn refuse_nul_names(module: &Module<'_>, path: &Path) -> Result<()> {
         if name.contains('\0') {
             return Err(refuse("function", &name));
         }
+        // Only a definition prints its parameters' names (and an intrinsic's declaration
+        // may take `metadata`, which inkwell's parameter handles cannot hold).
+        if f.count_basic_blocks() == 0 {
+            continue;
+        }
         let locals = f
             .get_param_iter()
             .map(|p| name_of(&p))
