@@ -106,12 +106,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             self.remaining.insert(h, c.alloca(Type::I64));
         }
         if !self.plan.nullable.is_empty() {
-            let accessed = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
-                InstKind::Load { ty, .. } => Some(ty),
-                InstKind::Store { value, .. } => Some(func.ty(*value)),
-                _ => None,
-            });
-            self.scratch = Some(c.alloca(crate::shadows::scratch_type(accessed)));
+            self.scratch = Some(c.alloca(crate::shadows::scratch_type(func)));
         }
     }
 

@@ -43,7 +43,12 @@ impl Conventions {
     /// the deallocator of a custom allocator (whose shadow the adjoint frees, as for `free`).
     pub fn is_inactive_call(&self, func: &Function, inst: Inst) -> bool {
         let InstKind::Call { callee: Callee::Direct(name), .. } = &func.insts[inst].kind else { return false };
-        self.inactive_functions.contains(&**name) || self.allocators.values().any(|a| a.deallocator == **name)
+        self.inactive_functions.contains(&**name) || self.is_custom_deallocator(name)
+    }
+
+    /// Whether `name` is the deallocator of a custom allocator.
+    pub fn is_custom_deallocator(&self, name: &str) -> bool {
+        self.allocators.values().any(|a| a.deallocator == name)
     }
 
     /// The math rule for calls to `callee`: its own family, or that of the function it is

@@ -34,12 +34,13 @@ impl Differentiator<'_> {
         let all = w.params.clone();
         let mut c = Cursor::at_end(&mut w, block);
         let tape = match kind {
-            Entry::Gradient | Entry::Forward => c.alloca(generated.tape_ty.clone()),
+            Entry::Gradient => c.alloca(generated.tape_ty.clone()),
             Entry::Augmented => {
                 let size = c.size_of(&generated.tape_ty);
                 c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("malloc returns")
             }
             Entry::Reverse => *all.last().expect("the tape parameter"),
+            Entry::Forward => unreachable!("forward_entry"),
         };
         if kind != Entry::Reverse {
             self.zero_global_shadows(&mut c, spec);
@@ -72,13 +73,7 @@ impl Differentiator<'_> {
     fn forward_entry(&mut self, spec: &Spec) -> Result<Gradient, TransformError> {
         let tangents = self.ensure_forward(spec)?;
         let func = self.function(&spec.function)?;
-        let mut params = Vec::new();
-        for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
-            params.push(ty.clone());
-            if *arg != ArgActivity::Const {
-                params.push(ty.clone());
-            }
-        }
+        let params = interleaved_params(func, spec, has_tangent);
         let floats = func.sig.ret.carries_derivative();
         let sig = Signature::new(params, Type::structure(if floats { vec![func.sig.ret.clone()] } else { vec![] }));
         let name = format!("{}.{}.fwddiff.{}", spec.function, self.namespace, spec.suffix());
@@ -89,15 +84,7 @@ impl Differentiator<'_> {
         let mut c = Cursor::at_end(&mut w, block);
         self.zero_global_shadows(&mut c, spec);
         // The tangent function takes the arguments first, then the shadows and tangents.
-        let (mut args, mut extra) = (Vec::new(), Vec::new());
-        let mut given = given.into_iter();
-        for arg in &spec.args {
-            args.extend(given.next());
-            if *arg != ArgActivity::Const {
-                extra.extend(given.next());
-            }
-        }
-        args.extend(extra);
+        let mut args = deinterleave(&given, spec, has_tangent);
         let slot = tangents.result_slot.then(|| c.alloca(if floats { func.sig.ret.clone() } else { Type::PTR }));
         args.extend(slot);
         c.call(&tangents.name, tangents.sig.clone(), args);
@@ -158,13 +145,7 @@ impl Differentiator<'_> {
 /// `dup` one followed by its shadow, as at Enzyme's call sites); `Entry::Reverse` takes the
 /// result's adjoint (if the result carries one) and the tape after them.
 fn entry_signature(func: &Function, spec: &Spec, generated: &Generated, kind: Entry) -> (Signature, usize) {
-    let mut params = Vec::new();
-    for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
-        params.push(ty.clone());
-        if *arg == ArgActivity::Dup {
-            params.push(ty.clone());
-        }
-    }
+    let mut params = interleaved_params(func, spec, has_shadow);
     let given = params.len();
     let ret = match kind {
         Entry::Gradient | Entry::Reverse => generated.adjoint_sig.ret.clone(),
@@ -179,6 +160,45 @@ fn entry_signature(func: &Function, spec: &Spec, generated: &Generated, kind: En
     (Signature::new(params, ret), given)
 }
 
+/// Reverse mode's entries take a shadow after each `dup` argument.
+fn has_shadow(arg: ArgActivity) -> bool {
+    arg == ArgActivity::Dup
+}
+
+/// Forward mode's entry takes a shadow after each `dup` argument and a tangent after each
+/// `active` one.
+fn has_tangent(arg: ArgActivity) -> bool {
+    arg != ArgActivity::Const
+}
+
+/// An entry's parameters for the request's arguments, as at Enzyme's call sites: each
+/// parameter, followed by a second of its type where `extra` says it has one.
+fn interleaved_params(func: &Function, spec: &Spec, extra: fn(ArgActivity) -> bool) -> Vec<Type> {
+    let mut params = Vec::new();
+    for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
+        params.push(ty.clone());
+        if extra(*arg) {
+            params.push(ty.clone());
+        }
+    }
+    params
+}
+
+/// The entry's arguments `given` (see `interleaved_params`) in the order the generated
+/// functions take them: the function's arguments first, then the extras.
+fn deinterleave(given: &[Value], spec: &Spec, extra: fn(ArgActivity) -> bool) -> Vec<Value> {
+    let (mut args, mut extras) = (Vec::new(), Vec::new());
+    let mut given = given.iter().copied();
+    for arg in &spec.args {
+        args.extend(given.next());
+        if extra(*arg) {
+            extras.extend(given.next());
+        }
+    }
+    args.extend(extras);
+    args
+}
+
 /// Calls the primal with the request's arguments `given` (shadows interleaved) and `tape`;
 /// returns its result.
 fn call_primal(
@@ -190,15 +210,7 @@ fn call_primal(
     tape: Value,
 ) -> Option<Value> {
     // The primal takes the arguments first, then the shadows.
-    let (mut args, mut shadows) = (Vec::new(), Vec::new());
-    let mut given = given.iter().copied();
-    for arg in &spec.args {
-        args.extend(given.next());
-        if *arg == ArgActivity::Dup {
-            shadows.extend(given.next());
-        }
-    }
-    args.extend(shadows);
+    let mut args = deinterleave(given, spec, has_shadow);
     if func.sig.ret.is_ptr() {
         // The returned pointer's shadow: nobody asked for it.
         let slot = c.alloca(Type::PTR);

@@ -313,7 +313,11 @@ impl<'m> Differentiator<'m> {
         // Recompute plan and tape layout: what the adjoint rebuilds, and where the rest goes.
         let returns = tape::return_blocks(func, &cfg);
         let block_of = tape::inst_blocks(func);
-        let recompute = recompute::plan(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
+        // Forward mode stores nothing, so there is nothing to rebuild instead.
+        let recompute = match mode {
+            Mode::Reverse => recompute::plan(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs),
+            Mode::Forward => recompute::Recompute::default(),
+        };
         needs.inline_chunks = self.gpu;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let copy_layouts = match mode {

@@ -116,10 +116,7 @@ impl<'p, 'a> Primal<'p, 'a> {
             let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
             self.ret_slots.insert(*inst, slot);
             if plan.activity.has_shadow(result) {
-                let b = plan.block_of[*inst];
-                let at = position(&self.p, b, *inst) + 1;
-                let shadow = Cursor { func: &mut self.p, block: b, at: Some(at) }.load(Type::PTR, slot);
-                self.shadows.insert(result, shadow);
+                read_returned_shadow(plan, &mut self.p, *inst, slot, &mut self.shadows);
             }
         }
     }
@@ -246,6 +243,16 @@ fn sorted(map: &HashMap<Value, u32>) -> Vec<(Value, u32)> {
     let mut v: Vec<(Value, u32)> = map.iter().map(|(k, i)| (*k, *i)).collect();
     v.sort_unstable_by_key(|(_, i)| *i);
     v
+}
+
+/// The shadow a differentiated callee wrote into `slot` for the pointer the call `inst`
+/// returns, read right after the call.
+pub(crate) fn read_returned_shadow(plan: &Plan, p: &mut Function, inst: Inst, slot: Value, shadows: &mut HashMap<Value, Value>) {
+    let Some(result) = plan.func.result(inst) else { return };
+    let b = plan.block_of[inst];
+    let at = position(p, b, inst) + 1;
+    let shadow = Cursor { func: p, block: b, at: Some(at) }.load(Type::PTR, slot);
+    shadows.insert(result, shadow);
 }
 
 /// The shadows of the globals the function uses: their shadow globals.

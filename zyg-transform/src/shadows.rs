@@ -96,9 +96,14 @@ fn pointer_space(c: &Cursor, v: Value) -> u32 {
     }
 }
 
-/// The bytes a scratch slot needs for accesses of these types: the largest (at least a
-/// 64-byte vector).
-pub fn scratch_type<'t>(types: impl Iterator<Item = &'t Type>) -> Type {
+/// The bytes a scratch slot needs for the loads and stores of `func`: the largest access (at
+/// least a 64-byte vector).
+pub fn scratch_type(func: &Function) -> Type {
+    let types = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
+        InstKind::Load { ty, .. } => Some(ty),
+        InstKind::Store { value, .. } => Some(func.ty(*value)),
+        _ => None,
+    });
     let bytes = types.filter_map(|t| t.natural_layout().map(|(s, _)| s)).max().unwrap_or(0).max(64);
     Type::Array(bytes.div_ceil(16), std::sync::Arc::new(Type::Vector(2, std::sync::Arc::new(Type::F64))))
 }

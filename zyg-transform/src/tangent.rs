@@ -135,14 +135,9 @@ impl<'p, 'a> Forward<'p, 'a> {
             }
             let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
             self.ret_slots.insert(inst, slot);
-            let Some(result) = plan.func.result(inst).filter(|v| plan.func.ty(*v).is_ptr() && plan.activity.has_shadow(*v))
-            else {
-                continue;
-            };
-            let b = plan.block_of[inst];
-            let at = crate::primal::position(&self.p, b, inst) + 1;
-            let shadow = Cursor { func: &mut self.p, block: b, at: Some(at) }.load(Type::PTR, slot);
-            self.shadows.insert(result, shadow);
+            if plan.func.result(inst).is_some_and(|v| plan.func.ty(v).is_ptr() && plan.activity.has_shadow(v)) {
+                crate::primal::read_returned_shadow(plan, &mut self.p, inst, slot, &mut self.shadows);
+            }
         }
     }
 
@@ -150,13 +145,7 @@ impl<'p, 'a> Forward<'p, 'a> {
         if self.plan.nullable.is_empty() {
             return;
         }
-        let func = self.plan.func;
-        let accessed = func.inst_order().filter_map(|(_, i)| match &func.insts[i].kind {
-            InstKind::Load { ty, .. } => Some(ty),
-            InstKind::Store { value, .. } => Some(func.ty(*value)),
-            _ => None,
-        });
-        let ty = crate::shadows::scratch_type(accessed);
+        let ty = crate::shadows::scratch_type(self.plan.func);
         let entry = self.p.entry().expect("a body");
         let mut c = Cursor::at_start(&mut self.p, entry);
         let scratch = c.alloca(ty.clone());
@@ -171,7 +160,8 @@ impl<'p, 'a> Forward<'p, 'a> {
         let plan = self.plan;
         for &b in plan.cfg.reverse_postorder() {
             for phi in plan.func.phis(b) {
-                let Some(v) = plan.func.result(phi).filter(|v| plan.activity.is_active(*v) && carries_tangent(plan.func, *v))
+                let Some(v) =
+                    plan.func.result(phi).filter(|v| plan.activity.is_active(*v) && plan.func.ty(*v).carries_derivative())
                 else {
                     continue;
                 };
@@ -233,8 +223,7 @@ impl<'p, 'a> Forward<'p, 'a> {
         let plan = self.plan;
         for (b, inst) in plan.func.inst_order() {
             let InstKind::Call { callee: Callee::Direct(name), args, .. } = &plan.func.insts[inst].kind else { continue };
-            let freed = crate::activity::DEALLOCATIONS.contains(&&**name)
-                || plan.conventions.allocators.values().any(|a| a.deallocator.as_str() == &**name);
+            let freed = crate::activity::DEALLOCATIONS.contains(&&**name) || plan.conventions.is_custom_deallocator(name);
             let Some(shadow) = args.first().filter(|_| freed).and_then(|p| self.shadows.get(p)).copied() else { continue };
             let at = crate::primal::position(&self.p, b, inst) + 1;
             let sig = Signature::new(vec![Type::PTR], Type::Void);
@@ -273,11 +262,6 @@ impl<'p, 'a> Forward<'p, 'a> {
             }
         }
     }
-}
-
-/// Whether `v` has a tangent of its own type: floats, vectors and aggregates holding them.
-fn carries_tangent(func: &Function, v: Value) -> bool {
-    func.ty(v).carries_derivative()
 }
 
 /// What a family's `tangent` sees: the instruction, its operands' tangents and shadows, and

@@ -54,7 +54,9 @@ impl RuleFamily for Accesses {
     fn tangent(&self, cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
         match *cx.kind() {
             InstKind::Load { ptr, ref ty } => {
-                let Some(_) = cx.result.filter(|_| ty.carries_derivative()) else { return Ok(()) };
+                if cx.result.is_none() || !ty.carries_derivative() {
+                    return Ok(());
+                }
                 let ty = ty.clone();
                 let (shadow, missing) = cx.shadow(ptr)?;
                 let mut c = cx.cursor();
