@@ -16,6 +16,14 @@ impl Differentiator<'_> {
             return Ok(g.clone());
         }
         if kind == Entry::Forward {
+            if self.gpu {
+                // Not yet checked on an emulated grid or a GPU: refused rather than trusted.
+                let func = self.function(&spec.function)?;
+                return Err(TransformError::in_function(
+                    func,
+                    "forward mode (`__enzyme_fwddiff`) is not supported in GPU code yet; use `__enzyme_autodiff`",
+                ));
+            }
             return self.forward_entry(spec);
         }
         let generated = self.ensure(spec)?;
