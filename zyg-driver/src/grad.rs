@@ -191,12 +191,33 @@ pub fn differentiate(
     path: &Path,
     opts: &GradOptions,
 ) -> Result<Option<String>> {
-    let requests = find_requests(module, path, opts)?;
+    // Nested requests are filled innermost first, one round each (`nesting`).
+    loop {
+        let requests = find_requests(module, path, opts)?;
+        let round = crate::nesting::next_round(&requests, opts.function.as_deref(), path)?;
+        let now = requests.into_iter().zip(&round.now).filter(|(_, &now)| now).map(|(r, _)| r).collect();
+        let header = differentiate_round(module, machine, path, opts, now, round.export)?;
+        if round.last {
+            return Ok(header);
+        }
+    }
+}
+
+/// One round of `differentiate`: fills in `requests` and, when `export`, `--fn`'s export.
+fn differentiate_round(
+    module: &inkwell::module::Module<'_>,
+    machine: &inkwell::targets::TargetMachine,
+    path: &Path,
+    opts: &GradOptions,
+    requests: Vec<callsite::Request<'_>>,
+    export: bool,
+) -> Result<Option<String>> {
+    let export = opts.function.as_deref().filter(|_| export);
     let ns = namespace(module);
     // What the program declares about its functions and globals (inactive, function-like,
     // allocators); calls marked inactive at the call site are renamed in the prepared copy.
     let crate::conventions::Declared { mut conventions, kept } = crate::conventions::read(module, path)?;
-    let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &requests, opts, &mut conventions)?;
+    let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &requests, export, &mut conventions)?;
     let targets = request_targets(&mut read, &ns, &requests, path)?;
     crate::supervisor::phase("differentiating");
     let custom = crate::custom::custom_rules(module, path)?;
@@ -216,8 +237,8 @@ pub fn differentiate(
         let spec = Spec::new(target.clone(), r.kinds.clone());
         grads.push(diff.entry(&spec, r.entry).map_err(|e| transform_error(e, &read, path))?);
     }
-    let exported = match &opts.function {
-        Some(name) => Some(export(module, &mut diff, &read, name, opts, path)?),
+    let exported = match export {
+        Some(name) => Some(self::export(module, &mut diff, &read, name, opts, path)?),
         None => None,
     };
     let output = diff.finish();
@@ -228,9 +249,9 @@ pub fn differentiate(
     let mut wrapped = std::collections::HashSet::new();
     functions.extend(through.iter().flatten().filter(|w| wrapped.insert(w.name.clone())).cloned());
     tracing::info!(functions = functions.len(), "generated primals, adjoints and gradients");
-    let kernel_export = exported.as_ref().filter(|_| opts.function.as_deref().is_some_and(|n| is_kernel(module, n)));
+    let kernel_export = exported.as_ref().filter(|_| export.is_some_and(|n| is_kernel(module, n)));
     // Helpers shared by several functions are compiled for the first one's machine.
-    let first_root = requests.first().map(|r| r.function.as_str()).or(opts.function.as_deref());
+    let first_root = requests.first().map(|r| r.function.as_str()).or(export);
     write_generated(module, machine, path, &ns, &functions, first_root, kernel_export.map(|(w, _)| w.name.as_str()))?;
     let written = call_targets(module, &grads, &through);
     callsite::rewrite_all(&requests, &written, path)?;
@@ -273,12 +294,12 @@ fn prepare_and_read(
     path: &Path,
     ns: &str,
     requests: &[callsite::Request],
-    opts: &GradOptions,
+    export: Option<&str>,
     conventions: &mut zyg_transform::Conventions,
 ) -> Result<(zyg_ir::llvm::ReadModule, Vec<(String, String)>)> {
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
-    roots.extend(opts.function.clone());
+    roots.extend(export.map(str::to_string));
     crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
     let prepared = prepare::prepare(module, machine, path)?;
     let aliases = crate::conventions::mark_call_sites(&prepared, ns, conventions);

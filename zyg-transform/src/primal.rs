@@ -314,6 +314,10 @@ pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut H
             {
                 shadow_of(&mut args[0], p)
             }
+            // A tape stack's record: the same operation on the shadow stack (`rules::stacks`).
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::stack::op_of(name).is_some() => {
+                shadow_of(&mut args[0], p)
+            }
             InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, v)| shadow_of(v, p)),
             InstKind::Select { then_value, else_value, .. } => {
                 shadow_of(then_value, p);

@@ -40,7 +40,9 @@ pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], para
             let nullable = match &func.insts[inst].kind {
                 InstKind::Load { .. } => true,
                 InstKind::Call { callee: zyg_ir::Callee::Direct(name), args, .. } => {
-                    if crate::addresses::is_address_intrinsic(name) {
+                    // A tape stack's record (`rules::stacks`) is never null; its header's shadow
+                    // is not nullable either (refused there).
+                    if crate::addresses::is_address_intrinsic(name) || crate::stack::op_of(name).is_some() {
                         args.first().is_some_and(|p| out.contains(*p))
                     } else {
                         !crate::activity::is_allocation(&func.insts[inst].kind)

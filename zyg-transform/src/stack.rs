@@ -28,6 +28,21 @@ impl Op {
     }
 }
 
+/// The stack operation a function of a generated gradient is, by its name
+/// (`__zyg_stack_push`, `__zyg1_stack_top`, for any namespace `zyg<digits>` the driver
+/// chose): a gradient differentiated again (a nested derivative) calls them, and their
+/// rules (`rules::stacks`) mirror them on the shadow stack.
+pub fn op_of(name: &str) -> Option<Op> {
+    let op = name.strip_prefix("__zyg")?.trim_start_matches(|c: char| c.is_ascii_digit()).strip_prefix("_stack_")?;
+    match op {
+        "push" => Some(Op::Push),
+        "top" => Some(Op::Top),
+        "pop" => Some(Op::Pop),
+        "free" => Some(Op::Free),
+        _ => None,
+    }
+}
+
 /// The header type of one stack: `{ ptr chunk, i64 used, i64 end }`, the newest chunk,
 /// the offset of its first free byte, and its size.
 pub fn header_type() -> Type {

@@ -228,6 +228,9 @@ fn derives_shadow(
         InstKind::ExtractElement { vec, .. } => shadowed.contains(*vec),
         // Heap memory may hold floats: it gets a shadow (type analysis would spare int buffers).
         kind if conventions.is_allocation(kind) => true,
+        // A record of a generated gradient's tape stack: in the shadow stack when the
+        // stack's header has a shadow (`rules::stacks`).
+        InstKind::Call { args, .. } if rules::stacks::stack_call(kind).is_some() => shadowed.contains(args[0]),
         InstKind::Call { callee: Callee::Direct(name), args, .. } => {
             facts.returns_shadowed(module, name, args.iter().any(|a| shadowed.contains(*a)))
         }

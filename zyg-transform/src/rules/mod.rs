@@ -21,6 +21,7 @@ pub mod library;
 pub mod math;
 pub mod memcalls;
 pub mod phis;
+pub mod stacks;
 pub mod vectors;
 
 pub use expr::E;
@@ -65,6 +66,9 @@ pub enum Pullback {
     Callee(Box<Generated>),
     /// Forward mode's differentiated callee: its tangent function (`calls`).
     Forward(Box<crate::tangent::Tangents>),
+    /// An operation on a generated gradient's tape stack, mirrored on its shadow stack
+    /// (`stacks`).
+    Stack(crate::stack::Op),
 }
 
 impl Pullback {
@@ -77,6 +81,7 @@ impl Pullback {
             Pullback::Aggregate => &aggregates::Aggregates,
             Pullback::Memory(_) => &memcalls::MemCalls,
             Pullback::Barrier => &gpu::Barriers,
+            Pullback::Stack(_) => &stacks::Stacks,
             Pullback::Vector(_) => &vectors::Vectors,
             Pullback::Math(_) => &math::MathCalls,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
@@ -161,6 +166,7 @@ pub static FAMILIES: &[&dyn RuleFamily] = &[
     &aggregates::Aggregates,
     &memcalls::MemCalls,
     &gpu::Barriers,
+    &stacks::Stacks,
     &vectors::Vectors,
     &math::MathCalls,
     &calls::Calls,
