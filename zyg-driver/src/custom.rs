@@ -1,6 +1,8 @@
 //! Reading user-registered derivatives from the module: Enzyme's
 //! `__enzyme_register_gradient_*` globals ({f, augmented forward, reverse}) and zyg's
-//! `__zyg_pullback_*` ({f, pullback}); see `zyg_transform::custom` for the conventions.
+//! `__zyg_pullback_*` ({f, pullback}) for reverse mode; Enzyme's
+//! `__enzyme_register_derivative_*` and zyg's `__zyg_tangent_*` ({f, tangent}) for forward
+//! mode; see `zyg_transform::custom` for the conventions.
 
 use crate::error::{DriverError, Result};
 use inkwell::module::Module;
@@ -10,38 +12,53 @@ use zyg_ir::llvm::signature_of;
 use zyg_ir::llvm::values::{as_function, constant_operands, global_value_name};
 use zyg_transform::{CustomKind, CustomRule};
 
-const ENZYME_PREFIX: &str = "__enzyme_register_gradient";
-const ZYG_PREFIX: &str = "__zyg_pullback";
+/// The registrations zyg reads, by the prefix of the global's name: what they hold.
+#[derive(Clone, Copy, PartialEq)]
+enum Registration {
+    /// `{f, augmented forward, reverse}`
+    EnzymeGradient,
+    /// `{f, pullback}`
+    Pullback,
+    /// `{f, tangent}`, forward mode's (Enzyme's and zyg's names).
+    Tangent,
+}
+
+const REGISTRATIONS: &[(&str, Registration)] = &[
+    ("__enzyme_register_gradient", Registration::EnzymeGradient),
+    ("__zyg_pullback", Registration::Pullback),
+    ("__enzyme_register_derivative", Registration::Tangent),
+    ("__zyg_tangent", Registration::Tangent),
+];
 
 /// Every registration in the module.
 pub fn custom_rules(module: &Module, path: &Path) -> Result<Vec<CustomRule>> {
     let mut rules = Vec::new();
     for global in module.get_globals() {
         let name = global.get_name().to_string_lossy().into_owned();
-        let enzyme = name.starts_with(ENZYME_PREFIX);
-        if !enzyme && !name.starts_with(ZYG_PREFIX) {
-            continue;
-        }
+        let Some(&(_, registration)) = REGISTRATIONS.iter().find(|(prefix, _)| name.starts_with(prefix)) else { continue };
         let fail = |message: String| DriverError::Request { path: path.to_path_buf(), message: format!("`@{name}`: {message}") };
         let functions = registered_functions(global).map_err(fail)?;
-        let want = if enzyme { 3 } else { 2 };
+        let (want, shape) = match registration {
+            Registration::EnzymeGradient => (3, "{f, augmented forward, reverse}"),
+            Registration::Pullback => (2, "{f, pullback}"),
+            Registration::Tangent => (2, "{f, forward derivative}"),
+        };
         if functions.len() != want {
-            let shape = if enzyme { "{f, augmented forward, reverse}" } else { "{f, pullback}" };
             return Err(fail(format!("a registration holds {shape}, {want} functions, but this one has {}", functions.len())));
         }
         let sig = |n: &str| {
             let f = crate::grad::function(module, n).ok_or_else(|| fail(format!("`{n}` is not a function of this module")))?;
             signature_of(f).map_err(fail)
         };
-        let kind = if enzyme {
-            CustomKind::Enzyme {
+        let kind = match registration {
+            Registration::EnzymeGradient => CustomKind::Enzyme {
                 augmented: functions[1].clone(),
                 augmented_sig: sig(&functions[1])?,
                 reverse: functions[2].clone(),
                 reverse_sig: sig(&functions[2])?,
-            }
-        } else {
-            CustomKind::Pullback { pullback: functions[1].clone(), sig: sig(&functions[1])? }
+            },
+            Registration::Pullback => CustomKind::Pullback { pullback: functions[1].clone(), sig: sig(&functions[1])? },
+            Registration::Tangent => CustomKind::Tangent { tangent: functions[1].clone(), sig: sig(&functions[1])? },
         };
         tracing::info!(function = %functions[0], registration = %name, "using a registered derivative");
         rules.push(CustomRule { function: functions[0].clone(), kind });

@@ -120,8 +120,10 @@ pub struct Differentiator<'m> {
     abort_helpers: HashMap<String, String>,
     /// Specs some call reached recursively: they also get a `tapesize` function.
     boxed: HashSet<Spec>,
-    /// Derivatives registered by the user, by function name.
+    /// Derivatives registered by the user, by function name: for reverse mode, and forward
+    /// mode's (`custom`).
     custom: HashMap<String, custom::CustomRule>,
+    tangent_rules: HashMap<String, custom::CustomRule>,
     /// What the program declares about its functions and globals (`conventions`).
     conventions: Rc<conventions::Conventions>,
     /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
@@ -142,6 +144,7 @@ impl<'m> Differentiator<'m> {
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
+            tangent_rules: HashMap::new(),
             conventions: Rc::default(),
             module,
             generated: HashMap::new(),
@@ -169,7 +172,10 @@ impl<'m> Differentiator<'m> {
     /// Registers user derivatives: calls to their functions use them instead of
     /// differentiating the body.
     pub fn set_custom_rules(&mut self, rules: impl IntoIterator<Item = custom::CustomRule>) {
-        self.custom.extend(rules.into_iter().map(|r| (r.function.clone(), r)));
+        for r in rules {
+            let map = if r.is_tangent() { &mut self.tangent_rules } else { &mut self.custom };
+            map.insert(r.function.clone(), r);
+        }
     }
 
     /// Sets the program's conventions: inactive functions, function-like functions, custom
@@ -377,8 +383,10 @@ impl<'m> Differentiator<'m> {
                     activity,
                     nullable,
                     conventions: &self.conventions,
-                    custom: &self.custom,
+                    // Forward mode asks the forward registrations, reverse mode the others.
+                    custom: if mode == Mode::Forward { &self.tangent_rules } else { &self.custom },
                     memory: &self.facts.memory,
+                    forward: mode == Mode::Forward,
                 };
                 let (family, choice) = rules::classify(&cx, inst)?;
                 let pullback = match choice {

@@ -340,6 +340,11 @@ impl<'p, 'a> Tangent<'_, 'p, 'a> {
         self.builder.ret_slots.get(&self.inst).copied()
     }
 
+    /// The tangent function being built.
+    pub fn generated(&mut self) -> &mut Function {
+        &mut self.builder.p
+    }
+
     /// The copy of the instruction in the tangent function, to rewrite (a call to a
     /// differentiated callee becomes a call to its tangent function).
     pub fn copied_kind(&mut self) -> &mut InstKind {

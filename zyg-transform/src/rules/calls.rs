@@ -39,7 +39,7 @@ impl RuleFamily for Calls {
             _ => return Ok(None),
         };
         if cx.module.function(name).is_none() {
-            return Err(TransformError::at(func, inst, unknown_callee_message(func, inst, name, activity)));
+            return Err(TransformError::at(func, inst, unknown_callee_message(func, inst, name, activity, cx.forward)));
         }
         let shadows_may_be_null = args.iter().any(|a| activity.has_shadow(*a) && cx.nullable.contains(*a));
         let args = args
@@ -173,23 +173,26 @@ fn active_call_parts(func: &Function, inst: Inst, activity: &Activity) -> String
 
 /// The error for a call to a function without a body or rule that may move a derivative:
 /// what makes the call active, and the way out that fits the function.
-fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Activity) -> String {
+fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Activity, forward: bool) -> String {
     let parts = active_call_parts(func, inst, activity);
     if name.contains("__enzyme_") || name.contains("__zyg_") {
         return format!(
-            "a gradient request inside a function being differentiated (a nested derivative: `{name}`, and {parts}) \
-             is not supported yet"
+            "a derivative request inside a function being differentiated that zyg could not fill first (`{name}`, \
+             and {parts}): zyg fills nested requests innermost first, following direct calls and functions passed \
+             by name; call the inner request's function directly"
         );
     }
+    // Forward mode takes forward registrations (`custom`), reverse mode the others.
+    let register = if forward { format!("__enzyme_register_derivative_{name}") } else { format!("__zyg_pullback_{name}") };
     if super::math::is_c_math_function(name) {
         return format!(
             "no derivative is known for `{name}`: zyg has no rule for this C library function yet, and {parts}. \
-             Register a derivative for it (`__zyg_pullback_{name}`, see README)"
+             Register a derivative for it (`{register}`, see README)"
         );
     }
     format!(
         "no derivative is known for `{name}`: it has no body in this module and no rule, and {parts}. \
-         Compile its definition into this module, or register a derivative for it (`__zyg_pullback_{name}`, see \
+         Compile its definition into this module, or register a derivative for it (`{register}`, see \
          README); only if it truly cannot change the result (a logging function), declare it inactive \
          (`void *__enzyme_inactivefn[] = {{(void *){name}}};`)"
     )

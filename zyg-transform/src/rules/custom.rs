@@ -9,8 +9,9 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::builder::Cursor;
-use crate::custom::CustomKind;
+use crate::custom::{CustomKind, CustomRule};
 use crate::error::TransformError;
+use crate::tangent::Tangent;
 use crate::Plan;
 use std::collections::HashMap;
 use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Type, Value};
@@ -26,6 +27,33 @@ impl RuleFamily for Custom {
         let InstKind::Call { callee: Callee::Direct(name), sig, .. } = &cx.func.insts[inst].kind else { return Ok(None) };
         let Some(rule) = cx.custom.get(&**name) else { return Ok(None) };
         let (reverse, reverse_sig) = rule.reverse();
+        if rule.is_tangent() {
+            let expected = crate::custom::CustomRule::expected_tangent_params(&sig.params);
+            if reverse_sig.params.len() != expected {
+                return Err(TransformError::at(
+                    cx.func,
+                    inst,
+                    format!(
+                        "the registered forward derivative `{reverse}` of `{name}` takes {} parameters, but zyg passes \
+                         {expected} (the arguments, a tangent or shadow after each float and pointer)",
+                        reverse_sig.params.len()
+                    ),
+                ));
+            }
+            let pair = Type::structure(vec![sig.ret.clone(), sig.ret.clone()]);
+            if reverse_sig.ret != sig.ret && !(sig.ret != Type::Void && reverse_sig.ret == pair) {
+                return Err(TransformError::at(
+                    cx.func,
+                    inst,
+                    format!(
+                        "the registered forward derivative `{reverse}` of `{name}` returns {}; it must return the \
+                         tangent of the result ({}) or the result and its tangent ({pair})",
+                        reverse_sig.ret, sig.ret
+                    ),
+                ));
+            }
+            return Ok(Some(Choice::Pullback(Pullback::Custom(Box::new(rule.clone())))));
+        }
         let expected = rule.expected_reverse_params(&sig.params, &sig.ret);
         if reverse_sig.params.len() != expected {
             return Err(TransformError::at(
@@ -95,6 +123,50 @@ impl RuleFamily for Custom {
         }
         Ok(())
     }
+
+    fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
+        match pullback {
+            Pullback::Custom(rule) if rule.is_tangent() => tangent(cx, rule),
+            _ => Err(TransformError::at(cx.func(), cx.inst, "internal error: a reverse-mode registration in forward mode")),
+        }
+    }
+}
+
+/// Forward mode: the registered tangent function, given each argument followed (floats
+/// and pointers) by its tangent or shadow. When it returns `{result, tangent}` it replaces
+/// the call; otherwise the call stays and computes the result.
+pub fn tangent(cx: &mut Tangent, rule: &CustomRule) -> Result<(), TransformError> {
+    let func = cx.func();
+    let InstKind::Call { args, sig, .. } = cx.kind() else { return Ok(()) };
+    let mut tangent_args = Vec::new();
+    for &a in args {
+        tangent_args.push(a);
+        if func.ty(a).is_ptr() {
+            let shadow = match cx.shadow_if_any(a) {
+                Some(_) => cx.shadow(a)?.0,
+                None => cx.constant(Constant::Null(0)),
+            };
+            tangent_args.push(shadow);
+        } else if func.ty(a).carries_derivative() {
+            tangent_args.push(cx.tangent(a));
+        }
+    }
+    let (name, tangent_sig) = rule.reverse();
+    if tangent_sig.ret == sig.ret {
+        if let Some(t) = cx.cursor().call(name, tangent_sig.clone(), tangent_args) {
+            cx.set(t);
+        }
+        return Ok(());
+    }
+    // `{result, tangent}`: called where the call was, which becomes the pair's first field.
+    let (b, inst) = (cx.plan().block_of[cx.inst], cx.inst);
+    let at = crate::primal::position(cx.generated(), b, inst);
+    let mut c = Cursor { func: cx.generated(), block: b, at: Some(at) };
+    let Some(pair) = c.call(name, tangent_sig.clone(), tangent_args) else { return Ok(()) };
+    *cx.copied_kind() = InstKind::ExtractValue { agg: pair, indices: vec![0] };
+    let t = cx.cursor().extract(pair, 1);
+    cx.set(t);
+    Ok(())
 }
 
 /// In the primal: calls with a registered Enzyme-style derivative run its augmented

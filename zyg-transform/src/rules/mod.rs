@@ -119,6 +119,8 @@ pub struct Classify<'a> {
     pub custom: &'a HashMap<String, crate::custom::CustomRule>,
     /// The type analysis of memory (which bytes a copy moves are floats, pointers).
     pub memory: &'a crate::memtypes::MemTypes,
+    /// Forward mode is asking (`custom` then holds forward registrations).
+    pub forward: bool,
 }
 
 /// One family of operations and its rules. A mode of differentiation is one method here,
