@@ -28,6 +28,11 @@ cargo bench -p zyg-bench --no-run
 # or a GPU the program says it skipped and exits 0.
 make -C examples/cuda ZYG="$PWD/target/release/zyg"
 examples/cuda/build/gradcheck
+# The Hessian example: Newton-CG with Hessian-vector products (forward over reverse), at -O0
+# and -O2; it checks the dense Hessian against finite differences and that Newton converges.
+for opt in -O0 -O2; do
+  make -C examples/hessian --no-print-directory clean run ZYG="$PWD/target/release/zyg" OPT="$opt" | tail -2
+done
 
 # The command-line fuzzer on a fixed range of cases (README, "Robustness"): about two
 # minutes on two cores. Its result joins the lit suite's in the last line.
