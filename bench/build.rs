@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The translation units, one per family of cases.
-const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar"];
+const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes"];
 /// The allocation functions counted by src/heap.c.
 const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc", "free"];
 

@@ -4,7 +4,8 @@
  * with a bench_grad: the length of the gradient and the two buffers that zyg's gradient and
  * the hand-written one write, so that the Rust side can compare them. Each case exports three
  * functions of the same shape, `double f(void *ctx)`: the primal, zyg's gradient (a wrapper
- * around an __enzyme_autodiff request) and the hand-written gradient. Their results are only
+ * around an __enzyme_autodiff request) and the hand-written gradient (modes.c: other
+ * derivatives, the same way). Their results are only
  * there to be consumed (the gradients are compared through the bench_grad buffers).
  *
  * build.rs runs `zyg grad` on each translation unit. When zyg fails on one, build.rs compiles
@@ -27,9 +28,12 @@ extern int enzyme_dup, enzyme_const, enzyme_out;
 double __enzyme_autodiff(void *, ...);
 void __enzyme_autodiffv(void *, ...);
 zb_grad2 __enzyme_autodiff2(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+void __enzyme_fwddiffv(void *, ...);
 #define ZB_AUTODIFF __enzyme_autodiff
 #define ZB_AUTODIFFV __enzyme_autodiffv
 #define ZB_AUTODIFF2 __enzyme_autodiff2
+#define ZB_FWDDIFFV __enzyme_fwddiffv
 #else
 #define enzyme_dup 0
 #define enzyme_const 0
@@ -47,6 +51,7 @@ static __attribute__((unused)) zb_grad2 zb_no_autodiff2(void *f, ...) {
 #define ZB_AUTODIFF zb_no_autodiff
 #define ZB_AUTODIFFV zb_no_autodiffv
 #define ZB_AUTODIFF2 zb_no_autodiff2
+#define ZB_FWDDIFFV zb_no_autodiffv
 #endif
 
 /* The head of every case's context (read by bench/src/lib.rs as `GradView`). */

@@ -85,6 +85,17 @@ extern "C" {
     fn branchy_zyg(c: *mut c_void) -> f64;
     fn branchy_hand(c: *mut c_void) -> f64;
     fn branchy_free(c: *mut c_void);
+
+    fn gmm_jvp_setup(d: i32, k: i32, n: i32, seed: u64) -> *mut c_void;
+    fn gmm_jvp_primal(c: *mut c_void) -> f64;
+    fn gmm_jvp_zyg(c: *mut c_void) -> f64;
+    fn gmm_jvp_hand(c: *mut c_void) -> f64;
+    fn gmm_modes_free(c: *mut c_void);
+    fn lstm_jvp_setup(l: i32, c: i32, b: i32, seed: u64) -> *mut c_void;
+    fn lstm_jvp_primal(c: *mut c_void) -> f64;
+    fn lstm_jvp_zyg(c: *mut c_void) -> f64;
+    fn lstm_jvp_hand(c: *mut c_void) -> f64;
+    fn lstm_modes_free(c: *mut c_void);
 }
 
 /// The head of every case's C context (`bench_grad` in src/bench.h).
@@ -109,7 +120,7 @@ pub fn quick() -> bool {
 }
 
 /// The families, in the order of RESULTS.md; each is a bench target of its own.
-pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar"];
+pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes"];
 
 /// One case: its context and its three variants.
 pub struct Case {
@@ -318,6 +329,37 @@ pub fn cases(family: &str) -> Vec<Case> {
                 None,
                 move || unsafe { branchy_setup(n, 5007) },
             ));
+        }
+        "modes" => {
+            // Forward mode (src/modes.c): JVP / primal, target <= 3x.
+            let n = if q { 10 } else { 1000 };
+            let dks: &[(i32, i32)] = if q { &[(2, 3)] } else { &[(2, 5), (10, 25)] };
+            for &(d, k) in dks {
+                v.push(Case::new(
+                    "modes",
+                    "modes",
+                    format!("gmm_jvp_d{d}_k{k}_n{n}"),
+                    format!("forward-mode JVP of GMM along one direction, d = {d}, k = {k}, n = {n}; hand: gradient · direction"),
+                    (gmm_jvp_primal, gmm_jvp_zyg, gmm_jvp_hand, gmm_modes_free),
+                    3.0,
+                    None,
+                    move || unsafe { gmm_jvp_setup(d, k, n, 1000 + (d * 1000 + k) as u64) },
+                ));
+            }
+            let b = if q { 4 } else { 14 };
+            let lcs: &[(i32, i32)] = if q { &[(2, 8)] } else { &[(2, 1024), (4, 1024)] };
+            for &(l, c) in lcs {
+                v.push(Case::new(
+                    "modes",
+                    "modes",
+                    format!("lstm_jvp_l{l}_c{c}"),
+                    format!("forward-mode JVP of LSTM along one direction, layers = {l}, characters = {c}, b = {b}; hand: gradient · direction"),
+                    (lstm_jvp_primal, lstm_jvp_zyg, lstm_jvp_hand, lstm_modes_free),
+                    3.0,
+                    None,
+                    move || unsafe { lstm_jvp_setup(l, c, b, 3000 + (l * 10000 + c) as u64) },
+                ));
+            }
         }
         other => panic!("unknown family {other}"),
     }
