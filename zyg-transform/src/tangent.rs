@@ -133,7 +133,9 @@ impl<'p, 'a> Forward<'p, 'a> {
             if !callee.result_slot {
                 continue;
             }
-            let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
+            // The result's tangent (a float, a vector, a struct of floats) or its shadow.
+            let ty = plan.func.result(inst).map(|v| plan.func.ty(v)).filter(|t| t.carries_derivative());
+            let slot = Cursor::at_start(&mut self.p, entry).alloca(ty.cloned().unwrap_or(Type::PTR));
             self.ret_slots.insert(inst, slot);
             if plan.func.result(inst).is_some_and(|v| plan.func.ty(v).is_ptr() && plan.activity.has_shadow(v)) {
                 crate::primal::read_returned_shadow(plan, &mut self.p, inst, slot, &mut self.shadows);

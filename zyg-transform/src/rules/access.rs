@@ -9,7 +9,7 @@ use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
-use zyg_ir::{Constant, Inst, InstKind};
+use zyg_ir::{Constant, Inst, InstKind, Type};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -73,7 +73,11 @@ impl RuleFamily for Accesses {
                 if ty.holds_only_addresses() {
                     return Ok(());
                 }
-                let t = if ty.carries_derivative() { cx.tangent(value) } else { cx.constant(Constant::Zero(ty)) };
+                let t = match copied_integer(cx, value, &ty)? {
+                    _ if ty.carries_derivative() => cx.tangent(value),
+                    Some(shadow_int) => shadow_int,
+                    None => cx.constant(Constant::Zero(ty)),
+                };
                 let (shadow, _) = cx.shadow(ptr)?;
                 cx.cursor().store(t, shadow);
                 Ok(())
@@ -81,6 +85,32 @@ impl RuleFamily for Accesses {
             _ => Ok(()),
         }
     }
+}
+
+/// Forward mode: an integer copied from differentiated memory to differentiated memory
+/// takes the source's shadow integer along. Shadow integers mean nothing to the user's
+/// memory, but a generated gradient's tape holds stack headers (`rules::stacks`) whose
+/// shadows are stacks too: a copy of a callee's tape must copy the shadow header's counts,
+/// or the shadow stack is read at the wrong place. Read where the value is stored.
+fn copied_integer(cx: &mut Tangent, value: zyg_ir::Value, ty: &Type) -> Result<Option<zyg_ir::Value>, TransformError> {
+    if !ty.is_int() {
+        return Ok(None);
+    }
+    let Some(InstKind::Load { ptr: src, .. }) = cx.func().def_inst(value).map(|i| &cx.func().insts[i].kind) else {
+        return Ok(None);
+    };
+    let src = *src;
+    if cx.shadow_if_any(src).is_none() {
+        return Ok(None);
+    }
+    let (shadow, missing) = cx.shadow(src)?;
+    let mut c = cx.cursor();
+    let mut copied = c.load(ty.clone(), shadow);
+    if let Some(missing) = missing {
+        let zero = c.constant(Constant::Zero(ty.clone()));
+        copied = c.select(missing, zero, copied);
+    }
+    Ok(Some(copied))
 }
 
 fn load(cx: &mut Reverse, ptr: zyg_ir::Value) -> Result<(), TransformError> {
