@@ -196,7 +196,7 @@ pub fn differentiate(
         let requests = find_requests(module, path, opts)?;
         let round = crate::nesting::next_round(&requests, opts.function.as_deref(), path)?;
         let now = requests.into_iter().zip(&round.now).filter(|(_, &now)| now).map(|(r, _)| r).collect();
-        let header = differentiate_round(module, machine, path, opts, now, round.export)?;
+        let header = differentiate_round(module, machine, path, opts, now, round.last)?;
         if round.last {
             return Ok(header);
         }

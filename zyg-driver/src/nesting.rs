@@ -3,7 +3,7 @@
 //! whose function reaches another request (through calls, or by naming a function that
 //! holds one) waits; once the inner request's call is a call to the generated gradient,
 //! the outer request differentiates that generated code like any other function, its tape
-//! stacks included (`zyg_transform::rules::calls`, the stack helpers' rules).
+//! stacks included (the stack helpers' rules, `zyg_transform` `rules/stacks.rs`).
 //!
 //! Each round prepares and reads a fresh copy of the module, so a program without nested
 //! requests costs one round, as before.
@@ -20,9 +20,7 @@ use zyg_ir::llvm::values::name_of;
 pub struct Round {
     /// Whether each request (in `find_requests`'s order) is filled in this round.
     pub now: Vec<bool>,
-    /// Whether `--fn`'s export is made in this round.
-    pub export: bool,
-    /// No request or export is left for a later round.
+    /// No request is left for a later round: `--fn`'s export is made in this one.
     pub last: bool,
 }
 
@@ -47,7 +45,7 @@ pub fn next_round(requests: &[Request<'_>], export: Option<&str>, path: &Path) -
             ),
         });
     }
-    Ok(Round { now, export: all_now && export_now, last: all_now && export_now })
+    Ok(Round { now, last: all_now && export_now })
 }
 
 /// The function holding an instruction.

@@ -73,10 +73,13 @@ impl RuleFamily for Accesses {
                 if ty.holds_only_addresses() {
                     return Ok(());
                 }
-                let t = match copied_integer(cx, value, &ty)? {
-                    _ if ty.carries_derivative() => cx.tangent(value),
-                    Some(shadow_int) => shadow_int,
-                    None => cx.constant(Constant::Zero(ty)),
+                let t = if ty.carries_derivative() {
+                    cx.tangent(value)
+                } else {
+                    match copied_integer(cx, value, &ty)? {
+                        Some(shadow_int) => shadow_int,
+                        None => cx.constant(Constant::Zero(ty)),
+                    }
                 };
                 let (shadow, _) = cx.shadow(ptr)?;
                 cx.cursor().store(t, shadow);
