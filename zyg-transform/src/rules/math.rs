@@ -57,15 +57,19 @@ fn zero_where(cond: E, e: E) -> E {
     select(cond, c(0.0), e)
 }
 
-/// The result's adjoint is 0 (see `strong`).
-fn no_adjoint() -> E {
-    cmp(Oeq, d(), c(0.0))
+/// `e`, a product with the adjoint `d`, is NaN only because `d` is 0 and a factor is
+/// infinite (an overflowing `exp`, `asin` at 1), or NaN: "this result does not matter"
+/// must not become NaN (see `strong`).
+fn lost(e: &E) -> E {
+    and(cmp(Oeq, d(), c(0.0)), nan(e.clone()))
 }
 
-/// `e`, a product with the adjoint `d`, or 0 where `d` is: a factor that is infinite (an
-/// overflowing `exp`, `asin` at 1) must not turn "this result does not matter" into NaN.
+/// `e`, a product with the adjoint `d`, or 0 where `d` is 0 and `e` NaN. Only there: where
+/// `d` is 0 and the factor finite, `e` itself (a signed zero) is kept, so that a derivative
+/// of this adjoint (a second derivative, `d` active) sees `d' * factor` and not the
+/// constant 0 of a select's other arm.
 fn strong(e: E) -> E {
-    zero_where(no_adjoint(), e)
+    zero_where(lost(&e), e)
 }
 
 /// `e` is not NaN.
@@ -128,13 +132,13 @@ pub static MATH_RULES: &[MathRule] = &[
             // y x^(y-1) would be 0·inf at x = 0), and 0 at x = 0 for 0 < y < 1 (a root).
             let root_at_zero =
                 and(cmp(Oeq, base.clone(), c(0.0)), and(cmp(Ogt, exponent.clone(), c(0.0)), cmp(Olt, exponent.clone(), c(1.0))));
-            let dx_zero = or(no_adjoint(), or(cmp(Oeq, exponent.clone(), c(0.0)), root_at_zero));
-            let dx = zero_where(dx_zero, d() * exponent.clone() * call("pow", vec![base.clone(), exponent - 1.0]));
+            let dx = d() * exponent.clone() * call("pow", vec![base.clone(), exponent.clone() - 1.0]);
+            let dx = zero_where(or(lost(&dx), or(cmp(Oeq, exponent, c(0.0)), root_at_zero)), dx);
             // d/dy x^y = x^y log x, taken as 0 where x <= 0 (no derivative for x < 0, where
             // only integer y are defined; 0^y is constant for y > 0) and where x^y is 0
             // (x = +inf with y < 0, or underflow), which would be 0·inf at x = +inf.
-            let dy_zero = or(no_adjoint(), or(cmp(Ule, base.clone(), c(0.0)), cmp(Oeq, r(), c(0.0))));
-            let dy = zero_where(dy_zero, d() * r() * call("log", vec![base]));
+            let dy = d() * r() * call("log", vec![base.clone()]);
+            let dy = zero_where(or(lost(&dy), or(cmp(Ule, base, c(0.0)), cmp(Oeq, r(), c(0.0)))), dy);
             vec![Some(dx), Some(dy)]
         },
     },
@@ -144,8 +148,8 @@ pub static MATH_RULES: &[MathRule] = &[
         adjoints: || {
             // n x^(n-1), and 0 for n = 0 (powi(x, 0) = 1; n x^(n-1) would be 0·inf at x = 0).
             let n = int_to_float(x(1));
-            let zero = or(no_adjoint(), cmp(Oeq, n.clone(), c(0.0)));
-            vec![Some(zero_where(zero, d() * n * call("powi", vec![x(0), int_add(x(1), -1)]))), None]
+            let dx = d() * n.clone() * call("powi", vec![x(0), int_add(x(1), -1)]);
+            vec![Some(zero_where(or(lost(&dx), cmp(Oeq, n, c(0.0))), dx)), None]
         },
     },
     // |x|: sign(x), and 0 at ±0 (the kink); NaN: 0.
