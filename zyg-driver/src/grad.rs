@@ -234,7 +234,7 @@ fn differentiate_round(
     let mut grads = Vec::new();
     for (r, target) in requests.iter().zip(&targets) {
         refuse_global_passed_as_dup(r, target, &read.module, path)?;
-        let spec = Spec::new(target.clone(), r.kinds.clone());
+        let spec = Spec { width: r.width, ..Spec::new(target.clone(), r.kinds.clone()) };
         grads.push(diff.entry(&spec, r.entry).map_err(|e| transform_error(e, &read, path))?);
     }
     let exported = match export {

@@ -14,6 +14,12 @@ pub enum Marker {
     Activity(ArgActivity),
     /// A flag of the whole request; it takes no argument.
     Flag(Flag),
+    /// `enzyme_width, N`: N derivatives in one sweep (vector mode); the integer constant N
+    /// follows.
+    Width,
+    /// `enzyme_dupv, stride, x, base` (and `enzyme_dupnoneedv`): a `dup` argument whose
+    /// shadows, one per lane of vector mode, lie `stride` bytes apart from `base`.
+    StridedDup,
 }
 
 /// The flags zyg implements or accepts.
@@ -55,9 +61,6 @@ const FLAGS: &[(&str, Flag)] = &[
 
 /// Markers zyg does not implement yet: what each asks for, and what to do instead.
 const REFUSED: &[(&str, &str)] = &[
-    ("enzyme_width", "asks for vector mode (several derivatives in one sweep); make one request per direction instead"),
-    ("enzyme_dupv", "passes a batch of shadows at a fixed offset (vector mode, with `enzyme_width`); make one request per shadow with `enzyme_dup` instead"),
-    ("enzyme_dupnoneedv", "passes a batch of shadows at a fixed offset (vector mode, with `enzyme_width`); make one request per shadow with `enzyme_dupnoneed` instead"),
     ("enzyme_byref", "passes an argument through a pointer to it (with its size in bytes); pass the value itself instead"),
     ("enzyme_allocated", "gives the size of tape memory the caller allocated for split mode; `__enzyme_augmentfwd` returns a tape on the heap instead, which `__enzyme_reverse` frees"),
     ("enzyme_tape", "passes split mode's tape through a pointer; pass the tape `__enzyme_augmentfwd` returned as the reverse call's last argument instead"),
@@ -87,14 +90,20 @@ pub fn classify(name: &str) -> Option<Result<Marker, String>> {
     if let Some((_, flag)) = FLAGS.iter().find(|(m, _)| *m == name) {
         return Some(Ok(Marker::Flag(*flag)));
     }
+    match name {
+        "enzyme_width" | "zyg_width" => return Some(Ok(Marker::Width)),
+        "enzyme_dupv" | "enzyme_dupnoneedv" | "zyg_dupv" | "zyg_dupnoneedv" => return Some(Ok(Marker::StridedDup)),
+        _ => {}
+    }
     if let Some((_, why)) = REFUSED.iter().find(|(m, _)| *m == name) {
         return Some(Err(format!("the marker `{name}` {why}; zyg does not support it yet")));
     }
     (name.starts_with("enzyme_") || name.starts_with("zyg_")).then(|| {
         Err(format!(
             "`{name}` is not a marker zyg knows: the activity markers are `enzyme_out`, `enzyme_const`, `enzyme_dup` \
-             and `enzyme_dupnoneed` (or `zyg_...`), and the flags `enzyme_const_return`, `enzyme_active_return`, \
-             `enzyme_noret`, `enzyme_nofree` and `enzyme_not_overwritten`"
+             and `enzyme_dupnoneed` (or `zyg_...`), vector mode's `enzyme_width`, `enzyme_dupv` and \
+             `enzyme_dupnoneedv`, and the flags `enzyme_const_return`, `enzyme_active_return`, `enzyme_noret`, \
+             `enzyme_nofree` and `enzyme_not_overwritten`"
         ))
     })
 }
@@ -108,7 +117,9 @@ mod tests {
         assert_eq!(classify("enzyme_dup").unwrap(), Ok(Marker::Activity(ArgActivity::Dup)));
         assert_eq!(classify("zyg_out").unwrap(), Ok(Marker::Activity(ArgActivity::Active)));
         assert_eq!(classify("enzyme_const_return").unwrap(), Ok(Marker::Flag(Flag::ConstReturn)));
-        assert!(classify("enzyme_width").unwrap().unwrap_err().contains("vector mode"));
+        assert_eq!(classify("enzyme_width").unwrap(), Ok(Marker::Width));
+        assert_eq!(classify("enzyme_dupnoneedv").unwrap(), Ok(Marker::StridedDup));
+        assert!(classify("enzyme_byref").unwrap().unwrap_err().contains("pointer to it"));
         assert!(classify("enzyme_dupx").unwrap().unwrap_err().contains("not a marker zyg knows"));
         assert!(classify("weights").is_none());
     }

@@ -26,6 +26,14 @@ impl Differentiator<'_> {
             }
             return self.forward_entry(spec);
         }
+        if spec.width > 1 {
+            let func = self.function(&spec.function)?;
+            return Err(TransformError::in_function(
+                func,
+                "vector mode (`enzyme_width`) is supported in forward mode (`__enzyme_fwddiff`) only so far; make one \
+                 reverse-mode request per direction",
+            ));
+        }
         let generated = self.ensure(spec)?;
         let func = self.function(&spec.function)?;
         let word = match kind {
@@ -77,13 +85,16 @@ impl Differentiator<'_> {
     }
 
     /// `Entry::Forward`: `(args, each dup or active one followed by its shadow or tangent)
-    /// -> { tangent of the result }` (an empty struct when the result carries none).
+    /// -> { tangent of the result }` (an empty struct when the result carries none). In
+    /// vector mode, `width` shadows or tangents follow each argument, and the struct holds
+    /// `width` tangents.
     fn forward_entry(&mut self, spec: &Spec) -> Result<Gradient, TransformError> {
         let tangents = self.ensure_forward(spec)?;
         let func = self.function(&spec.function)?;
+        let lanes = spec.width as usize;
         let params = interleaved_params(func, spec, has_tangent);
         let floats = func.sig.ret.carries_derivative();
-        let sig = Signature::new(params, Type::structure(if floats { vec![func.sig.ret.clone()] } else { vec![] }));
+        let sig = Signature::new(params, Type::structure(if floats { vec![func.sig.ret.clone(); lanes] } else { vec![] }));
         let name = format!("{}.{}.fwddiff.{}", spec.function, self.namespace, spec.suffix());
         let mut w = Function::new(name.clone(), sig.clone());
         w.linkage = Linkage::Internal;
@@ -93,17 +104,16 @@ impl Differentiator<'_> {
         self.zero_global_shadows(&mut c, spec);
         // The tangent function takes the arguments first, then the shadows and tangents.
         let mut args = deinterleave(&given, spec, has_tangent);
-        let slot = tangents.result_slot.then(|| c.alloca(if floats { func.sig.ret.clone() } else { Type::PTR }));
-        args.extend(slot);
+        let slot_ty = if floats { func.sig.ret.clone() } else { Type::PTR };
+        let slots: Vec<Value> =
+            if tangents.result_slot { (0..lanes).map(|_| c.alloca(slot_ty.clone())).collect() } else { vec![] };
+        args.extend(&slots);
         c.call(&tangents.name, tangents.sig.clone(), args);
-        let out = c.constant(Constant::Poison(sig.ret.clone()));
-        let out = match slot.filter(|_| floats) {
-            Some(slot) => {
-                let t = c.load(func.sig.ret.clone(), slot);
-                c.insert(out, t, 0)
-            }
-            None => out,
-        };
+        let mut out = c.constant(Constant::Poison(sig.ret.clone()));
+        for (lane, slot) in slots.iter().enumerate().filter(|_| floats) {
+            let t = c.load(func.sig.ret.clone(), *slot);
+            out = c.insert(out, t, lane as u32);
+        }
         c.ret(Some(out));
         self.finish_entry(spec, Entry::Forward, w, name, sig)
     }
@@ -180,13 +190,13 @@ fn has_tangent(arg: ArgActivity) -> bool {
 }
 
 /// An entry's parameters for the request's arguments, as at Enzyme's call sites: each
-/// parameter, followed by a second of its type where `extra` says it has one.
+/// parameter, followed by `spec.width` more of its type where `extra` says it has them.
 fn interleaved_params(func: &Function, spec: &Spec, extra: fn(ArgActivity) -> bool) -> Vec<Type> {
     let mut params = Vec::new();
     for (ty, arg) in func.sig.params.iter().zip(&spec.args) {
         params.push(ty.clone());
         if extra(*arg) {
-            params.push(ty.clone());
+            params.extend((0..spec.width).map(|_| ty.clone()));
         }
     }
     params
@@ -200,7 +210,7 @@ fn deinterleave(given: &[Value], spec: &Spec, extra: fn(ArgActivity) -> bool) ->
     for arg in &spec.args {
         args.extend(given.next());
         if extra(*arg) {
-            extras.extend(given.next());
+            extras.extend(given.by_ref().take(spec.width as usize));
         }
     }
     args.extend(extras);

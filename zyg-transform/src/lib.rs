@@ -241,7 +241,7 @@ impl<'m> Differentiator<'m> {
         let func = self.function(&spec.function)?;
         check_spec(func, spec)?;
         let name = format!("{}.{}.fwd.{}", func.name, self.namespace, spec.suffix());
-        let tangents = tangent::Tangents::new(name, func, &spec.args);
+        let tangents = tangent::Tangents::new(name, func, &spec.args, spec.width);
         self.tangents.insert(spec.clone(), tangents.clone());
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating in forward mode");
         let plan = self.plan(func, spec, Mode::Forward)?;
@@ -311,7 +311,7 @@ impl<'m> Differentiator<'m> {
         let cfg = ControlFlowGraph::compute(func);
         let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
         // Pullback choice, then the alphas each pullback reads from the primal.
-        let (order, pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode)?;
+        let (order, pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, spec.width)?;
         let mut needs = match mode {
             Mode::Reverse => alphas::tape_needs(func, &activity, &order, &pullbacks),
             Mode::Forward => tape::TapeNeeds::default(),
@@ -370,6 +370,7 @@ impl<'m> Differentiator<'m> {
         activity: &Activity,
         nullable: &EntitySet<Value>,
         mode: Mode,
+        width: u32,
     ) -> Result<(Vec<Inst>, rules::Pullbacks), TransformError> {
         let (mut order, mut pullbacks) = (Vec::new(), rules::Pullbacks::new());
         for &b in cfg.reverse_postorder() {
@@ -391,8 +392,9 @@ impl<'m> Differentiator<'m> {
                 let (family, choice) = rules::classify(&cx, inst)?;
                 let pullback = match choice {
                     rules::Choice::Pullback(pullback) => pullback,
+                    // A callee's tangents have the caller's width.
                     rules::Choice::Callee(spec) if mode == Mode::Forward => {
-                        Pullback::Forward(Box::new(self.ensure_forward(&spec)?))
+                        Pullback::Forward(Box::new(self.ensure_forward(&Spec { width, ..spec })?))
                     }
                     rules::Choice::Callee(spec) => Pullback::Callee(Box::new(self.ensure(&spec)?)),
                 };

@@ -37,12 +37,15 @@ pub struct Spec {
     /// differentiated, `shadows`): a callee called with such a shadow. Requests give
     /// shadows the caller owns, which must not be null.
     pub shadows_may_be_null: bool,
+    /// How many derivatives one call computes (vector mode, `enzyme_width`): each shadow
+    /// and tangent comes `width` times. 1 otherwise.
+    pub width: u32,
 }
 
 impl Spec {
     /// A request's spec: `dup` shadows are the caller's own, never null.
     pub fn new(function: impl Into<String>, args: Vec<ArgActivity>) -> Spec {
-        Spec { function: function.into(), args, shadows_may_be_null: false }
+        Spec { function: function.into(), args, shadows_may_be_null: false, width: 1 }
     }
 
     pub(crate) fn suffix(&self) -> String {
@@ -57,6 +60,9 @@ impl Spec {
             .collect();
         if self.shadows_may_be_null {
             suffix.push('n');
+        }
+        if self.width > 1 {
+            suffix.push_str(&format!("w{}", self.width));
         }
         suffix
     }

@@ -12,6 +12,14 @@
 //! a float or a pointer with a shadow, where to write the result's tangent (or shadow). It
 //! returns f's result. Calls to differentiated callees call their own tangent functions
 //! the same way, so no call's result changes type.
+//!
+//! Vector mode (`enzyme_width`, `Spec::width` = N > 1) computes N tangents in one sweep:
+//! the primal once, and N *lanes* of shadows and tangents beside it, each built by the same
+//! steps and rules as the one lane of width 1 (a family's `tangent` runs once per lane,
+//! `Tangent::lane` telling which), except calls of differentiated callees, which pass all
+//! lanes to the callee's own width-N tangent function at once (`RuleFamily::all_lanes`).
+//! Each shadow or tangent parameter, and the result's slot, then comes N times in a row,
+//! lane 0 first. LLVM's SLP vectoriser may pack the lanes' scalar code into vectors.
 
 use crate::builder::Cursor;
 use crate::error::TransformError;
@@ -28,83 +36,120 @@ pub struct Tangents {
     pub name: String,
     pub sig: Signature,
     pub args: Vec<ArgActivity>,
-    /// Whether the last parameter is where the result's tangent (or shadow) is written.
+    /// Whether the last parameters (one per lane) are where the result's tangent (or
+    /// shadow) is written.
     pub result_slot: bool,
+    /// How many tangents each value has (vector mode; 1 otherwise).
+    pub width: u32,
 }
 
 impl Tangents {
-    /// The tangent function of `func` for `args`, named `name`.
-    pub fn new(name: String, func: &Function, args: &[ArgActivity]) -> Tangents {
+    /// The tangent function of `func` for `args` with `width` lanes, named `name`.
+    pub fn new(name: String, func: &Function, args: &[ArgActivity], width: u32) -> Tangents {
         let mut sig = func.sig.clone();
-        sig.params
-            .extend(func.params.iter().zip(args).filter(|(_, a)| **a != ArgActivity::Const).map(|(p, _)| func.ty(*p).clone()));
+        for (p, _) in func.params.iter().zip(args).filter(|(_, a)| **a != ArgActivity::Const) {
+            sig.params.extend((0..width).map(|_| func.ty(*p).clone()));
+        }
         let result_slot = func.sig.ret.carries_derivative() || func.sig.ret.is_ptr();
         if result_slot {
-            sig.params.push(Type::PTR);
+            sig.params.extend((0..width).map(|_| Type::PTR));
         }
-        Tangents { name, sig, args: args.to_vec(), result_slot }
+        Tangents { name, sig, args: args.to_vec(), result_slot, width }
     }
 }
 
 /// Phase "tangent": the steps below, in order.
 pub fn build(plan: &Plan, tangents: &Tangents) -> Result<Function, TransformError> {
     let mut t = Forward::copy(plan, tangents);
-    t.shadow_memory();
-    t.returned_shadow_slots();
-    crate::primal::shadow_instructions(plan, &mut t.p, &mut t.shadows);
-    crate::primal::store_pointer_shadows(plan, &mut t.p, &t.shadows);
-    crate::primal::check_lossy_stores(plan, &mut t.p, &t.shadows);
+    if t.lanes.len() > 1 && plan.activity.shadowed_globals(plan.func).next().is_some() {
+        return Err(TransformError::in_function(
+            plan.func,
+            "vector mode (`enzyme_width`) over a function that uses differentiated global variables is not \
+             supported yet: pass the global's memory as a `dup` argument, or make one request per direction",
+        ));
+    }
+    for lane in 0..t.lanes.len() {
+        t.lane = lane;
+        t.shadow_memory();
+        t.returned_shadow_slots();
+        let Lane { shadows, .. } = &mut t.lanes[lane];
+        crate::primal::shadow_instructions(plan, &mut t.p, shadows);
+        crate::primal::store_pointer_shadows(plan, &mut t.p, shadows);
+        crate::primal::check_lossy_stores(plan, &mut t.p, shadows);
+    }
     t.scratch_for_nullable_shadows();
-    t.tangent_phis();
+    for lane in 0..t.lanes.len() {
+        t.lane = lane;
+        t.tangent_phis();
+    }
     t.sweep()?;
-    t.fill_tangent_phis();
-    t.free_shadows();
-    t.write_result();
+    for lane in 0..t.lanes.len() {
+        t.lane = lane;
+        t.fill_tangent_phis();
+        t.free_shadows();
+        t.write_result();
+    }
     Ok(t.p)
 }
 
-/// The tangent function being built, and what its steps share.
-struct Forward<'p, 'a> {
-    plan: &'p Plan<'a>,
-    p: Function,
+/// One lane's shadows and tangents (see the module comment).
+#[derive(Default)]
+struct Lane {
     /// The shadow of each shadowed pointer.
     shadows: HashMap<Value, Value>,
     /// The tangent of each active value whose tangent has been computed.
     tangents: HashMap<Value, Value>,
     /// The tangent phis, with the primal phi each stands beside.
     phis: Vec<(Inst, Inst)>,
-    /// Where the result's tangent goes (the last parameter), when there is one.
+    /// Where the result's tangent goes (a last parameter), when there is one.
     result_slot: Option<Value>,
     /// Where a callee writes its result's tangent or shadow, by call.
     ret_slots: HashMap<Inst, Value>,
+}
+
+/// The tangent function being built, and what its steps share.
+struct Forward<'p, 'a> {
+    plan: &'p Plan<'a>,
+    p: Function,
+    /// The lanes (one, but in vector mode), and the one the steps work on.
+    lanes: Vec<Lane>,
+    lane: usize,
     /// Zeroed memory read and written where a nullable shadow is null (`shadows`).
     scratch: Option<Value>,
 }
 
 impl<'p, 'a> Forward<'p, 'a> {
     /// The copy of the function with the extra parameters: shadows and tangents of the
-    /// arguments, in parameter order, then the result's slot.
+    /// arguments, in parameter order (each once per lane), then the result's slots.
     fn copy(plan: &'p Plan<'a>, tangents: &Tangents) -> Self {
         let mut p = plan.func.clone();
         p.name = tangents.name.clone();
         p.linkage = Linkage::Internal;
         p.attributes.clear();
-        let (mut shadows, mut values) = (HashMap::new(), HashMap::new());
+        let mut lanes: Vec<Lane> = (0..tangents.width).map(|_| Lane::default()).collect();
         for (param, arg) in plan.func.params.iter().zip(&plan.args) {
             let ty = plan.func.ty(*param).clone();
-            match arg {
-                ArgActivity::Dup => {
-                    shadows.insert(*param, p.add_param(ty));
+            for lane in &mut lanes {
+                match arg {
+                    ArgActivity::Dup => {
+                        lane.shadows.insert(*param, p.add_param(ty.clone()));
+                    }
+                    ArgActivity::Active => {
+                        lane.tangents.insert(*param, p.add_param(ty.clone()));
+                    }
+                    ArgActivity::Const => {}
                 }
-                ArgActivity::Active => {
-                    values.insert(*param, p.add_param(ty));
-                }
-                ArgActivity::Const => {}
             }
         }
-        let result_slot = tangents.result_slot.then(|| p.add_param(Type::PTR));
+        for lane in &mut lanes {
+            lane.result_slot = tangents.result_slot.then(|| p.add_param(Type::PTR));
+        }
         p.sig = tangents.sig.clone();
-        Forward { plan, p, shadows, tangents: values, phis: Vec::new(), result_slot, ret_slots: HashMap::new(), scratch: None }
+        Forward { plan, p, lanes, lane: 0, scratch: None }
+    }
+
+    fn now(&mut self) -> &mut Lane {
+        &mut self.lanes[self.lane]
     }
 
     /// Shadowed stack memory gets zeroed shadow memory of its own, and globals their
@@ -119,9 +164,9 @@ impl<'p, 'a> Forward<'p, 'a> {
             let shadow = c.alloca(ty.clone());
             let zero = c.constant(Constant::Zero(ty.clone()));
             c.store(zero, shadow);
-            self.shadows.insert(v, shadow);
+            self.now().shadows.insert(v, shadow);
         }
-        crate::primal::global_shadows(plan, &mut self.p, &mut self.shadows);
+        crate::primal::global_shadows(plan, &mut self.p, &mut self.lanes[self.lane].shadows);
     }
 
     /// A differentiated callee that returns a pointer writes its shadow into a slot of ours.
@@ -136,9 +181,9 @@ impl<'p, 'a> Forward<'p, 'a> {
             // The result's tangent (a float, a vector, a struct of floats) or its shadow.
             let ty = plan.func.result(inst).map(|v| plan.func.ty(v)).filter(|t| t.carries_derivative());
             let slot = Cursor::at_start(&mut self.p, entry).alloca(ty.cloned().unwrap_or(Type::PTR));
-            self.ret_slots.insert(inst, slot);
+            self.now().ret_slots.insert(inst, slot);
             if plan.func.result(inst).is_some_and(|v| plan.func.ty(v).is_ptr() && plan.activity.has_shadow(v)) {
-                crate::primal::read_returned_shadow(plan, &mut self.p, inst, slot, &mut self.shadows);
+                crate::primal::read_returned_shadow(plan, &mut self.p, inst, slot, &mut self.lanes[self.lane].shadows);
             }
         }
     }
@@ -170,8 +215,10 @@ impl<'p, 'a> Forward<'p, 'a> {
                 let InstKind::Phi { incoming } = &plan.func.insts[phi].kind else { continue };
                 let kind = InstKind::Phi { incoming: incoming.clone() };
                 let t = Cursor::at_start(&mut self.p, b).emit(kind, plan.func.ty(v).clone()).expect("a phi's value");
-                self.tangents.insert(v, t);
-                self.phis.push((phi, self.p.def_inst(t).expect("an instruction")));
+                let phi_inst = self.p.def_inst(t).expect("an instruction");
+                let lane = self.now();
+                lane.tangents.insert(v, t);
+                lane.phis.push((phi, phi_inst));
             }
         }
     }
@@ -204,16 +251,25 @@ impl<'p, 'a> Forward<'p, 'a> {
         Ok(())
     }
 
+    /// The instruction's tangent in every lane: its family's `tangent` once per lane, or
+    /// once for all (`RuleFamily::all_lanes`).
     fn tangent_of(&mut self, block: Block, inst: Inst) -> Result<(), TransformError> {
         let plan = self.plan;
         let Some(pullback) = plan.pullbacks[inst].as_ref() else { return Ok(()) };
         let result = plan.func.result(inst).filter(|v| plan.activity.is_active(*v));
-        let mut cx = Tangent { builder: self, block, inst, result };
-        pullback.family().tangent(&mut cx, pullback)
+        let family = pullback.family();
+        let lanes = if family.all_lanes(pullback) { 1 } else { self.lanes.len() };
+        for lane in 0..lanes {
+            self.lane = lane;
+            let mut cx = Tangent { builder: self, block, inst, result };
+            family.tangent(&mut cx, pullback)?;
+        }
+        self.lane = 0;
+        Ok(())
     }
 
     fn fill_tangent_phis(&mut self) {
-        for (phi, tangent_phi) in std::mem::take(&mut self.phis) {
+        for (phi, tangent_phi) in std::mem::take(&mut self.now().phis) {
             let InstKind::Phi { incoming } = self.plan.func.insts[phi].kind.clone() else { continue };
             let incoming = incoming.into_iter().map(|(b, v)| (b, self.tangent(v))).collect();
             self.p.insts[tangent_phi].kind = InstKind::Phi { incoming };
@@ -226,7 +282,9 @@ impl<'p, 'a> Forward<'p, 'a> {
         for (b, inst) in plan.func.inst_order() {
             let InstKind::Call { callee: Callee::Direct(name), args, .. } = &plan.func.insts[inst].kind else { continue };
             let freed = crate::activity::DEALLOCATIONS.contains(&&**name) || plan.conventions.is_custom_deallocator(name);
-            let Some(shadow) = args.first().filter(|_| freed).and_then(|p| self.shadows.get(p)).copied() else { continue };
+            let Some(shadow) = args.first().filter(|_| freed).and_then(|p| self.lanes[self.lane].shadows.get(p)).copied() else {
+                continue;
+            };
             let at = crate::primal::position(&self.p, b, inst) + 1;
             let sig = Signature::new(vec![Type::PTR], Type::Void);
             Cursor { func: &mut self.p, block: b, at: Some(at) }.call(name, sig, vec![shadow]);
@@ -235,7 +293,7 @@ impl<'p, 'a> Forward<'p, 'a> {
 
     /// Before each `ret`, the result's tangent (or shadow) goes to the result's slot.
     fn write_result(&mut self) {
-        let Some(slot) = self.result_slot else { return };
+        let Some(slot) = self.now().result_slot else { return };
         for &b in &self.plan.func.layout {
             let Some(term) = self.plan.func.terminator(b) else { continue };
             let InstKind::Ret { value: Some(v) } = self.plan.func.insts[term].kind else { continue };
@@ -246,7 +304,7 @@ impl<'p, 'a> Forward<'p, 'a> {
 
     /// The tangent of `v`: zero where it carries none (inactive, a constant).
     fn tangent(&mut self, v: Value) -> Value {
-        match self.tangents.get(&v) {
+        match self.lanes[self.lane].tangents.get(&v) {
             Some(t) => *t,
             None => {
                 let ty = self.p.ty(v).clone();
@@ -256,7 +314,7 @@ impl<'p, 'a> Forward<'p, 'a> {
     }
 
     fn shadow_or_null(&mut self, v: Value) -> Value {
-        match self.shadows.get(&v) {
+        match self.lanes[self.lane].shadows.get(&v) {
             Some(s) => *s,
             None => {
                 let space = if let Type::Ptr(space) = self.p.ty(v) { *space } else { 0 };
@@ -308,14 +366,28 @@ impl<'p, 'a> Tangent<'_, 'p, 'a> {
     /// Sets the tangent of the instruction's result.
     pub fn set(&mut self, tangent: Value) {
         if let Some(v) = self.result {
-            self.builder.tangents.insert(v, tangent);
+            self.builder.now().tangents.insert(v, tangent);
         }
+    }
+
+    /// How many lanes there are (vector mode's width), and which one this is.
+    pub fn width(&self) -> usize {
+        self.builder.lanes.len()
+    }
+
+    pub fn lane(&self) -> usize {
+        self.builder.lane
+    }
+
+    /// Works on lane `lane` from here on (for a family that handles all lanes at once).
+    pub fn set_lane(&mut self, lane: usize) {
+        self.builder.lane = lane;
     }
 
     /// The shadow of pointer `ptr`, and whether it is null where it may be (`shadows`):
     /// accesses then go to a zeroed scratch slot.
     pub fn shadow(&mut self, ptr: Value) -> Result<(Value, Option<Value>), TransformError> {
-        let Some(shadow) = self.builder.shadows.get(&ptr).copied() else {
+        let Some(shadow) = self.builder.lanes[self.builder.lane].shadows.get(&ptr).copied() else {
             return Err(TransformError::at(
                 self.func(),
                 self.inst,
@@ -334,12 +406,12 @@ impl<'p, 'a> Tangent<'_, 'p, 'a> {
 
     /// The shadow of pointer `ptr`, if it has one.
     pub fn shadow_if_any(&self, ptr: Value) -> Option<Value> {
-        self.builder.shadows.get(&ptr).copied()
+        self.builder.lanes[self.builder.lane].shadows.get(&ptr).copied()
     }
 
     /// Where the call's callee writes its result's tangent or shadow.
     pub fn ret_slot(&self) -> Option<Value> {
-        self.builder.ret_slots.get(&self.inst).copied()
+        self.builder.lanes[self.builder.lane].ret_slots.get(&self.inst).copied()
     }
 
     /// The tangent function being built.

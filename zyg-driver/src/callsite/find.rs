@@ -1,7 +1,7 @@
 //! Reading one request: the function it names, each parameter's argument, activity marker
 //! and shadow, the flags, and how the result is seeded.
 
-use super::{default_kind, holds_float, is_float, place_of, type_text, Request};
+use super::{default_kind, holds_float, is_float, place_of, type_text, Request, Shadows};
 use crate::error::{DriverError, Result};
 use crate::markers::{self, Flag, Marker};
 use inkwell::types::BasicTypeEnum;
@@ -36,25 +36,51 @@ fn marker(v: Argument<'_>) -> Option<std::result::Result<Marker, String>> {
     markers::classify(&name_of(&v.global_read()?))
 }
 
-/// The request's arguments after the function, with the flags taken out (they may stand
-/// anywhere, as in Enzyme) and activity markers left in place.
+/// An activity marker as read: the activity, and whether it is vector mode's strided
+/// `dup` (`enzyme_dupv`).
+type Activity = (ArgActivity, bool);
+
+/// The widest vector mode zyg accepts: each lane is a copy of the tangent code.
+const MAX_WIDTH: u64 = 64;
+
+/// The request's arguments after the function, with the flags and the width taken out
+/// (they may stand anywhere, as in Enzyme) and activity markers left in place.
 struct Arguments<'ctx> {
-    items: std::collections::VecDeque<(Argument<'ctx>, Option<ArgActivity>)>,
+    items: std::collections::VecDeque<(Argument<'ctx>, Option<Activity>)>,
     flags: Vec<Flag>,
     markers: Vec<Argument<'ctx>>,
+    /// `enzyme_width`'s N (1 without it).
+    width: u32,
 }
 
 impl<'ctx> Arguments<'ctx> {
     fn read(args: &[Argument<'ctx>]) -> std::result::Result<Self, String> {
-        let mut out = Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new() };
-        for &a in args {
+        let mut out = Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new(), width: 1 };
+        let mut args = args.iter().copied();
+        let mut width_given = false;
+        while let Some(a) = args.next() {
             match marker(a) {
                 None => out.items.push_back((a, None)),
                 Some(m) => {
                     out.markers.push(a);
                     match m? {
-                        Marker::Activity(kind) => out.items.push_back((a, Some(kind))),
+                        Marker::Activity(kind) => out.items.push_back((a, Some((kind, false)))),
+                        Marker::StridedDup => out.items.push_back((a, Some((ArgActivity::Dup, true)))),
                         Marker::Flag(flag) => out.flags.push(flag),
+                        Marker::Width => {
+                            let n = args.next().and_then(|n| n.value()).and_then(zyg_ir::llvm::values::constant_unsigned);
+                            match n {
+                                Some(n) if (1..=MAX_WIDTH).contains(&n) && !width_given => out.width = n as u32,
+                                Some(_) if width_given => return Err("`enzyme_width` is given twice".into()),
+                                _ => {
+                                    return Err(format!(
+                                        "`enzyme_width` must be followed by an integer constant from 1 to {MAX_WIDTH}, \
+                                         the number of derivatives in one sweep"
+                                    ))
+                                }
+                            }
+                            width_given = true;
+                        }
                     }
                 }
             }
@@ -63,7 +89,7 @@ impl<'ctx> Arguments<'ctx> {
     }
 
     /// The activity marker that comes next, taken, if one does.
-    fn next_marker(&mut self) -> Option<ArgActivity> {
+    fn next_marker(&mut self) -> Option<Activity> {
         let kind = self.items.front()?.1?;
         self.items.pop_front();
         Some(kind)
@@ -100,10 +126,17 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
     let result_memory = calls::sret_parameter_type(first);
     let params = &parameter_types(first)[usize::from(result_memory.is_some())..];
     let mut rest = Arguments::read(&args[if sret.is_some() { 2 } else { 1 }..]).map_err(fail)?;
+    let width = rest.width;
     let offset = usize::from(result_memory.is_some());
     let parameters = read_parameters(&mut rest, params, &function, offset, entry).map_err(fail)?;
     let ret = return_type(first);
     let seed = result_seed(entry, &rest.flags, &function, ret, result_memory).map_err(fail)?;
+    if width > 1 && entry != Entry::Forward {
+        return Err(fail(format!(
+            "`enzyme_width, {width}` asks for vector mode, which zyg supports in forward mode (`__enzyme_fwddiff`) only \
+             so far; make one reverse-mode request per direction (or compute a Jacobian by forward mode)"
+        )));
+    }
     let extra = if entry == Entry::Reverse { reverse_extras(&mut rest, ret, &function).map_err(fail)? } else { Vec::new() };
     if !rest.items.is_empty() {
         return Err(fail(format!("too many arguments for `{function}`, which takes {}", params.len())));
@@ -116,6 +149,7 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
         kinds: parameters.kinds,
         values: parameters.values,
         shadows: parameters.shadows,
+        width,
         sret,
         markers: rest.markers,
         place,
@@ -130,7 +164,7 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
 struct Parameters<'ctx> {
     kinds: Vec<ArgActivity>,
     values: Vec<Argument<'ctx>>,
-    shadows: Vec<Option<Argument<'ctx>>>,
+    shadows: Vec<Shadows<'ctx>>,
     callbacks: Vec<(usize, String)>,
 }
 
@@ -146,9 +180,31 @@ fn read_parameters<'ctx>(
     entry: Entry,
 ) -> std::result::Result<Parameters<'ctx>, String> {
     let forward = entry == Entry::Forward;
+    let width = rest.width as usize;
     let mut out = Parameters::default();
     for (i, pty) in params.iter().enumerate() {
         let kind = rest.next_marker();
+        let strided = kind.is_some_and(|(_, strided)| strided);
+        let kind = kind.map(|(kind, _)| kind);
+        if strided && rest.width == 1 {
+            return Err(format!(
+                "parameter {i} of `{function}` is marked `enzyme_dupv`, which belongs to vector mode: give \
+                 `enzyme_width, N` first, or mark it `enzyme_dup`"
+            ));
+        }
+        // `enzyme_dupv, stride, x, base`: the stride comes first.
+        let stride = if strided {
+            match rest.next_value(&format!("the stride of parameter {i}"))? {
+                Some(s) if s.value().is_some_and(|v| v.is_int_value()) => Some(s),
+                _ => {
+                    return Err(format!(
+                        "`enzyme_dupv` before parameter {i} of `{function}` must be followed by the byte stride, an integer"
+                    ))
+                }
+            }
+        } else {
+            None
+        };
         let Some(value) = rest.next_value(&format!("parameter {i}"))? else {
             return Err(format!("too few arguments for `{function}`: nothing for parameter {i}"));
         };
@@ -174,17 +230,42 @@ fn read_parameters<'ctx>(
             // By the function's own parameter index (its `sret` parameter first).
             out.callbacks.push((i + offset, global_value_name(f.as_global_value())?));
         }
-        let shadow = if kind == ArgActivity::Dup {
-            let given = rest.next_value(&format!("the shadow of parameter {i}"))?;
-            Some(shadow_of(given, i, function, pty)?)
-        } else if forward && kind == ArgActivity::Active {
-            match rest.next_value(&format!("the tangent of parameter {i}"))? {
-                Some(t) if t.value().is_some_and(|v| is_float(v.get_type())) => Some(t),
-                Some(t) => return Err(format!("the tangent of parameter {i} of `{function}`, `{}`, is not a float", t.text())),
-                None => return Err(format!("parameter {i} of `{function}` is a float, but no tangent follows it")),
+        if strided && kind != ArgActivity::Dup {
+            return Err(format!("parameter {i} of `{function}` is marked `enzyme_dupv` but is not a pointer"));
+        }
+        let shadow = if let Some(stride) = stride {
+            let given = rest.next_value(&format!("the shadows of parameter {i}"))?;
+            Shadows::Strided { base: shadow_of(given, i, function, pty)?, stride }
+        } else if kind == ArgActivity::Dup {
+            let mut given = Vec::new();
+            for lane in 0..width {
+                let what =
+                    if width == 1 { format!("the shadow of parameter {i}") } else { format!("shadow {lane} of parameter {i}") };
+                given.push(shadow_of(rest.next_value(&what)?, i, function, pty)?);
             }
+            Shadows::Given(given)
+        } else if forward && kind == ArgActivity::Active {
+            let mut given = Vec::new();
+            for lane in 0..width {
+                let what =
+                    if width == 1 { format!("the tangent of parameter {i}") } else { format!("tangent {lane} of parameter {i}") };
+                match rest.next_value(&what)? {
+                    Some(t) if t.value().is_some_and(|v| is_float(v.get_type())) => given.push(t),
+                    Some(t) => return Err(format!("{what} of `{function}`, `{}`, is not a float", t.text())),
+                    None if width == 1 => {
+                        return Err(format!("parameter {i} of `{function}` is a float, but no tangent follows it"))
+                    }
+                    None => {
+                        return Err(format!(
+                            "parameter {i} of `{function}` is a float, and vector mode of width {width} takes {width} \
+                             tangents after it, but {lane} follow it"
+                        ))
+                    }
+                }
+            }
+            Shadows::Given(given)
         } else {
-            None
+            Shadows::None
         };
         if kind == ArgActivity::Active && !is_float(pty) {
             return Err(format!("parameter {i} of `{function}` is marked `out` but is not a floating-point value"));

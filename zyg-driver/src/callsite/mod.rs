@@ -38,8 +38,10 @@ pub struct Request<'ctx> {
     pub kinds: Vec<ArgActivity>,
     /// The primal argument for each parameter of `function`.
     pub values: Vec<Argument<'ctx>>,
-    /// The shadow given after each `dup` argument.
-    pub shadows: Vec<Option<Argument<'ctx>>>,
+    /// The shadows or tangents given after each argument.
+    pub shadows: Vec<Shadows<'ctx>>,
+    /// How many derivatives one call computes (vector mode, `enzyme_width`; 1 otherwise).
+    pub width: u32,
     /// The `sret` pointer when the C ABI returns the gradient struct through memory.
     pub sret: Option<Argument<'ctx>>,
     /// Marker loads, removed when the call is gone.
@@ -52,6 +54,15 @@ pub struct Request<'ctx> {
     /// The type of the memory the function returns its result in (its first parameter is
     /// `sret`): that parameter is not among the request's arguments.
     pub result_memory: Option<BasicTypeEnum<'ctx>>,
+}
+
+/// What a request passes after an argument: nothing (`const`, reverse mode's `out`), its
+/// shadow or tangent (one per lane of vector mode), or vector mode's shadows at a byte
+/// stride from a base (`enzyme_dupv`).
+pub enum Shadows<'ctx> {
+    None,
+    Given(Vec<Argument<'ctx>>),
+    Strided { base: Argument<'ctx>, stride: Argument<'ctx> },
 }
 
 /// The entry point a function name asks for, if it is a request.

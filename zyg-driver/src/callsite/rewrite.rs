@@ -2,7 +2,7 @@
 //! gradient's parameter types, and the gradients given back as the call declared them (a
 //! float, a struct, array or vector of them, `sret` memory, or split mode's tape).
 
-use super::{float_bits, is_float, type_text, Request};
+use super::{float_bits, is_float, type_text, Request, Shadows};
 use crate::error::{DriverError, Result};
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::types::{BasicType, BasicTypeEnum, StructType};
@@ -101,12 +101,19 @@ fn build_replacement<'ctx>(
         .collect::<Built<Vec<_>>>()
         .map_err(|t| format!("internal error: the gradient takes a `{t}` (please report this)"))?;
     // The gradient takes the function's arguments, each `dup` one followed by its shadow
-    // (after the result's memory, when it goes through memory).
+    // (after the result's memory, when it goes through memory), or, in vector mode, by one
+    // per lane.
     let mut given = Vec::new();
-    for (v, shadow) in request.values.iter().zip(&request.shadows) {
+    for (v, shadows) in request.values.iter().zip(&request.shadows) {
         given.push(Some(*v));
-        if let Some(shadow) = shadow {
-            given.push(Some(*shadow));
+        match shadows {
+            Shadows::None => {}
+            Shadows::Given(each) => given.extend(each.iter().map(|s| Some(*s))),
+            Shadows::Strided { base, stride } => {
+                for lane in 0..request.width {
+                    given.push(Some(strided_shadow(b, *base, *stride, lane)?));
+                }
+            }
         }
     }
     given.extend(&request.extra);
@@ -167,9 +174,11 @@ fn deliver<'ctx>(
     field: &dyn Fn(u32) -> Built<BasicValueEnum<'ctx>>,
 ) -> Built<Option<BasicValueEnum<'ctx>>> {
     let outs = grads_ty.count_fields();
+    // What the struct's fields are, for messages.
+    let what = if request.entry == Entry::Forward { "tangents" } else { "`out` arguments" };
     if let Some(sret) = request.sret {
         let ty = calls::sret_argument_type(request.call).unwrap_or(grads_ty.as_basic_type_enum());
-        let value = aggregate(b, ty, outs, field)?;
+        let value = aggregate(b, ty, outs, what, field)?;
         let Some(BasicValueEnum::PointerValue(sret)) = sret.value() else {
             return Err("internal error: the `sret` argument is not a pointer".into());
         };
@@ -187,12 +196,28 @@ fn deliver<'ctx>(
             0 => Ok(Some(ty.const_zero())),
             1 => Ok(Some(convert(b, Argument::Value(field(0)?), ty)?)),
             n => Err(format!(
-                "the request returns one `{}` but has {n} `out` arguments; declare it to return a struct of {n}",
+                "the request returns one `{}` but has {n} {what}; declare it to return a struct of {n}",
                 type_text(ty)
             )),
         },
-        Some(ty) => Ok(Some(aggregate(b, ty, outs, field)?)),
+        Some(ty) => Ok(Some(aggregate(b, ty, outs, what, field)?)),
     }
+}
+
+/// Vector mode's shadow of lane `lane` given by `enzyme_dupv`: `base + lane * stride` bytes.
+fn strided_shadow<'ctx>(b: &Builder<'ctx>, base: Argument<'ctx>, stride: Argument<'ctx>, lane: u32) -> Built<Argument<'ctx>> {
+    let (Some(BasicValueEnum::PointerValue(base)), Some(BasicValueEnum::IntValue(stride))) = (base.value(), stride.value())
+    else {
+        return Err("internal error: `enzyme_dupv`'s base is not a pointer or its stride not an integer".into());
+    };
+    if lane == 0 {
+        return Ok(Argument::Value(base.into()));
+    }
+    let ctx = base.get_type().get_context();
+    let stride = built(b.build_int_s_extend_or_bit_cast(stride, ctx.i64_type(), ""))?;
+    let offset = built(b.build_int_mul(stride, ctx.i64_type().const_int(u64::from(lane), false), ""))?;
+    let at = built(calls::byte_offset(b, base, offset))?;
+    Ok(Argument::Value(at.into()))
 }
 
 /// Converts between float widths and integer widths as C's argument promotion requires
@@ -269,6 +294,7 @@ fn aggregate<'ctx>(
     b: &Builder<'ctx>,
     ty: BasicTypeEnum<'ctx>,
     outs: u32,
+    what: &str,
     field: &dyn Fn(u32) -> Built<BasicValueEnum<'ctx>>,
 ) -> Built<BasicValueEnum<'ctx>> {
     if !matches!(ty, BasicTypeEnum::StructType(_) | BasicTypeEnum::ArrayType(_) | BasicTypeEnum::VectorType(_)) {
@@ -276,10 +302,7 @@ fn aggregate<'ctx>(
     }
     let leaves = count_leaves(ty);
     if leaves != u64::from(outs) {
-        return Err(format!(
-            "the request's result `{}` holds {leaves} values but there are {outs} `out` arguments",
-            type_text(ty)
-        ));
+        return Err(format!("the request's result `{}` holds {leaves} values but there are {outs} {what}", type_text(ty)));
     }
     let mut next = 0;
     fill(b, ty, &mut next, field)

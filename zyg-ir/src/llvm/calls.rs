@@ -210,6 +210,19 @@ pub fn replace_function<'ctx>(old: FunctionValue<'ctx>, by: FunctionValue<'ctx>)
     unsafe { old.delete() };
 }
 
+/// `base + bytes` (a `getelementptr i8` without `inbounds`), built at `b`: a request's
+/// argument computed at its call site (vector mode's strided shadows).
+pub fn byte_offset<'ctx>(
+    b: &inkwell::builder::Builder<'ctx>,
+    base: inkwell::values::PointerValue<'ctx>,
+    bytes: inkwell::values::IntValue<'ctx>,
+) -> Result<inkwell::values::PointerValue<'ctx>, inkwell::builder::BuilderError> {
+    let i8 = base.get_type().get_context().i8_type();
+    // SAFETY: inkwell marks GEPs unsafe because an `inbounds` one out of bounds is poison;
+    // this one is not `inbounds`, so any offset gives a defined (if unusable) pointer.
+    unsafe { b.build_gep(i8, base, &[bytes], "") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,7 +54,7 @@ impl RuleFamily for Calls {
                 }
             })
             .collect();
-        Ok(Some(Choice::Callee(Spec { shadows_may_be_null, function: name.to_string(), args })))
+        Ok(Some(Choice::Callee(Spec { shadows_may_be_null, function: name.to_string(), args, width: 1 })))
     }
 
     fn alphas(&self, needs: &mut Alphas, inst: Inst, pullback: &Pullback) {
@@ -107,43 +107,60 @@ impl RuleFamily for Calls {
             _ => Err(TransformError::at(cx.func(), cx.inst, "internal error: a reverse-mode callee in forward mode")),
         }
     }
+
+    fn all_lanes(&self, pullback: &Pullback) -> bool {
+        matches!(pullback, Pullback::Forward(_))
+    }
 }
 
 impl Calls {
     /// Forward mode: the call becomes a call of the callee's tangent function, given the
     /// shadows of its `dup` arguments and the tangents of its `active` ones, and where to
-    /// write its result's tangent, which is read back after it.
+    /// write its result's tangent, which is read back after it. In vector mode, one call
+    /// for all lanes: each shadow, tangent and slot once per lane, lane 0 first.
     pub fn tangent_call(cx: &mut Tangent, callee: &crate::tangent::Tangents) -> Result<(), TransformError> {
         let InstKind::Call { args, .. } = cx.kind() else { return Ok(()) };
+        let lanes = cx.width();
         let mut extra = Vec::new();
         for (a, activity) in args.iter().zip(&callee.args) {
-            match activity {
-                ArgActivity::Dup => match cx.shadow_if_any(*a) {
-                    Some(s) => extra.push(s),
-                    None => {
-                        let ty = cx.func().ty(*a).clone();
-                        let Type::Ptr(space) = ty else { unreachable!("a dup argument is a pointer") };
-                        extra.push(cx.constant(Constant::Null(space)));
-                    }
-                },
-                ArgActivity::Active => extra.push(cx.tangent(*a)),
-                ArgActivity::Const => {}
+            for lane in 0..lanes {
+                cx.set_lane(lane);
+                match activity {
+                    ArgActivity::Dup => match cx.shadow_if_any(*a) {
+                        Some(s) => extra.push(s),
+                        None => {
+                            let ty = cx.func().ty(*a).clone();
+                            let Type::Ptr(space) = ty else { unreachable!("a dup argument is a pointer") };
+                            extra.push(cx.constant(Constant::Null(space)));
+                        }
+                    },
+                    ArgActivity::Active => extra.push(cx.tangent(*a)),
+                    ArgActivity::Const => {}
+                }
             }
         }
-        let slot = cx.ret_slot();
-        extra.extend(slot);
+        let mut slots = Vec::new();
+        for lane in 0..lanes {
+            cx.set_lane(lane);
+            slots.extend(cx.ret_slot());
+        }
+        extra.extend(&slots);
         if let InstKind::Call { callee: target, sig, args } = cx.copied_kind() {
             *target = Callee::Direct(callee.name.as_str().into());
             *sig = callee.sig.clone();
             args.extend(extra);
         }
-        if let (Some(v), Some(slot)) = (cx.result, slot) {
+        if let Some(v) = cx.result {
             let ty = cx.func().ty(v).clone();
             if ty.carries_derivative() {
-                let t = cx.cursor().load(ty, slot);
-                cx.set(t);
+                for (lane, slot) in slots.into_iter().enumerate() {
+                    cx.set_lane(lane);
+                    let t = cx.cursor().load(ty.clone(), slot);
+                    cx.set(t);
+                }
             }
         }
+        cx.set_lane(0);
         Ok(())
     }
 }

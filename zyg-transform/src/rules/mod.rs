@@ -156,6 +156,12 @@ pub trait RuleFamily: Sync {
             format!("forward mode does not handle this instruction yet (rule family `{}`); use reverse mode", self.name()),
         ))
     }
+
+    /// Vector mode: whether `tangent` handles every lane in one call (switching with
+    /// `Tangent::set_lane`) rather than being called once per lane.
+    fn all_lanes(&self, _pullback: &Pullback) -> bool {
+        false
+    }
 }
 
 /// The families, in the order they are asked: an instruction belongs to the first that
