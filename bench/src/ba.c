@@ -5,6 +5,10 @@
  * row of a block from one request (the output's shadow seeded with (1, 0), then (0, 1)), as
  * reverse-mode tools do in ADBench; the hand-written one is ba_compute_reproj_error_jac.
  *
+ * The same blocks by vector forward mode (ba_fwd_zyg): one `__enzyme_fwddiff` of width 15
+ * per observation, lane l seeded with the l-th column's unit vector (constant seeds,
+ * `enzyme_dupv`), gives both rows of the block in one sweep.
+ *
  * Also the gradient of the sum of squared residuals (ba_objective_sq) in one reverse pass,
  * against ba_objective_sq_grad. */
 #include "bench.h"
@@ -78,6 +82,35 @@ double ba_zyg(void *q) {
         block[2 * BA_JAC_COLS] = 0.0;
         ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup,
                      &werr, &dwerr);
+    }
+    return first;
+}
+
+/* Vector forward mode's seeds: lane l is the unit vector of column l (camera, point, w). */
+static const double ba_seed_cam[BA_JAC_COLS][BA_NCAMPARAMS] = {
+    {[0] = 1}, {[1] = 1}, {[2] = 1}, {[3] = 1}, {[4] = 1}, {[5] = 1}, {[6] = 1}, {[7] = 1}, {[8] = 1}, {[9] = 1}, {[10] = 1}};
+static const double ba_seed_X[BA_JAC_COLS][3] = {[11] = {1, 0, 0}, [12] = {0, 1, 0}, [13] = {0, 0, 1}};
+static const double ba_seed_w[BA_JAC_COLS] = {[14] = 1};
+
+double ba_fwd_zyg(void *q) {
+    ba_ctx *c = (ba_ctx *)q;
+    double *J = c->g.zyg, first = 0.0;
+    for (int i = 0; i < c->p; i++) {
+        const double *cam = &c->cams[c->obs[2 * i] * BA_NCAMPARAMS], *X = &c->X[3 * c->obs[2 * i + 1]];
+        double *block = &J[(size_t)BA_BLOCK * i], err[2], cols[BA_JAC_COLS][2];
+        ZB_FWDDIFFV((void *)ba_compute_reproj_error, enzyme_width, BA_JAC_COLS, enzyme_dupv, sizeof ba_seed_cam[0], cam,
+                    ba_seed_cam, enzyme_dupv, sizeof ba_seed_X[0], X, ba_seed_X, enzyme_dupv, sizeof ba_seed_w[0], &c->w[i],
+                    ba_seed_w, enzyme_const, &c->feats[2 * i], enzyme_dupnoneedv, sizeof cols[0], err, cols);
+        for (int l = 0; l < BA_JAC_COLS; l++) {
+            block[l] = cols[l][0];
+            block[BA_JAC_COLS + l] = cols[l][1];
+        }
+        double werr, dwerr = 1.0;
+        block[2 * BA_JAC_COLS] = 0.0;
+        ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup,
+                     &werr, &dwerr);
+        if (i == 0)
+            first = err[0];
     }
     return first;
 }

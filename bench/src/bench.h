@@ -24,7 +24,7 @@ typedef struct {
 } zb_grad2;
 
 #ifndef ZYG_BENCH_NO_ZYG
-extern int enzyme_dup, enzyme_const, enzyme_out;
+extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_width, enzyme_dupv, enzyme_dupnoneedv;
 double __enzyme_autodiff(void *, ...);
 void __enzyme_autodiffv(void *, ...);
 zb_grad2 __enzyme_autodiff2(void *, ...);
@@ -38,6 +38,9 @@ void __enzyme_fwddiffv(void *, ...);
 #define enzyme_dup 0
 #define enzyme_const 0
 #define enzyme_out 0
+#define enzyme_width 0
+#define enzyme_dupv 0
+#define enzyme_dupnoneedv 0
 static __attribute__((unused)) double zb_no_autodiff(void *f, ...) {
     (void)f;
     return __builtin_nan("");
