@@ -55,6 +55,7 @@ fn zyg_grad(input: &Path, output: &Path) -> Result<(), String> {
         export_name: None,
         header: None,
         forward: false,
+        width: 1,
     };
     match std::panic::catch_unwind(|| zyg_driver::grad(&opts)) {
         Ok(Ok(())) => Ok(()),

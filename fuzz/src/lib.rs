@@ -41,6 +41,8 @@ pub fn differentiate_text(text: &str) {
         args: None,
         export_name: None,
         header: None,
+        forward: false,
+        width: 1,
     };
     match zyg_driver::grad::differentiate(&module, &machine, path, &opts) {
         Ok(_) => {

@@ -94,6 +94,8 @@ pub struct GradOptions {
     /// the tangent function, `<fn>_fwd`.
     pub header: Option<PathBuf>,
     pub forward: bool,
+    /// `--width`: forward mode's tangents per call (vector mode; 1 otherwise).
+    pub width: u32,
 }
 
 impl GradOptions {
@@ -356,13 +358,20 @@ fn export(
             path.display()
         )));
     }
+    if opts.width > 1 && !opts.forward {
+        return Err(DriverError::Usage(format!(
+            "{}: --width {} asks for vector mode, which zyg supports with --mode forward only so far",
+            path.display(),
+            opts.width
+        )));
+    }
     let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
-    let spec = Spec::new(name, kinds);
+    let spec = Spec { width: opts.width, ..Spec::new(name, kinds) };
     let entry = if opts.forward { zyg_transform::Entry::Forward } else { zyg_transform::Entry::Gradient };
     let gradient = diff.entry(&spec, entry).map_err(|e| transform_error(e, read, path))?;
     let export_name = opts.export_name(name);
     let text = if opts.forward {
-        crate::header::render_forward(&export_name, name, &func.sig, &spec.args)
+        crate::header::render_forward(&export_name, name, &func.sig, &spec.args, spec.width)
     } else {
         crate::header::render(&export_name, name, &func.sig.params, &spec.args)
     };

@@ -39,19 +39,37 @@ const CLOSING: &str = "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
 
 /// The header for `name`, forward mode's export of `function(params)` with arguments
 /// `args`: each `active` float followed by its tangent, each `dup` pointer by its shadow;
-/// it returns the tangent of a float result.
-pub fn render_forward(name: &str, function: &str, sig: &zyg_ir::Signature, args: &[ArgActivity]) -> String {
-    let mut out = opening(name, &format!("forward mode of `{function}` (the tangent of its result)"));
+/// it returns the tangent of a float result. With `width` N > 1 (vector mode) N tangents or
+/// shadows follow each (`d_arg1_0`, `d_arg1_1`...), and the result's N tangents go to a
+/// `struct <name>_tangents` through the first argument.
+pub fn render_forward(name: &str, function: &str, sig: &zyg_ir::Signature, args: &[ArgActivity], width: u32) -> String {
+    let what = if width > 1 { "the tangents of its result, several per call" } else { "the tangent of its result" };
+    let mut out = opening(name, &format!("forward mode of `{function}` ({what})"));
     let mut c_args = Vec::new();
+    let several = width > 1 && sig.ret.is_float();
+    if several {
+        out.push_str(&format!(
+            "struct {name}_tangents {{
+    {} d[{width}];
+}};
+
+",
+            c_type(&sig.ret)
+        ));
+        c_args.push(format!("struct {name}_tangents *out"));
+    }
+    let lane = |i: usize, l: u32| if width > 1 { format!("d_arg{i}_{l}") } else { format!("d_arg{i}") };
     for (i, ty) in sig.params.iter().enumerate() {
         c_args.push(declaration(ty, &format!("arg{i}")));
-        match args[i] {
-            ArgActivity::Active => c_args.push(declaration(ty, &format!("d_arg{i}"))),
-            ArgActivity::Dup => c_args.push(format!("void *d_arg{i}")),
-            ArgActivity::Const => {}
+        for l in 0..width {
+            match args[i] {
+                ArgActivity::Active => c_args.push(declaration(ty, &lane(i, l))),
+                ArgActivity::Dup => c_args.push(format!("void *{}", lane(i, l))),
+                ArgActivity::Const => {}
+            }
         }
     }
-    let ret = if sig.ret.is_float() { c_type(&sig.ret) } else { "void".into() };
+    let ret = if sig.ret.is_float() && !several { c_type(&sig.ret) } else { "void".into() };
     let c_args = if c_args.is_empty() { "void".to_string() } else { c_args.join(", ") };
     out.push_str(&format!("{ret} {name}({c_args});\n{CLOSING}"));
     out
@@ -103,7 +121,7 @@ mod tests {
     fn forward_mode_takes_a_tangent_after_each_active_argument() {
         use ArgActivity::*;
         let sig = zyg_ir::Signature::new(vec![Type::F64, Type::PTR, Type::I32], Type::F64);
-        let h = render_forward("f_fwd", "f", &sig, &[Active, Dup, Const]);
+        let h = render_forward("f_fwd", "f", &sig, &[Active, Dup, Const], 1);
         assert!(h.contains("double f_fwd(double arg0, double d_arg0, void *arg1, void *d_arg1, int32_t arg2);"), "{h}");
         assert!(h.contains("forward mode of `f`") && h.ends_with("#endif\n#endif\n"), "{h}");
     }

@@ -97,6 +97,11 @@ struct Export {
     /// given after each float and pointer argument).
     #[arg(long, requires = "function", value_enum, default_value_t = Mode::Reverse)]
     mode: Mode,
+    /// Forward mode: how many tangents one call computes (vector mode, 1 to 64): each float
+    /// and pointer argument is followed by N tangents or shadows, and N tangents of the
+    /// result come back through a struct pointer, the first argument.
+    #[arg(long, requires = "function", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    width: u32,
     /// Write the exported gradient's C prototype to this file.
     #[arg(long, requires = "function")]
     header: Option<PathBuf>,
@@ -184,6 +189,7 @@ fn options(input: PathBuf, output: PathBuf, opt_level: u8, text: bool, e: Export
         export_name: e.name,
         header: e.header,
         forward: matches!(e.mode, Mode::Forward),
+        width: e.width,
     }
 }
 
