@@ -24,9 +24,12 @@ static double smooth3(const double *x, double *y, double s, int n) {
     double *init = make_scaled(x, s, n);
     double *a = malloc(n * sizeof(double));
     double *b = malloc(n * sizeof(double));
-    /* a copy, not the helper's buffer itself: memcpy into the latter is refused at -O0
-     * (bugs/fwd_memcpy_into_helper_heap.c) */
+    /* a copy of the helper's buffer, and a memcpy into the helper's buffer itself (once
+     * refused at -O0: the shadow of a returned heap buffer was taken for one that may be
+     * null) */
     memcpy(a, init, n * sizeof(double));
+    memcpy(init, x, sizeof(double));
+    a[0] += 0.5 * init[0] * init[1];
     free(init);
     for (int pass = 0; pass < 3; pass++) {
         memset(b, 0, n * sizeof(double));
