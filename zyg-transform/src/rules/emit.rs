@@ -55,7 +55,7 @@ pub fn reverse(cx: &mut Reverse, adjoints: &[Option<E>]) -> Result<(), Transform
         if !cx.plan().activity.is_active(operands[j]) {
             continue;
         }
-        let env = Env { d, operands: &operands, result: v, ty: ty.clone(), inst: cx.inst };
+        let env = Env { d, operands: &operands, result: v, ty: ty.clone(), inst: cx.inst, primals: Default::default() };
         let contribution = expr(cx, e, &env)?;
         cx.accumulate(operands[j], contribution);
     }
@@ -79,7 +79,7 @@ pub fn tangent(cx: &mut Tangent, adjoints: &[Option<E>]) -> Result<(), Transform
             continue;
         }
         let d = cx.tangent(operands[j]);
-        let env = Env { d, operands: &operands, result: v, ty: ty.clone(), inst: cx.inst };
+        let env = Env { d, operands: &operands, result: v, ty: ty.clone(), inst: cx.inst, primals: Default::default() };
         let part = expr(cx, e, &env)?;
         let mut c = cx.cursor();
         let part = c.convert_float(part, &ty);
@@ -145,6 +145,22 @@ struct Env<'o> {
     ty: Type,
     /// The instruction, for messages.
     inst: Inst,
+    /// The primal values read so far, each read once per expression: in the adjoint each
+    /// read is a load from the tape, and two loads of one float, one of them inspected as
+    /// bits (`is_float_zero`), become an integer load and a float made from its bits once
+    /// LLVM's instcombine has seen them, which a derivative of this adjoint (a nested
+    /// request) would have to refuse.
+    primals: std::cell::RefCell<std::collections::HashMap<Value, Value>>,
+}
+
+/// The value of primal value `v` where the expression goes, read once (`Env::primals`).
+fn primal<S: Site>(cx: &mut S, env: &Env, v: Value) -> Result<Value, TransformError> {
+    if let Some(p) = env.primals.borrow().get(&v) {
+        return Ok(*p);
+    }
+    let p = cx.primal(v)?;
+    env.primals.borrow_mut().insert(v, p);
+    Ok(p)
 }
 
 /// Emits a rule expression.
@@ -153,8 +169,8 @@ fn expr<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> 
     let sub = |cx: &mut S, e: &E| -> Result<Value, TransformError> { expr(cx, e, env) };
     Ok(match &*e.0 {
         Node::D => env.d,
-        Node::Arg(i) => cx.primal(env.operands[*i])?,
-        Node::Res => cx.primal(env.result)?,
+        Node::Arg(i) => primal(cx, env, env.operands[*i])?,
+        Node::Res => primal(cx, env, env.result)?,
         Node::Const(x) => {
             let c = Constant::float_like(&float, *x).expect("a float working type");
             cx.constant(c)
