@@ -247,7 +247,7 @@ fn main() {
     );
     let _ = writeln!(
         w,
-        "- Times: criterion medians, one process per family, the three variants of a case one after the other. \
+        "- Times: criterion medians, one process per family, the variants of a case (three, four for a Hessian-vector product) one after the other. \
          A variant slower than 10 ms per call: 10 samples with flat sampling, 1 s warm-up, 3 s or 12 calls, \
          whichever is longer; faster ones: 30 samples, 1 s warm-up, 3 s. (Fewer samples and shorter times than \
          criterion's defaults of 100 samples, 3 s and 5 s, to keep the whole run under about 15 minutes; the sizes are the \
