@@ -7,8 +7,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Every function of these headers is static; not every includer uses all of them. */
+/* Every function of these headers is static; not every includer uses all of them. An includer
+ * may define ADB_FN first (bench/src/hvp.c makes them always_inline). */
+#ifndef ADB_FN
 #define ADB_FN static __attribute__((unused))
+#endif
 
 /* ADBench's own value of pi (src/cpp/shared/defs.h), kept so that the constant terms of the
  * objectives match the reference's numbers. */

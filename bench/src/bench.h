@@ -1,11 +1,11 @@
-/* Shared by the benchmark translation units (bench/src/{gmm,ba,lstm,hand,scalar}.c).
+/* Shared by the benchmark translation units (bench/src/{gmm,ba,lstm,hand,scalar,modes,hvp}.c).
  *
  * Every case has a context (allocated by its `*_setup` function, freed by `*_free`) that begins
  * with a bench_grad: the length of the gradient and the two buffers that zyg's gradient and
  * the hand-written one write, so that the Rust side can compare them. Each case exports three
  * functions of the same shape, `double f(void *ctx)`: the primal, zyg's gradient (a wrapper
- * around an __enzyme_autodiff request) and the hand-written gradient (modes.c: other
- * derivatives, the same way). Their results are only
+ * around an __enzyme_autodiff request) and the hand-written gradient (modes.c and hvp.c: other
+ * derivatives, the same way; hvp.c exports a fourth, zyg's gradient). Their results are only
  * there to be consumed (the gradients are compared through the bench_grad buffers).
  *
  * build.rs runs `zyg grad` on each translation unit. When zyg fails on one, build.rs compiles

@@ -2,11 +2,13 @@
 //! `build.rs`), the cases and their sizes, and the runner the bench targets share.
 //!
 //! Each case is timed in three variants in one criterion group named after the case: the
-//! primal, zyg's gradient and a hand-written gradient. Before timing, the runner calls zyg's
-//! and the hand-written gradient once and compares them (normwise relative difference at most
-//! 1e-8), and measures the peak heap use of one call of each variant (`src/heap.c`). It writes
-//! what it found to `target/zyg-bench/cases/<case>.json`; `src/bin/report.rs` joins that with
-//! criterion's medians into bench/RESULTS.md.
+//! primal, zyg's gradient and a hand-written gradient (the `modes` family: zyg's Jacobian- or
+//! Hessian-vector product and a hand-written reference, see [`Derivative`]). Before timing, the
+//! runner calls zyg's and the hand-written variant once and compares what they wrote
+//! (normwise relative difference at most 1e-8, or [`HVP_CHECK_RTOL`] against finite
+//! differences), and measures the peak heap use of one call of each variant (`src/heap.c`). It
+//! writes what it found to `target/zyg-bench/cases/<case>.json`; `src/bin/report.rs` joins that
+//! with criterion's medians into bench/RESULTS.md.
 //!
 //! `ZYG_BENCH_QUICK=1` gives tiny sizes and short measurements (for checking that everything
 //! runs, not for numbers).
@@ -97,6 +99,25 @@ extern "C" {
     fn lstm_jvp_zyg(c: *mut c_void) -> f64;
     fn lstm_jvp_hand(c: *mut c_void) -> f64;
     fn lstm_modes_free(c: *mut c_void);
+
+    fn gmm_hvp_setup(d: i32, k: i32, n: i32, seed: u64) -> *mut c_void;
+    fn gmm_hvp_primal(c: *mut c_void) -> f64;
+    fn gmm_hvp_gradient(c: *mut c_void) -> f64;
+    fn gmm_hvp_zyg(c: *mut c_void) -> f64;
+    fn gmm_hvp_hand(c: *mut c_void) -> f64;
+    fn gmm_hvp_free(c: *mut c_void);
+    fn lse_hvp_setup(n: i32, seed: u64) -> *mut c_void;
+    fn lse_hvp_primal(c: *mut c_void) -> f64;
+    fn lse_hvp_gradient(c: *mut c_void) -> f64;
+    fn lse_hvp_zyg(c: *mut c_void) -> f64;
+    fn lse_hvp_hand(c: *mut c_void) -> f64;
+    fn lse_hvp_free(c: *mut c_void);
+    fn mlp_hvp_setup(batch: i32, d: i32, h: i32, o: i32, seed: u64) -> *mut c_void;
+    fn mlp_hvp_primal(c: *mut c_void) -> f64;
+    fn mlp_hvp_gradient(c: *mut c_void) -> f64;
+    fn mlp_hvp_zyg(c: *mut c_void) -> f64;
+    fn mlp_hvp_hand(c: *mut c_void) -> f64;
+    fn mlp_hvp_free(c: *mut c_void);
 }
 
 /// The head of every case's C context (`bench_grad` in src/bench.h).
@@ -123,7 +144,40 @@ pub fn quick() -> bool {
 /// The families, in the order of RESULTS.md; each is a bench target of its own.
 pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes"];
 
-/// One case: its context and its three variants.
+/// What a case's `zyg` variant computes, and what its target divides its time by.
+#[derive(Clone, Copy)]
+pub enum Derivative {
+    /// zyg's gradient; `hand` is a hand-written gradient; the target is on zyg / primal.
+    Gradient,
+    /// a forward-mode Jacobian-vector product; `hand` is the hand-written gradient dotted with
+    /// the direction; the target is on zyg / primal.
+    Jvp,
+    /// a Hessian-vector product, forward mode over zyg's gradient; `hand` is the central
+    /// differences of the hand-written gradient along the vector. A fourth variant,
+    /// `gradient` (zyg's gradient), is timed with them: the target is on zyg / gradient.
+    Hvp { gradient: CaseFn },
+}
+
+impl Derivative {
+    /// The name in the case's JSON (`derivative`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Derivative::Gradient => "gradient",
+            Derivative::Jvp => "jvp",
+            Derivative::Hvp { .. } => "hvp",
+        }
+    }
+
+    /// The JSON key of the target: which ratio it bounds.
+    fn target_key(&self) -> &'static str {
+        match self {
+            Derivative::Hvp { .. } => "zyg_over_gradient",
+            _ => "zyg_over_primal",
+        }
+    }
+}
+
+/// One case: its context and its three variants (four for a Hessian-vector product).
 pub struct Case {
     /// criterion group and file name: `[a-z0-9_]`
     pub name: String,
@@ -132,9 +186,13 @@ pub struct Case {
     pub unit: &'static str,
     /// the sizes, for people
     pub params: String,
-    /// target for zyg / primal, and for zyg / hand where the issue sets one
+    /// target for zyg / primal (zyg / gradient for a Hessian-vector product), and for zyg /
+    /// hand where the issue sets one
     pub target_grad: f64,
     pub target_hand: Option<f64>,
+    pub derivative: Derivative,
+    /// the largest relative difference allowed between zyg's and the hand-written variant
+    pub check_rtol: f64,
     setup: Box<dyn Fn() -> *mut c_void>,
     primal: CaseFn,
     zyg: CaseFn,
@@ -161,12 +219,24 @@ impl Case {
             params,
             target_grad,
             target_hand,
+            derivative: Derivative::Gradient,
+            check_rtol: CHECK_RTOL,
             setup: Box::new(setup),
             primal: fns.0,
             zyg: fns.1,
             hand: fns.2,
             free: fns.3,
         }
+    }
+
+    /// The case computes a Jacobian-vector product.
+    fn jvp(self) -> Case {
+        Case { derivative: Derivative::Jvp, ..self }
+    }
+
+    /// The case computes a Hessian-vector product; `gradient` is zyg's gradient of its function.
+    fn hvp(self, gradient: CaseFn) -> Case {
+        Case { derivative: Derivative::Hvp { gradient }, check_rtol: HVP_CHECK_RTOL, ..self }
     }
 }
 
@@ -347,16 +417,21 @@ pub fn cases(family: &str) -> Vec<Case> {
             let n = if q { 10 } else { 1000 };
             let dks: &[(i32, i32)] = if q { &[(2, 3)] } else { &[(2, 5), (10, 25)] };
             for &(d, k) in dks {
-                v.push(Case::new(
-                    "modes",
-                    "modes",
-                    format!("gmm_jvp_d{d}_k{k}_n{n}"),
-                    format!("forward-mode JVP of GMM along one direction, d = {d}, k = {k}, n = {n}; hand: gradient · direction"),
-                    (gmm_jvp_primal, gmm_jvp_zyg, gmm_jvp_hand, gmm_modes_free),
-                    3.0,
-                    None,
-                    move || unsafe { gmm_jvp_setup(d, k, n, 1000 + (d * 1000 + k) as u64) },
-                ));
+                v.push(
+                    Case::new(
+                        "modes",
+                        "modes",
+                        format!("gmm_jvp_d{d}_k{k}_n{n}"),
+                        format!(
+                            "forward-mode JVP of GMM along one direction, d = {d}, k = {k}, n = {n}; hand: gradient · direction"
+                        ),
+                        (gmm_jvp_primal, gmm_jvp_zyg, gmm_jvp_hand, gmm_modes_free),
+                        3.0,
+                        None,
+                        move || unsafe { gmm_jvp_setup(d, k, n, 1000 + (d * 1000 + k) as u64) },
+                    )
+                    .jvp(),
+                );
             }
             let b = if q { 4 } else { 14 };
             let lcs: &[(i32, i32)] = if q { &[(2, 8)] } else { &[(2, 1024), (4, 1024)] };
@@ -370,8 +445,55 @@ pub fn cases(family: &str) -> Vec<Case> {
                     3.0,
                     None,
                     move || unsafe { lstm_jvp_setup(l, c, b, 3000 + (l * 10000 + c) as u64) },
-                ));
+                )
+                .jvp());
             }
+            // Hessian-vector products (src/hvp.c): forward over zyg's gradient, HVP / gradient,
+            // target <= 3x (forward over reverse costs a small multiple of the gradient)
+            for &(d, k) in dks {
+                v.push(
+                    Case::new(
+                        "modes",
+                        "hvp",
+                        format!("gmm_hvp_d{d}_k{k}_n{n}"),
+                        format!("Hessian-vector product of GMM, d = {d}, k = {k}, n = {n}"),
+                        (gmm_hvp_primal, gmm_hvp_zyg, gmm_hvp_hand, gmm_hvp_free),
+                        3.0,
+                        None,
+                        move || unsafe { gmm_hvp_setup(d, k, n, 1000 + (d * 1000 + k) as u64) },
+                    )
+                    .hvp(gmm_hvp_gradient),
+                );
+            }
+            let n = if q { 16 } else { 100_000 };
+            v.push(
+                Case::new(
+                    "modes",
+                    "hvp",
+                    format!("logsumexp_hvp_n{n}"),
+                    format!("Hessian-vector product of logsumexp of {n} values"),
+                    (lse_hvp_primal, lse_hvp_zyg, lse_hvp_hand, lse_hvp_free),
+                    3.0,
+                    None,
+                    move || unsafe { lse_hvp_setup(n, 5003) },
+                )
+                .hvp(lse_hvp_gradient),
+            );
+            let s = |full: i32, tiny: i32| if q { tiny } else { full };
+            let (b, d, h, o) = (s(64, 4), s(256, 5), s(128, 4), s(10, 3));
+            v.push(
+                Case::new(
+                    "modes",
+                    "hvp",
+                    format!("mlp_hvp_b{b}_{d}x{h}x{o}"),
+                    format!("Hessian-vector product of the 2-layer MLP's loss (all weights), batch {b}, {d}-{h}-{o}"),
+                    (mlp_hvp_primal, mlp_hvp_zyg, mlp_hvp_hand, mlp_hvp_free),
+                    3.0,
+                    None,
+                    move || unsafe { mlp_hvp_setup(b, d, h, o, 5005) },
+                )
+                .hvp(mlp_hvp_gradient),
+            );
         }
         other => panic!("unknown family {other}"),
     }
@@ -460,6 +582,11 @@ fn compare(view: &GradView) -> (f64, f64) {
 /// The largest relative difference allowed between zyg's and the hand-written gradient.
 pub const CHECK_RTOL: f64 = 1e-8;
 
+/// The same between zyg's Hessian-vector product and central differences of the hand-written
+/// gradient (src/hvp.c), whose own error (truncation and rounding, step 1e-5) is about 1e-9
+/// relative: a wrong product is off by far more.
+pub const HVP_CHECK_RTOL: f64 = 1e-6;
+
 fn timed(f: CaseFn, ctx: *mut c_void) -> Duration {
     let t = Instant::now();
     std::hint::black_box(unsafe { f(ctx) });
@@ -492,14 +619,20 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
     // one call of each variant (which also warms the caches), then the check
     let t_primal = timed(case.primal, ctx);
     let t_hand = timed(case.hand, ctx);
+    let gradient = match case.derivative {
+        Derivative::Hvp { gradient } if build_error.is_none() => Some((gradient, timed(gradient, ctx))),
+        _ => None,
+    };
     let t_zyg = if build_error.is_none() { timed(case.zyg, ctx) } else { Duration::ZERO };
     let (abs_diff, rel_diff) = if build_error.is_none() { compare(view) } else { (f64::NAN, f64::NAN) };
-    let check_ok = build_error.is_none() && rel_diff <= CHECK_RTOL;
+    let check_ok = build_error.is_none() && rel_diff <= case.check_rtol;
     if build_error.is_none() && !check_ok {
         eprintln!(
-            "zyg-bench: {}: zyg's gradient differs from the hand-written one (max abs diff {abs_diff:e}, \
-             relative {rel_diff:e}); zyg is not timed",
-            case.name
+            "zyg-bench: {}: zyg's {} differs from the hand-written reference (max abs diff {abs_diff:e}, \
+             relative {rel_diff:e}, allowed {:e}); zyg is not timed",
+            case.name,
+            case.derivative.name(),
+            case.check_rtol
         );
     }
     let peak_primal = peak_bytes(case.primal, ctx);
@@ -529,8 +662,11 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
     let mut g = c.benchmark_group(&case.name);
     let p = ctx as usize;
     let mut timings = serde_json::Map::new();
-    let variants =
-        [("primal", case.primal, t_primal, true), ("zyg", case.zyg, t_zyg, check_ok), ("hand", case.hand, t_hand, true)];
+    let mut variants = vec![("primal", case.primal, t_primal, true)];
+    if let Some((f, t)) = gradient {
+        variants.push(("gradient", f, t, true));
+    }
+    variants.extend([("zyg", case.zyg, t_zyg, check_ok), ("hand", case.hand, t_hand, true)]);
     for (variant, f, t, run) in variants {
         if !run {
             continue;
@@ -557,12 +693,13 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
         "family": case.family,
         "order": FAMILIES.iter().position(|f| *f == case.family).unwrap_or(99) * 100 + order,
         "params": case.params,
+        "derivative": case.derivative.name(),
         "quick": quick(),
         "gradient_len": view.n,
         "zyg_build_error": build_error,
-        "check": { "ok": check_ok, "max_abs_diff": finite(abs_diff), "rel_diff": finite(rel_diff), "rtol": CHECK_RTOL },
+        "check": { "ok": check_ok, "max_abs_diff": finite(abs_diff), "rel_diff": finite(rel_diff), "rtol": case.check_rtol },
         "peak_heap_bytes": { "primal": peak_primal, "zyg": peak_zyg, "hand": peak_hand },
-        "targets": { "zyg_over_primal": case.target_grad, "zyg_over_hand": case.target_hand },
+        "targets": { case.derivative.target_key(): case.target_grad, "zyg_over_hand": case.target_hand },
         "criterion": timings,
     });
     let dir = cases_dir();
@@ -590,7 +727,11 @@ pub fn bench_family(family: &str) {
     let list_only = std::env::args().any(|a| a == "--list");
     for (i, case) in cases(family).iter().enumerate() {
         if list_only {
-            println!("{}/primal: benchmark\n{0}/zyg: benchmark\n{0}/hand: benchmark", case.name);
+            println!("{}/primal: benchmark", case.name);
+            if let Derivative::Hvp { .. } = case.derivative {
+                println!("{}/gradient: benchmark", case.name);
+            }
+            println!("{0}/zyg: benchmark\n{0}/hand: benchmark", case.name);
             continue;
         }
         if case_selected(&case.name, &filter) {

@@ -4,9 +4,8 @@
  *   parameters, by forward mode (`__enzyme_fwddiff`), one number; "hand" is the hand-written
  *   gradient dotted with the direction. zyg/primal is the JVP's cost in units of the primal.
  *
- * Hessian-vector products of GMM (forward over zyg's gradient) are not benchmarked yet: the
- * gradient's primal copies a callee's tape as a struct value holding pointers, which forward
- * mode refuses (docs: README, "Higher-order derivatives"). */
+ * The family's Hessian-vector products are in hvp.c, a translation unit of its own: it
+ * compiles the ADBench helpers always_inline, which forward over reverse needs at -O2. */
 #include "bench.h"
 #include "../adbench/gmm_grad.h"
 #include "../adbench/lstm_grad.h"

@@ -2,7 +2,7 @@
  * of 10^6 iterations, logsumexp, logistic regression, a 2-layer MLP, Bessel J_nu by its
  * series, and a branchy function. Inputs come from the ADBench generator (seeded). */
 #include "bench.h"
-#include "../adbench/common.h"
+#include "scalar.h"
 
 /* ------------------------------------------------------------------------------------------
  * sin/cos chains: sum_i g(x_i), g = 32 rounds of v <- v + sin(v) cos(1.1 v) / 10 (a map whose
@@ -134,18 +134,7 @@ double loop_hand(void *p) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * logsumexp over n values, shifted by the maximum */
-
-static double logsumexp(const double *x, int n) {
-    double m = x[0];
-    for (int i = 1; i < n; i++)
-        if (x[i] > m)
-            m = x[i];
-    double s = 0.0;
-    for (int i = 0; i < n; i++)
-        s += exp(x[i] - m);
-    return log(s) + m;
-}
+ * logsumexp over n values (scalar.h) */
 
 void *lse_setup(int n, uint64_t seed) { return vec_new(n, n, seed, -5.0, 5.0); }
 
@@ -161,13 +150,9 @@ double lse_zyg(void *p) {
     return c->g.zyg[0];
 }
 
-/* the softmax */
 double lse_hand(void *p) {
     vec_ctx *c = (vec_ctx *)p;
-    double lse = logsumexp(c->x, c->n);
-    for (int i = 0; i < c->n; i++)
-        c->g.hand[i] = exp(c->x[i] - lse);
-    return lse;
+    return logsumexp_grad(c->x, c->n, c->g.hand);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -255,41 +240,7 @@ double logreg_hand(void *p) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * a 2-layer MLP: tanh hidden layer, softmax cross-entropy, mean over a batch; the gradient
- * with respect to all parameters theta = W1 (h x d), b1 (h), W2 (o x h), b2 (o) */
-
-static double mlp_loss(const double *theta, const double *X, const int *labels, int batch, int d, int h, int o) {
-    const double *W1 = theta, *b1 = W1 + h * d, *W2 = b1 + h, *b2 = W2 + o * h;
-    double *hid = (double *)malloc(sizeof(double) * h);
-    double *z = (double *)malloc(sizeof(double) * o);
-    double loss = 0.0;
-    for (int s = 0; s < batch; s++) {
-        const double *x = &X[(size_t)s * d];
-        for (int j = 0; j < h; j++) {
-            double a = b1[j];
-            for (int i = 0; i < d; i++)
-                a += W1[j * d + i] * x[i];
-            hid[j] = tanh(a);
-        }
-        for (int k = 0; k < o; k++) {
-            double a = b2[k];
-            for (int j = 0; j < h; j++)
-                a += W2[k * h + j] * hid[j];
-            z[k] = a;
-        }
-        double m = z[0];
-        for (int k = 1; k < o; k++)
-            if (z[k] > m)
-                m = z[k];
-        double se = 0.0;
-        for (int k = 0; k < o; k++)
-            se += exp(z[k] - m);
-        loss += log(se) + m - z[labels[s]];
-    }
-    free(hid);
-    free(z);
-    return loss / batch;
-}
+ * a 2-layer MLP (scalar.h) */
 
 typedef struct {
     bench_grad g;
@@ -309,14 +260,7 @@ void *mlp_setup(int batch, int d, int h, int o, uint64_t seed) {
     c->theta = (double *)malloc(sizeof(double) * np);
     c->X = (double *)malloc(sizeof(double) * batch * d);
     c->labels = (int *)malloc(sizeof(int) * batch);
-    adb_rng r = adb_rng_new(seed);
-    double s1 = 1.0 / sqrt((double)d), s2 = 1.0 / sqrt((double)h);
-    for (int i = 0; i < np; i++)
-        c->theta[i] = adb_rng_uniform(&r, -1.0, 1.0) * (i < h * d + h ? s1 : s2);
-    for (int i = 0; i < batch * d; i++)
-        c->X[i] = adb_rng_uniform(&r, 0.0, 1.0);
-    for (int s = 0; s < batch; s++)
-        c->labels[s] = adb_rng_int(&r, o);
+    mlp_generate(batch, d, h, o, seed, c->theta, c->X, c->labels);
     return c;
 }
 
@@ -342,62 +286,9 @@ double mlp_zyg(void *p) {
     return c->g.zyg[0];
 }
 
-/* backpropagation, one sample at a time */
 double mlp_hand(void *p) {
     mlp_ctx *c = (mlp_ctx *)p;
-    int batch = c->batch, d = c->d, h = c->h, o = c->o;
-    const double *W1 = c->theta, *b1 = W1 + h * d, *W2 = b1 + h, *b2 = W2 + o * h;
-    double *dW1 = c->g.hand, *db1 = dW1 + h * d, *dW2 = db1 + h, *db2 = dW2 + o * h;
-    bench_zero(c->g.hand, (size_t)c->g.n);
-    double *hid = (double *)malloc(sizeof(double) * h);
-    double *dhid = (double *)malloc(sizeof(double) * h);
-    double *z = (double *)malloc(sizeof(double) * o);
-    double loss = 0.0, inv = 1.0 / batch;
-    for (int s = 0; s < batch; s++) {
-        const double *x = &c->X[(size_t)s * d];
-        for (int j = 0; j < h; j++) {
-            double a = b1[j];
-            for (int i = 0; i < d; i++)
-                a += W1[j * d + i] * x[i];
-            hid[j] = tanh(a);
-        }
-        for (int k = 0; k < o; k++) {
-            double a = b2[k];
-            for (int j = 0; j < h; j++)
-                a += W2[k * h + j] * hid[j];
-            z[k] = a;
-        }
-        double m = z[0];
-        for (int k = 1; k < o; k++)
-            if (z[k] > m)
-                m = z[k];
-        double se = 0.0;
-        for (int k = 0; k < o; k++)
-            se += exp(z[k] - m);
-        double lse = log(se) + m;
-        int y = c->labels[s];
-        loss += lse - z[y];
-        for (int j = 0; j < h; j++)
-            dhid[j] = 0.0;
-        for (int k = 0; k < o; k++) {
-            double dz = (exp(z[k] - lse) - (k == y)) * inv;
-            db2[k] += dz;
-            for (int j = 0; j < h; j++) {
-                dW2[k * h + j] += dz * hid[j];
-                dhid[j] += W2[k * h + j] * dz;
-            }
-        }
-        for (int j = 0; j < h; j++) {
-            double da = dhid[j] * (1.0 - hid[j] * hid[j]);
-            db1[j] += da;
-            for (int i = 0; i < d; i++)
-                dW1[j * d + i] += da * x[i];
-        }
-    }
-    free(hid);
-    free(dhid);
-    free(z);
-    return loss * inv;
+    return mlp_loss_grad(c->theta, c->X, c->labels, c->batch, c->d, c->h, c->o, c->g.hand);
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -50,6 +50,9 @@ fn constant(x: f64) -> String {
     format!("0x{:016X}", x.to_bits())
 }
 
+/// A module generator: (size, the target's header lines) -> (module text, instructions).
+type GenerateModule = fn(usize, &str) -> (String, usize);
+
 /// N functions of 20 instructions, each with a request in a wrapper. Returns (module, number
 /// of instructions of the differentiated functions).
 fn functions_module(n: usize, header: &str) -> (String, usize) {
@@ -124,7 +127,7 @@ fn instructions_module(n: usize, header: &str) -> (String, usize) {
         let _ = writeln!(body, "  %s{k} = call double @llvm.{math}.f64(double %m{k})");
         let _ = writeln!(body, "  %t{k} = fadd double %s{k}, %v{}", k - 2);
         count += 3;
-        if k % 8 == 0 && count + 6 < n {
+        if k.is_multiple_of(8) && count + 6 < n {
             let _ = writeln!(body, "  %p{k} = getelementptr inbounds double, ptr %x, i64 {}", k % 64);
             let _ = writeln!(body, "  %l{k} = load double, ptr %p{k}, align 8");
             let _ = writeln!(body, "  %u{k} = fadd double %t{k}, %l{k}");
@@ -219,7 +222,7 @@ fn main() {
     let header = target_lines();
 
     let mut rows = Vec::new();
-    let series: [(&str, &[usize], fn(usize, &str) -> (String, usize)); 2] =
+    let series: [(&str, &[usize], GenerateModule); 2] =
         [("functions", &func_sizes, functions_module), ("instructions", &inst_sizes, instructions_module)];
     for (kind, sizes, generate) in series {
         // once a size runs past the timeout at one level, the larger ones are not tried

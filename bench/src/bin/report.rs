@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
-use zyg_bench::{cases_dir, median_ns, target_dir, CHECK_RTOL};
+use zyg_bench::{cases_dir, median_ns, target_dir, CHECK_RTOL, HVP_CHECK_RTOL};
 
 fn sh(cmd: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(cmd).args(args).output().ok()?;
@@ -59,8 +59,74 @@ fn fmt_ratio(r: Option<f64>) -> String {
 struct Row {
     case: Value,
     primal: Option<f64>,
+    /// zyg's gradient, timed with a Hessian-vector product
+    gradient: Option<f64>,
     zyg: Option<f64>,
     hand: Option<f64>,
+}
+
+impl Row {
+    /// What the case's `zyg` variant computes: "gradient" (also for cases written before the
+    /// field existed), "jvp" or "hvp".
+    fn derivative(&self) -> &str {
+        self.case["derivative"].as_str().unwrap_or("gradient")
+    }
+}
+
+/// zyg's tape: the peak heap bytes of one call of zyg's variant minus the primal's.
+fn tape(c: &Value) -> String {
+    match (c["peak_heap_bytes"]["zyg"].as_i64(), c["peak_heap_bytes"]["primal"].as_i64()) {
+        (Some(z), Some(p)) => fmt_bytes(z - p),
+        _ => String::new(),
+    }
+}
+
+/// The `modes` family's table: forward-mode Jacobian-vector products against the primal,
+/// Hessian-vector products against zyg's gradient.
+fn write_modes(w: &mut String, rows: &[Row]) {
+    let modes: Vec<&Row> = rows.iter().filter(|r| r.derivative() != "gradient").collect();
+    if modes.is_empty() {
+        return;
+    }
+    let _ = writeln!(w, "## Forward mode and Hessian-vector products\n");
+    let _ = writeln!(
+        w,
+        "JVP: the derivative of the objective along one direction of all its parameters by forward mode \
+         (`__enzyme_fwddiff`), one number; hand: the hand-written gradient dotted with the direction. HVP: the \
+         Hessian times one vector, by forward mode over zyg's gradient (`__enzyme_fwddiff` of a function that makes \
+         an `__enzyme_autodiff` request); gradient: zyg's gradient of the same function, timed in the same run; \
+         hand: central differences of the hand-written gradient along the vector (two gradients). The ratio is \
+         JVP/primal for a JVP and HVP/gradient for an HVP, the costs theory bounds by small constants (target 3x \
+         for both). Tape as above.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| case | sizes | primal | zyg gradient | zyg JVP or HVP | JVP/primal or HVP/gradient | zyg/primal | hand | \
+         zyg/hand | zyg tape |"
+    );
+    let _ = writeln!(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for r in modes {
+        let c = &r.case;
+        let (kind, base) = if r.derivative() == "hvp" { ("HVP", r.gradient) } else { ("JVP", r.primal) };
+        let target = match ratio(r.zyg, base) {
+            Some(x) => format!("{kind} {x:.2}x"),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} | {target} | {} | {} | {} | {} |",
+            c["name"].as_str().unwrap_or_default(),
+            c["params"].as_str().unwrap_or_default(),
+            r.primal.map(fmt_time).unwrap_or_default(),
+            r.gradient.map(fmt_time).unwrap_or_default(),
+            r.zyg.map(fmt_time).unwrap_or_default(),
+            fmt_ratio(ratio(r.zyg, r.primal)),
+            r.hand.map(fmt_time).unwrap_or_default(),
+            fmt_ratio(ratio(r.zyg, r.hand)),
+            tape(c)
+        );
+    }
+    let _ = writeln!(w);
 }
 
 fn machine() -> String {
@@ -102,6 +168,7 @@ fn main() {
             let zyg_timed = case["check"]["ok"].as_bool() == Some(true);
             Row {
                 primal: median_ns(&name, "primal"),
+                gradient: median_ns(&name, "gradient"),
                 zyg: if zyg_timed { median_ns(&name, "zyg") } else { None },
                 hand: median_ns(&name, "hand"),
                 case,
@@ -180,7 +247,7 @@ fn main() {
     );
     let _ = writeln!(
         w,
-        "- Times: criterion medians, one process per family, the three variants of a case one after the other. \
+        "- Times: criterion medians, one process per family, the variants of a case (three, four for a Hessian-vector product) one after the other. \
          A variant slower than 10 ms per call: 10 samples with flat sampling, 1 s warm-up, 3 s or 12 calls, \
          whichever is longer; faster ones: 30 samples, 1 s warm-up, 3 s. (Fewer samples and shorter times than \
          criterion's defaults of 100 samples, 3 s and 5 s, to keep the whole run under about 15 minutes; the sizes are the \
@@ -200,12 +267,8 @@ fn main() {
     );
     let _ = writeln!(w, "| case | sizes | primal | zyg | hand | zyg/primal | hand/primal | zyg/hand | zyg tape |");
     let _ = writeln!(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for r in &rows {
+    for r in rows.iter().filter(|r| r.derivative() == "gradient") {
         let c = &r.case;
-        let tape = match (c["peak_heap_bytes"]["zyg"].as_i64(), c["peak_heap_bytes"]["primal"].as_i64()) {
-            (Some(z), Some(p)) => fmt_bytes(z - p),
-            _ => String::new(),
-        };
         let _ = writeln!(
             w,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -217,17 +280,18 @@ fn main() {
             fmt_ratio(ratio(r.zyg, r.primal)),
             fmt_ratio(ratio(r.hand, r.primal)),
             fmt_ratio(ratio(r.zyg, r.hand)),
-            tape
+            tape(c)
         );
     }
     let _ = writeln!(w);
+    write_modes(w, &rows);
 
     // ---- targets
     let _ = writeln!(w, "## Targets\n");
     let _ = writeln!(
         w,
         "From the issue: zyg/primal <= 3x on GMM, LSTM, MLP and logsumexp, <= 5x elsewhere; zyg/hand <= 1.25x on \
-         GMM and BA.\n"
+         GMM and BA; JVP/primal <= 3x and HVP/gradient <= 3x.\n"
     );
     let mut missed = Vec::new();
     let mut met = 0;
@@ -243,6 +307,12 @@ fn main() {
             if z / p > t {
                 ok = false;
                 missed.push(format!("{name}: zyg/primal {:.2}x > {t}x", z / p));
+            }
+        }
+        if let (Some(t), Some(g)) = (c["targets"]["zyg_over_gradient"].as_f64(), r.gradient) {
+            if z / g > t {
+                ok = false;
+                missed.push(format!("{name}: HVP/gradient {:.2}x > {t}x", z / g));
             }
         }
         if let (Some(t), Some(h)) = (c["targets"]["zyg_over_hand"].as_f64(), r.hand) {
@@ -265,15 +335,18 @@ fn main() {
     let _ = writeln!(w);
 
     // ---- checks
-    let _ = writeln!(w, "## Checks: zyg's gradient against the hand-written one\n");
+    let _ = writeln!(w, "## Checks: zyg against the hand-written reference\n");
     let _ = writeln!(
         w,
-        "Before timing, each case calls both gradients once on its input and compares them: relative difference = \
-         max |zyg - hand| / max |hand| over the gradient's components, which must be at most {CHECK_RTOL:e}; \
-         otherwise zyg's gradient is not timed and its columns above are empty.\n"
+        "Before timing, each case calls zyg's variant and the hand-written one once on its input and compares what \
+         they wrote: relative difference = max |zyg - hand| / max |hand| over the components, which must be at most \
+         the tolerance; otherwise zyg's variant is not timed and its columns above are empty. The reference is the \
+         hand-written gradient (tolerance {CHECK_RTOL:e}), for a JVP the hand-written gradient dotted with the \
+         direction (one number; {CHECK_RTOL:e}), for an HVP the central differences of the hand-written gradient \
+         ({HVP_CHECK_RTOL:e}: the differences' own error is about 1e-9 relative).\n"
     );
-    let _ = writeln!(w, "| case | gradient length | max abs difference | relative difference | result |");
-    let _ = writeln!(w, "| --- | ---: | ---: | ---: | --- |");
+    let _ = writeln!(w, "| case | length | max abs difference | relative difference | tolerance | result |");
+    let _ = writeln!(w, "| --- | ---: | ---: | ---: | ---: | --- |");
     for r in &rows {
         let c = &r.case;
         let result = if let Some(e) = c["zyg_build_error"].as_str() {
@@ -286,11 +359,12 @@ fn main() {
         let num = |v: &Value| v.as_f64().map(|x| format!("{x:.1e}")).unwrap_or_else(|| "NaN".into());
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {} | {result} |",
+            "| {} | {} | {} | {} | {} | {result} |",
             c["name"].as_str().unwrap_or_default(),
             c["gradient_len"],
             if c["zyg_build_error"].is_string() { String::new() } else { num(&c["check"]["max_abs_diff"]) },
             if c["zyg_build_error"].is_string() { String::new() } else { num(&c["check"]["rel_diff"]) },
+            c["check"]["rtol"].as_f64().map(|x| format!("{x:.0e}")).unwrap_or_default(),
         );
     }
     let _ = writeln!(w);
