@@ -1,14 +1,14 @@
 // A helper returning two pointers into differentiated memory in a struct (as
-// std::minmax_element returns a pair): struct values have no shadows yet, and the path
-// through the pointers was lost (a gradient of 0). zyg refuses where the pointer would
-// leave in the struct.
+// std::minmax_element returns a pair): no function passes shadows of struct values yet, and
+// the path through the pointers was lost (a gradient of 0). zyg refuses where the pointer
+// would leave in the struct.
 // RUN: rm -f %t.out.ll
 // RUN: %clang -O0 -g -S -emit-llvm %s -o %t.O0.ll
 // RUN: not %zyg grad %t.O0.ll -o %t.out.ll 2>&1 | FileCheck %s
 // RUN: %clang -O2 -g -S -emit-llvm %s -o %t.O2.ll
 // RUN: not %zyg grad %t.O2.ll -o %t.out.ll 2>&1 | FileCheck %s
 // RUN: not test -e %t.out.ll
-// CHECK: in function `minmax` at {{.*}}aggregate_pointers_refused.c:{{[0-9]+}}:{{[0-9]+}}: this returns a struct value holding a pointer to differentiated memory; zyg keeps no shadows for struct values yet
+// CHECK: in function `minmax` at {{.*}}aggregate_pointers_refused.c:{{[0-9]+}}:{{[0-9]+}}: this returns a struct value holding a pointer to differentiated memory; zyg passes no shadows of struct values between functions yet
 extern int enzyme_dup, enzyme_const;
 double __enzyme_autodiff(void *, ...);
 struct range { double *lo, *hi; };

@@ -221,52 +221,17 @@ fn read_from_differentiated_memory(func: &Function, mut v: Value, shadowed: &Ent
 }
 
 /// Struct and array *values* holding pointers to differentiated memory (a `{ double *,
-/// double * }` returned in registers, a `{ ptr, i64 }` slice) have no shadows of their own
-/// yet: zyg refuses where such a value would carry a pointer past what it follows, rather
-/// than lose the pointer's shadow. These are the values that may hold one: built by
-/// `insertvalue` of a shadowed pointer, loaded from differentiated memory, merged from them.
-pub fn aggregate_holders(func: &Function, shadowed: &EntitySet<Value>) -> EntitySet<Value> {
-    let holds_addresses = |v: Value| {
-        let ty = func.ty(v);
-        matches!(ty, zyg_ir::Type::Struct(_) | zyg_ir::Type::Array(..)) && ty.holds_pointers()
-    };
-    let mut out: EntitySet<Value> = EntitySet::new();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (_, inst) in func.inst_order() {
-            let Some(r) = func.result(inst).filter(|r| holds_addresses(*r) && !out.contains(*r)) else { continue };
-            let holds = match &func.insts[inst].kind {
-                InstKind::InsertValue { agg, value, .. } => {
-                    shadowed.contains(*value) || out.contains(*value) || out.contains(*agg)
-                }
-                InstKind::Load { ptr, .. } => shadowed.contains(*ptr),
-                InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| out.contains(*v)),
-                InstKind::Select { then_value, else_value, .. } => out.contains(*then_value) || out.contains(*else_value),
-                InstKind::Unary { arg, .. } => out.contains(*arg),
-                _ => false,
-            };
-            if holds {
-                out.insert(r);
-                changed = true;
-            }
-        }
-    }
-    out
-}
-
-/// What is wrong with `inst`'s use of a struct value holding a pointer to differentiated
-/// memory (`aggregate_holders`), if anything.
-pub fn aggregate_problem(func: &Function, inst: Inst, holders: &EntitySet<Value>, silent: &EntitySet<Inst>) -> Option<String> {
-    const WHY: &str = "zyg keeps no shadows for struct values yet; pass and return such pointers as plain \
-                       pointers, or through memory";
-    let held = |v: &Value| holders.contains(*v);
+/// double * }` returned in registers, a `{ ptr, i64 }` slice) have shadows within a function
+/// (`activity`: the value with each pointer replaced by its shadow), but no function passes
+/// or returns them yet: zyg refuses where such a value would leave the function (or enter a
+/// callee), rather than lose the pointers' shadows. What is wrong with `inst`'s use of one,
+/// if anything.
+pub fn aggregate_problem(func: &Function, inst: Inst, shadowed: &EntitySet<Value>, silent: &EntitySet<Inst>) -> Option<String> {
+    const WHY: &str = "zyg passes no shadows of struct values between functions yet; pass and return such \
+                       pointers as plain pointers, or through memory";
+    let held = |v: &Value| crate::activity::is_holder(func.ty(*v)) && shadowed.contains(*v);
     let what = match &func.insts[inst].kind {
-        InstKind::ExtractValue { agg, .. } if held(agg) && func.result(inst).is_some_and(|r| func.ty(r).is_ptr()) => {
-            "this takes a pointer to differentiated memory out of a struct value"
-        }
         InstKind::Ret { value: Some(v) } if held(v) => "this returns a struct value holding a pointer to differentiated memory",
-        InstKind::Store { value, .. } if held(value) => "this stores a struct value holding a pointer to differentiated memory",
         InstKind::Call { args, .. } if !silent.contains(inst) && args.iter().any(held) => {
             "this passes a struct value holding a pointer to differentiated memory to a call"
         }

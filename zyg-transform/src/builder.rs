@@ -296,6 +296,26 @@ impl<'f> Cursor<'f> {
         value
     }
 
+    /// Stores into `ptr` the parts of `value` (of type `ty`) that `whole` takes, and leaves
+    /// the others alone: a part `whole` takes is stored in one piece; a struct or array
+    /// holding both pointers and floats is split into its fields; any other part is of the
+    /// kind `whole` leaves. A shadow struct's pointers and integers go to shadow memory
+    /// without its float fields (adjoints or tangents there), and back.
+    pub fn store_parts(&mut self, ty: &Type, value: Value, ptr: Value, whole: &dyn Fn(&Type) -> bool) {
+        if whole(ty) {
+            self.store(value, ptr);
+            return;
+        }
+        if !(ty.holds_pointers() && ty.carries_derivative()) {
+            return;
+        }
+        for (i, field) in aggregate_fields(ty) {
+            let part = self.extract(value, i);
+            let at = self.field_ptr(ty, ptr, &[i]);
+            self.store_parts(&field, part, at, whole);
+        }
+    }
+
     /// `base + offset` bytes.
     pub fn byte_offset(&mut self, base: Value, offset: Value) -> Value {
         let ptr_ty = self.func.ty(base).clone();

@@ -8,6 +8,7 @@ use crate::builder::Cursor;
 use crate::stack;
 use crate::tape::{Field, Storage};
 use crate::{ArgActivity, Plan};
+use cranelift_entity::EntitySet;
 use std::collections::HashMap;
 use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Signature, Type, Value};
 
@@ -267,11 +268,22 @@ pub(crate) fn global_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMa
 /// operation on the shadows of its operands (`gep` on the shadow base, a phi of shadows...).
 /// Created first with the primal operands, then pointed at the shadows, since a phi's
 /// incoming shadows may be defined later in the layout.
+///
+/// A struct value holding pointers has the same value with each pointer replaced by its
+/// shadow (`insertvalue` of the shadows, `extractvalue` of the shadow struct), and with the
+/// integers read from differentiated memory replaced by the integers at the same place in
+/// the shadow memory (`copied_integers`): a generated gradient's tape copied as one struct
+/// value holds stack headers, whose shadows are stacks too (`rules::stacks`), and must be
+/// copied with their counts. Its other integers and its floats are zero in the shadow struct
+/// (its floats' tangents are the tangent's, `rules::access`).
 pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>) {
     let mut made: Vec<(Inst, Inst)> = Vec::new();
+    let copied = copied_integers(plan.func, &plan.activity);
     for &b in &plan.func.layout {
         for &inst in &plan.func.blocks[b].insts {
-            let Some(v) = plan.func.result(inst).filter(|v| plan.activity.has_shadow(*v)) else { continue };
+            let Some(v) = plan.func.result(inst).filter(|v| plan.activity.has_shadow(*v) || copied.contains(*v)) else {
+                continue;
+            };
             if shadows.contains_key(&v) {
                 continue; // an alloca, whose shadow is tape memory
             }
@@ -302,9 +314,24 @@ pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut H
                 // Only null, poison and undef reach here (activity refuses other unshadowed pointers;
                 // a vector's poison or zero lanes stay as they are).
                 *v = p.constant_value(Constant::Null(space));
+            } else if crate::activity::is_holder(p.ty(*v)) {
+                // A constant struct (activity refuses others in phis and selects).
+                *v = p.constant_value(Constant::Zero(p.ty(*v).clone()));
             }
         };
         match &mut kind {
+            // A field's shadow: a pointer's, a struct's, a copied integer's (`copied_integers`),
+            // or zero.
+            InstKind::InsertValue { agg, value, .. } => {
+                shadow_of(agg, p);
+                match shadows.get(value) {
+                    Some(s) => *value = *s,
+                    None if p.ty(*value).is_ptr() => shadow_of(value, p),
+                    None => *value = p.constant_value(Constant::Zero(p.ty(*value).clone())),
+                }
+            }
+            InstKind::ExtractValue { agg, .. } => shadow_of(agg, p),
+            InstKind::Unary { arg, .. } => shadow_of(arg, p),
             InstKind::Gep { base, .. } => shadow_of(base, p),
             InstKind::Cast { arg, .. } => shadow_of(arg, p),
             InstKind::Load { ptr, .. } => shadow_of(ptr, p),
@@ -340,6 +367,35 @@ pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut H
     guard_null_shadows(plan, p, shadows, &made);
 }
 
+/// The integers (and structs of integers) that get shadows beside the pointers: those
+/// taken out of a struct value that has a shadow, and those read from differentiated
+/// memory and put into one (`shadow_instructions`). Forward mode stores them where the
+/// program stores them (`rules::access`).
+fn copied_integers(func: &Function, activity: &crate::activity::Activity) -> EntitySet<Value> {
+    let integral = |v: Value| {
+        let ty = func.ty(v);
+        !ty.is_void() && !ty.holds_pointers() && !ty.carries_derivative()
+    };
+    let mut out: EntitySet<Value> = EntitySet::new();
+    for (_, inst) in func.inst_order() {
+        match &func.insts[inst].kind {
+            InstKind::ExtractValue { agg, .. } if activity.has_shadow(*agg) => {
+                out.extend(func.result(inst).filter(|v| integral(*v)));
+            }
+            InstKind::InsertValue { value, .. }
+                if integral(*value) && func.result(inst).is_some_and(|r| activity.has_shadow(r)) =>
+            {
+                let read = func.def_inst(*value).map(|i| &func.insts[i].kind);
+                if matches!(read, Some(InstKind::Load { ptr, .. }) if activity.has_shadow(*ptr)) {
+                    out.insert(*value);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Keeps the shadows computed from nullable shadows null where their base is, and reads a
 /// shadow pointer through a nullable shadow only where it is not null (`shadows`).
 fn guard_null_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>, made: &[(Inst, Inst)]) {
@@ -347,11 +403,23 @@ fn guard_null_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value
         return;
     }
     let entry = p.entry().expect("a body");
+    // Zeroed memory read where the base is null: a pointer, or the widest struct value or
+    // integer read through a nullable shadow.
+    let guarded_bytes = made
+        .iter()
+        .filter_map(|(orig, _)| match &plan.func.insts[*orig].kind {
+            InstKind::Load { ty, ptr } if plan.nullable.contains(*ptr) => ty.natural_layout().map(|(size, _)| size),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
     let null_slot = {
         let mut c = Cursor::at_start(p, entry);
-        let slot = c.alloca(Type::PTR);
-        let null = c.constant(Constant::Null(0));
-        c.store(null, slot);
+        let ty = if guarded_bytes <= 8 { Type::PTR } else { Type::Array(guarded_bytes.div_ceil(8), Type::I64.into()) };
+        let slot = c.alloca(ty.clone());
+        let zero = if ty.is_ptr() { Constant::Null(0) } else { Constant::Zero(ty) };
+        let zero = c.constant(zero);
+        c.store(zero, slot);
         slot
     };
     // Shadow value -> the select that keeps it null, and each select's wrapped value.
@@ -431,25 +499,34 @@ fn address_shadow(plan: &Plan, c: &mut Cursor, inst: Inst, v: Value) -> Option<I
 /// A pointer stored into differentiated memory: its shadow goes to the same place in the
 /// shadow memory, where a later load of the pointer finds it. A pointer to memory that is
 /// not differentiated (a constant table) gets a null shadow there (`shadows`).
+///
+/// A struct value holding pointers has its shadow struct stored there, but for its floats
+/// (whose adjoints or tangents are the memory family's, `rules::access`); one holding no
+/// pointer to differentiated memory, zeros.
 pub(crate) fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
-    let mut sink = None;
+    // Where stores through a null shadow go: room for a pointer, or for the widest access.
+    let (mut sink, mut wide_sink) = (None, None);
     for &b in &plan.func.layout {
         for &inst in &plan.func.blocks[b].insts {
             let InstKind::Store { value, ptr } = plan.func.insts[inst].kind else { continue };
             let Some(&ptr_shadow) = shadows.get(&ptr) else { continue };
-            let value_shadow = match (shadows.get(&value), plan.func.ty(value)) {
-                (Some(s), _) => *s,
+            let ty = plan.func.ty(value);
+            let value_shadow = match (shadows.get(&value), ty) {
+                (Some(s), _) if ty.holds_pointers() => *s,
                 (None, Type::Ptr(space)) => p.constant_value(Constant::Null(*space)),
+                (None, _) if crate::activity::is_holder(ty) => p.constant_value(Constant::Zero(ty.clone())),
                 _ => continue,
             };
-            let sink = *sink.get_or_insert_with(|| {
+            let slot = if ty.is_ptr() { &mut sink } else { &mut wide_sink };
+            let sink = *slot.get_or_insert_with(|| {
+                let sink_ty = if ty.is_ptr() { Type::PTR } else { crate::shadows::scratch_type(plan.func) };
                 let entry = p.entry().expect("a body");
-                Cursor::at_start(p, entry).alloca(Type::PTR)
+                Cursor::at_start(p, entry).alloca(sink_ty)
             });
             let at = position(p, b, inst) + 1;
             let mut c = Cursor { func: p, block: b, at: Some(at) };
             let to = if plan.nullable.contains(ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
-            c.store(value_shadow, to);
+            c.store_parts(ty, value_shadow, to, &|part| !part.carries_derivative());
         }
     }
 }

@@ -38,7 +38,10 @@ pub fn nullable(func: &Function, activity: &Activity, args: &[ArgActivity], para
                 continue;
             };
             let nullable = match &func.insts[inst].kind {
-                InstKind::Load { .. } => true,
+                // A pointer read from memory, or taken out of a struct value (whose shadow was
+                // read from memory, or built from shadows that may be null).
+                InstKind::Load { .. } | InstKind::ExtractValue { .. } => true,
+                InstKind::Unary { arg, .. } => out.contains(*arg),
                 InstKind::Call { callee: zyg_ir::Callee::Direct(name), args, .. } => {
                     // A tape stack's record (`rules::stacks`) is never null; its header's shadow
                     // is not nullable either (refused there).
@@ -124,8 +127,7 @@ pub fn lossy_stores(func: &Function, activity: &Activity, nullable: &EntitySet<V
         let lossy = match &func.insts[inst].kind {
             InstKind::Store { value, ptr } if nullable.contains(*ptr) => {
                 let ty = func.ty(*value);
-                (activity.is_active(*value) && ty.carries_derivative())
-                    || (ty.holds_only_addresses() && activity.has_shadow(*value))
+                (activity.is_active(*value) && ty.carries_derivative()) || (ty.holds_pointers() && activity.has_shadow(*value))
             }
             kind => match crate::memory::mem_op(kind) {
                 Some((_, dst, src, _)) if nullable.contains(dst) => activity.has_shadow(src) && !nullable.contains(src),

@@ -22,17 +22,8 @@ pub(super) fn check_memory(
 ) -> Result<(), TransformError> {
     let mut entry_insts = EntitySet::new();
     entry_insts.extend(func.entry().into_iter().flat_map(|b| func.blocks[b].insts.iter().copied()));
-    let check = MemoryCheck {
-        module,
-        facts,
-        func,
-        varied,
-        shadowed,
-        silent,
-        copies: crate::types::integer_copies(func),
-        holders: crate::addresses::aggregate_holders(func, shadowed),
-        entry_insts,
-    };
+    let check =
+        MemoryCheck { module, facts, func, varied, shadowed, silent, copies: crate::types::integer_copies(func), entry_insts };
     for &inst in insts {
         if let Some(message) = check.problem(inst) {
             return Err(TransformError::at(func, inst, message));
@@ -50,7 +41,6 @@ struct MemoryCheck<'a> {
     shadowed: &'a EntitySet<Value>,
     silent: &'a EntitySet<Inst>,
     copies: SecondaryMap<Inst, Option<IntegerCopy>>,
-    holders: EntitySet<Value>,
     entry_insts: EntitySet<Inst>,
 }
 
@@ -73,7 +63,7 @@ impl MemoryCheck<'_> {
                  or AVX-512: compiling without them avoids it)"
             ));
         }
-        if let Some(what) = crate::addresses::aggregate_problem(func, inst, &self.holders, self.silent) {
+        if let Some(what) = crate::addresses::aggregate_problem(func, inst, self.shadowed, self.silent) {
             return Some(what);
         }
         match &func.insts[inst].kind {
@@ -132,7 +122,8 @@ impl MemoryCheck<'_> {
             .into()
     }
 
-    /// A phi, select or vector lane merging a shadowed pointer with one that has no shadow.
+    /// A phi, select or vector lane merging a shadowed pointer (or struct value holding one) with
+    /// one that has no shadow.
     fn mixed_pointer(&self, inst: Inst, kind: &InstKind) -> Option<String> {
         if !self.func.result(inst).is_some_and(|r| self.shadowed.contains(r)) {
             return None;
@@ -144,10 +135,17 @@ impl MemoryCheck<'_> {
             InstKind::ShuffleVector { a, b, .. } => vec![*a, *b],
             _ => unreachable!("matched phi, select, insertelement or shufflevector"),
         };
+        let aggregate = self.func.result(inst).is_some_and(|r| super::is_holder(self.func.ty(r)));
         (!ptrs.iter().all(|p| self.has_shadow_or_null(*p))).then(|| {
-            "this pointer may point to differentiated memory or to other memory; mixing them is not \
-             supported yet"
-                .into()
+            if aggregate {
+                "this struct value may hold pointers to differentiated memory or to other memory; mixing \
+                 them is not supported yet"
+                    .into()
+            } else {
+                "this pointer may point to differentiated memory or to other memory; mixing them is not \
+                 supported yet"
+                    .into()
+            }
         })
     }
 

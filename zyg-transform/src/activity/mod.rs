@@ -2,7 +2,10 @@
 //! and influences an output (useful); only active values get adjoints. A pointer is
 //! *shadowed* when it may point to differentiated memory (memory reached from a `dup`
 //! argument, or a stack array of floats); every shadowed pointer gets a shadow pointer to
-//! the memory that accumulates that memory's adjoint.
+//! the memory that accumulates that memory's adjoint. A struct or array value that may hold
+//! such a pointer (loaded from differentiated memory, built by `insertvalue`) is shadowed
+//! too: its shadow is the same value with each pointer replaced by its shadow
+//! (`primal::shadow_instructions`).
 
 mod calls;
 mod checks;
@@ -43,7 +46,8 @@ impl Activity {
         self.active.contains(v)
     }
 
-    /// The pointer may point to differentiated memory, and has a shadow.
+    /// The pointer may point to differentiated memory (or the struct value may hold such a
+    /// pointer), and has a shadow.
     pub fn has_shadow(&self, v: Value) -> bool {
         self.shadowed.contains(v)
     }
@@ -166,7 +170,8 @@ fn propagate(
         for &inst in insts {
             let Some(result) = func.result(inst) else { continue };
             let kind = &func.insts[inst].kind;
-            if func.ty(result).is_address()
+            let ty = func.ty(result);
+            if (ty.is_address() || (is_holder(ty) && moves_aggregate(kind)))
                 && !shadowed.contains(result)
                 && derives_shadow(module, facts, conventions, kind, &shadowed, &roots)
             {
@@ -195,7 +200,28 @@ fn propagate(
     Forward { varied, shadowed, roots }
 }
 
-/// Whether an instruction's pointer result points into shadowed memory.
+/// A struct or array type that holds pointers: its values may hold pointers to
+/// differentiated memory, and then have shadows (the module comment).
+pub fn is_holder(ty: &Type) -> bool {
+    matches!(ty, Type::Struct(_) | Type::Array(..)) && ty.holds_pointers()
+}
+
+/// The instructions whose struct values' shadows zyg builds (`primal::shadow_instructions`):
+/// a struct value a call returns or takes has none (`addresses::aggregate_problem`).
+fn moves_aggregate(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Load { .. }
+            | InstKind::InsertValue { .. }
+            | InstKind::ExtractValue { .. }
+            | InstKind::Phi { .. }
+            | InstKind::Select { .. }
+            | InstKind::Unary { op: UnOp::Freeze, .. }
+    )
+}
+
+/// Whether an instruction's pointer result points into shadowed memory (or its struct
+/// value holds such pointers).
 fn derives_shadow(
     module: &Module,
     facts: &ModuleFacts,
@@ -219,8 +245,13 @@ fn derives_shadow(
             ty.carries_derivative() || ty.holds_pointers() || matches!(ty, Type::Array(_, e) if **e == Type::I8)
         }
         // A pointer kept in differentiated memory has its shadow in the shadow memory, at
-        // the same place (Enzyme's convention: a shadow struct's pointers point to shadows).
-        InstKind::Load { ty, ptr } => ty.is_address() && shadowed.contains(*ptr),
+        // the same place (Enzyme's convention: a shadow struct's pointers point to shadows);
+        // so has a struct value holding pointers.
+        InstKind::Load { ptr, .. } => shadowed.contains(*ptr),
+        // Struct values holding pointers: built from shadowed pointers, or taken apart.
+        InstKind::InsertValue { agg, value, .. } => shadowed.contains(*agg) || shadowed.contains(*value),
+        InstKind::ExtractValue { agg, .. } => shadowed.contains(*agg),
+        InstKind::Unary { op: UnOp::Freeze, arg } => shadowed.contains(*arg),
         // Vectors of pointers (a gather's or scatter's addresses): a splat of one pointer,
         // lanes moved between vectors, one lane taken out.
         InstKind::InsertElement { vec, value, .. } => shadowed.contains(*vec) || shadowed.contains(*value),

@@ -17,6 +17,9 @@ pub(super) struct Builder {
     params: HashMap<(String, usize), Node>,
     returns: HashMap<String, Node>,
     globals: HashMap<String, Node>,
+    /// Integer copies (a load only stored elsewhere): (destination, source, bytes), made
+    /// once every other fact is known (`finish`).
+    integer_copies: Vec<(Place, Place, u64)>,
 }
 
 impl Builder {
@@ -101,6 +104,52 @@ impl Builder {
         self.places.insert(func.name.clone(), places);
     }
 
+    /// The integer copies, once every function's facts are in: each makes its two sides one
+    /// class (`copy`), but for bytes both sides hold as integers, or that nothing types
+    /// (a predecessor id): their integer kind, where one side knows it, goes to the other,
+    /// and the objects stay apart. Such a copy says nothing more of the bytes, and merging
+    /// the objects would blur them: a callee's tape copied into two places of its caller's
+    /// tape (two calls) would make that tape repeat, its floats over its integers. A copy
+    /// merged can give another's sides floats or pointers, so they are looked at again
+    /// until no more merge.
+    pub(super) fn finish(&mut self) {
+        let mut pending = std::mem::take(&mut self.integer_copies);
+        loop {
+            let before = pending.len();
+            pending.retain(|&(dst, src, size)| match (self.integers(dst, size), self.integers(src, size)) {
+                (Some(d), Some(s)) => {
+                    if d != s {
+                        let untyped = if d { src } else { dst };
+                        self.classes.fact(untyped, 0, size, Kind::Integer);
+                    }
+                    true
+                }
+                _ => {
+                    self.copy(dst, src);
+                    false
+                }
+            });
+            if pending.len() == before {
+                return;
+            }
+        }
+    }
+
+    /// Whether the `size` bytes at `at` are integers (`Some(true)`) or untyped
+    /// (`Some(false)`), as far as is known so far; None when they may be something else, or
+    /// the place is not one offset of its object.
+    fn integers(&mut self, at: Place, size: u64) -> Option<bool> {
+        if at.stride != 0 {
+            return None;
+        }
+        let (root, shift) = self.classes.find(at.node);
+        match super::known::of_pieces(self.classes.class[root].pieces(at.offset + shift, size), size) {
+            super::Known::All(Kind::Integer) => Some(true),
+            super::Known::Nothing => Some(false),
+            _ => None,
+        }
+    }
+
     /// The place of a pointer operand: computed already, or a global.
     fn operand_place(&mut self, module: &Module, func: &Function, v: Value, places: &mut Places) -> Option<Place> {
         if let Some(p) = places[v] {
@@ -141,6 +190,13 @@ impl Builder {
             InstKind::Load { ptr, .. } => {
                 let pointee = self.operand_place(module, func, *ptr, places).and_then(|at| self.classes.pointee(at));
                 pointee.map_or_else(|| self.fresh(), |node| Place { node, offset: 0, stride: 0 })
+            }
+            // A record of a generated gradient's tape stack: in the memory the stack's header
+            // points to (`stack_op`).
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::stack::op_of(name).is_some() => {
+                let header = args.first().and_then(|h| self.operand_place(module, func, *h, places));
+                let records = header.and_then(|at| self.classes.pointee(at));
+                records.map_or_else(|| self.fresh(), |node| Place { node, offset: 0, stride: 0 })
             }
             InstKind::Call { callee: Callee::Direct(name), .. } if module.function(name).is_some_and(|f| !f.is_declaration()) => {
                 let node = self.returned(name);
@@ -219,6 +275,9 @@ impl Builder {
                 self.hint(func, inst, at);
                 self.store_facts(module, func, *value, at, places);
             }
+            InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::stack::op_of(name).is_some() => {
+                self.stack_op(module, func, args, places);
+            }
             InstKind::Call { callee: Callee::Direct(name), args, .. } => {
                 if let Some((_, dst, src, _)) =
                     crate::memory::mem_op(&data.kind).filter(|(op, ..)| *op == crate::memory::MemOp::Copy)
@@ -252,6 +311,21 @@ impl Builder {
         }
     }
 
+    /// A call to a tape stack's helper (a generated gradient's, met in a nested derivative:
+    /// `rules::stacks`): its argument is a stack's header, `{ ptr, i64, i64 }`, and a record
+    /// it returns lies in the memory the header's pointer points to, where every record of
+    /// that stack is (`place_of`). The helpers' parameters are not merged with the headers:
+    /// every tape's headers, at their own offsets, would make one class of all the tapes
+    /// holding them, which then repeats, its floats over its pointers and integers.
+    fn stack_op(&mut self, module: &Module, func: &Function, args: &[Value], places: &mut Places) {
+        let Some(header) = args.first().and_then(|h| self.operand_place(module, func, *h, places)) else { return };
+        let mut facts = Vec::new();
+        type_facts(&crate::stack::header_type(), 0, &mut facts);
+        for (o, s, k) in facts {
+            self.classes.fact(header, o, s, k);
+        }
+    }
+
     /// The facts of clang's type metadata on `inst` (`InstData::hint`), about the bytes at `at`.
     fn hint(&mut self, func: &Function, inst: Inst, at: Place) {
         for &(o, s, k) in func.insts[inst].hint.iter().flat_map(|h| h.iter()) {
@@ -275,9 +349,10 @@ impl Builder {
         match value_kind(func, users, ty, v) {
             Some(ValueKind::Is(k, size)) => self.classes.fact(at, 0, size, k),
             Some(ValueKind::Copied(to)) => {
+                let size = ty.natural_layout().map_or(0, |(s, _)| s);
                 for q in to {
                     if let Some(dst) = self.operand_place(module, func, q, places) {
-                        self.copy(dst, at);
+                        self.integer_copies.push((dst, at, size));
                     }
                 }
             }

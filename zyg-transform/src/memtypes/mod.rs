@@ -51,6 +51,7 @@ impl MemTypes {
         for func in module.functions.iter().filter(|f| !f.is_declaration()) {
             builder.function(module, func);
         }
+        builder.finish();
         MemTypes { places: builder.places, classes: std::cell::RefCell::new(builder.classes) }
     }
 

@@ -123,3 +123,99 @@ entry:
     let (_, dst, src, _) = crate::memory::mem_op(&f.insts[copy].kind).expect("a copy");
     assert_eq!(types.copy(f, dst, src, None), Known::Unaligned(vec![Kind::Float(FloatTy::F64), Kind::Pointer]));
 }
+
+/// What the analysis says of the `size` bytes at `offset` of function `f`'s parameter
+/// `param`.
+fn param_bytes(module: &zyg_ir::Module, types: &MemTypes, f: &str, param: usize, offset: i64, size: u64) -> Known {
+    let func = module.function(f).expect("the function");
+    let place = types.places[&func.name][func.params[param]].expect("a place");
+    types.describe(Place { offset: place.offset + offset, ..place }, size)
+}
+
+#[test]
+fn integer_fields_copied_twice_into_one_struct_keep_it_from_repeating() {
+    // A record { double, i64 } copied field by field (as clang -O0 copies a struct) into
+    // two places of one struct { double, { double, i64 }, { double, i64 } }: the integer
+    // copies must not make the struct repeat every 16 bytes, its doubles over its integers.
+    let module = parse_module(
+        r#"
+define void @fill(ptr %r, double %x, i64 %n) {
+entry:
+  store double %x, ptr %r
+  %pn = getelementptr i8, ptr %r, i64 8
+  %m = add i64 %n, i64 1
+  store i64 %m, ptr %pn
+  ret void
+}
+
+define void @both(ptr %s, double %x, i64 %n) {
+entry:
+  %r = alloca { double, i64 }
+  call void @fill(ptr %r, double %x, i64 %n)
+  store double %x, ptr %s
+  %v = load double, ptr %r
+  %pn = getelementptr i8, ptr %r, i64 8
+  %k = load i64, ptr %pn
+  %d1 = getelementptr i8, ptr %s, i64 8
+  store double %v, ptr %d1
+  %d1n = getelementptr i8, ptr %s, i64 16
+  store i64 %k, ptr %d1n
+  %d2 = getelementptr i8, ptr %s, i64 24
+  store double %v, ptr %d2
+  %d2n = getelementptr i8, ptr %s, i64 32
+  store i64 %k, ptr %d2n
+  ret void
+}
+"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let types = MemTypes::compute(&module);
+    assert_eq!(param_bytes(&module, &types, "both", 0, 16, 8), Known::All(Kind::Integer));
+    assert_eq!(param_bytes(&module, &types, "both", 0, 32, 8), Known::All(Kind::Integer));
+    assert_eq!(param_bytes(&module, &types, "both", 0, 24, 8), Known::All(Kind::Float(FloatTy::F64)));
+    assert_eq!(param_bytes(&module, &types, "fill", 0, 8, 8), Known::All(Kind::Integer));
+}
+
+#[test]
+fn tape_stack_headers_do_not_merge_the_tapes_holding_them() {
+    // Two tapes with a stack header at different offsets (8 and 16): a stack helper's
+    // parameter merged with both would make them one class, shifted by 8, and the second
+    // tape's double would fall on the first's integer.
+    let module = parse_module(
+        r#"
+define ptr @__zyg_stack_push(ptr %h, i64 %size) {
+entry:
+  %c = load ptr, ptr %h
+  ret ptr %c
+}
+
+define void @a(ptr %t, double %x) {
+entry:
+  store double %x, ptr %t
+  %h = getelementptr i8, ptr %t, i64 8
+  %r = call ptr @__zyg_stack_push(ptr %h, i64 8)
+  store double %x, ptr %r
+  ret void
+}
+
+define void @b(ptr %t, i64 %n, double %x) {
+entry:
+  %m = add i64 %n, i64 1
+  store i64 %m, ptr %t
+  %pd = getelementptr i8, ptr %t, i64 8
+  store double %x, ptr %pd
+  %h = getelementptr i8, ptr %t, i64 16
+  %r = call ptr @__zyg_stack_push(ptr %h, i64 16)
+  %ri = getelementptr i8, ptr %r, i64 8
+  store i64 %m, ptr %ri
+  ret void
+}
+"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let types = MemTypes::compute(&module);
+    assert_eq!(param_bytes(&module, &types, "a", 0, 0, 8), Known::All(Kind::Float(FloatTy::F64)));
+    assert_eq!(param_bytes(&module, &types, "b", 0, 0, 8), Known::All(Kind::Integer));
+    assert_eq!(param_bytes(&module, &types, "b", 0, 16, 8), Known::All(Kind::Pointer));
+    assert_eq!(param_bytes(&module, &types, "b", 0, 24, 16), Known::All(Kind::Integer));
+}

@@ -50,7 +50,9 @@ impl RuleFamily for Accesses {
     }
 
     /// A load's tangent is read from the shadow; a store writes the value's tangent there
-    /// (a pointer's shadow is stored by the primal's steps, an integer overwrites with zero).
+    /// (a pointer's shadow is stored by the primal's steps, an integer overwrites with zero;
+    /// of a struct value holding pointers, only the fields without pointers: the primal's
+    /// steps store the rest of its shadow).
     fn tangent(&self, cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
         match *cx.kind() {
             InstKind::Load { ptr, ref ty } => {
@@ -78,11 +80,11 @@ impl RuleFamily for Accesses {
                 } else {
                     match copied_integer(cx, value, &ty)? {
                         Some(shadow_int) => shadow_int,
-                        None => cx.constant(Constant::Zero(ty)),
+                        None => cx.constant(Constant::Zero(ty.clone())),
                     }
                 };
                 let (shadow, _) = cx.shadow(ptr)?;
-                cx.cursor().store(t, shadow);
+                cx.cursor().store_parts(&ty, t, shadow, &|part| !part.holds_pointers());
                 Ok(())
             }
             _ => Ok(()),
@@ -94,8 +96,13 @@ impl RuleFamily for Accesses {
 /// takes the source's shadow integer along. Shadow integers mean nothing to the user's
 /// memory, but a generated gradient's tape holds stack headers (`rules::stacks`) whose
 /// shadows are stacks too: a copy of a callee's tape must copy the shadow header's counts,
-/// or the shadow stack is read at the wrong place. Read where the value is stored.
+/// or the shadow stack is read at the wrong place. Read where the value is stored, or
+/// beside it where it was given a shadow (taken out of a struct value's shadow,
+/// `primal::shadow_instructions`).
 fn copied_integer(cx: &mut Tangent, value: zyg_ir::Value, ty: &Type) -> Result<Option<zyg_ir::Value>, TransformError> {
+    if let Some(shadow) = cx.shadow_if_any(value) {
+        return Ok(Some(shadow));
+    }
     if !ty.is_int() {
         return Ok(None);
     }
