@@ -9,8 +9,8 @@
 // another call, and a helper of two active scalars (-O3's argument promotion turns `pair`
 // into one too; both once gave a wrong H v, when a callee's tangent slot was sized for a
 // pointer). Checked against central differences of the gradient along v at three points
-// and three directions. (Recursive helpers are left out: at -O1 and above their boxed tape
-// is copied as a struct value holding a pointer, which forward mode refuses today.)
+// and three directions. A recursive helper too (its boxed tape, copied as a struct value
+// holding a pointer at -O1 and above, was refused by forward mode).
 #include "zyg_check.h"
 
 #define N 6
@@ -21,6 +21,8 @@ __attribute__((noinline)) static double pair(const double *p) { return sin(p[0] 
 
 __attribute__((noinline)) static double two(double a, double b) { return sin(a * b) + a * exp(b); }
 
+__attribute__((noinline)) static double rec(double a, int n) { return n == 0 ? a : a * rec(a * 0.9 + 0.1, n - 1); }
+
 __attribute__((noinline)) static void polar(const double *p, double *out) {
     out[0] = exp(p[0] - p[1]);
     out[1] = atan2(p[1], p[0] + 2);
@@ -29,7 +31,7 @@ __attribute__((noinline)) static void polar(const double *p, double *out) {
 static double f(const double *x, int n) {
     double out[2];
     polar(x, out);
-    return soft(x[2] * x[3]) + soft(x[n - 2]) + pair(x + 4) + out[0] * out[1] + pair(out) + two(x[1], x[5] * x[0]);
+    return soft(x[2] * x[3]) + soft(x[n - 2]) + pair(x + 4) + out[0] * out[1] + pair(out) + two(x[1], x[5] * x[0]) + rec(x[3], 3) * x[2];
 }
 
 static void grad(const double *x, double *dx, int n) { __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, n); }
