@@ -127,6 +127,28 @@ mod tests {
     }
 
     #[test]
+    fn vector_mode_takes_width_tangents_and_returns_them_through_a_struct() {
+        use ArgActivity::*;
+        let sig = zyg_ir::Signature::new(vec![Type::F32, Type::PTR], Type::F32);
+        let h = render_forward("f_fwd", "f", &sig, &[Active, Dup], 2);
+        assert!(h.contains("struct f_fwd_tangents {\n    float d[2];\n};"), "{h}");
+        assert!(
+            h.contains(
+                "void f_fwd(struct f_fwd_tangents *out, float arg0, float d_arg0_0, float d_arg0_1, void *arg1, \
+                 void *d_arg1_0, void *d_arg1_1);"
+            ),
+            "{h}"
+        );
+        // A void function's tangents all go through memory: no struct.
+        let void = zyg_ir::Signature::new(vec![Type::PTR], Type::Void);
+        let h = render_forward("g_fwd", "g", &void, &[Dup], 3);
+        assert!(
+            h.contains("void g_fwd(void *arg0, void *d_arg0_0, void *d_arg0_1, void *d_arg0_2);") && !h.contains("struct"),
+            "{h}"
+        );
+    }
+
+    #[test]
     fn one_gradient_is_returned() {
         let h = render("g_grad", "g", &[Type::F64, Type::PTR], &[ArgActivity::Active, ArgActivity::Dup]);
         assert!(h.contains("double g_grad(double arg0, void *arg1, void *d_arg1);"), "{h}");
