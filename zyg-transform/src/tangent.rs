@@ -114,6 +114,12 @@ struct Forward<'p, 'a> {
     /// The lanes (one, but in vector mode), and the one the steps work on.
     lanes: Vec<Lane>,
     lane: usize,
+    /// Vector mode: the reciprocals of divisors the lanes share, by instruction
+    /// (`Tangent::reciprocal`).
+    reciprocals: HashMap<(Inst, Value), Value>,
+    /// Vector mode: parts of an instruction's rule that are the same in every lane, by
+    /// instruction and the part's identity (`Tangent::shared`).
+    shared: HashMap<(Inst, usize), Value>,
     /// Zeroed memory read and written where a nullable shadow is null (`shadows`).
     scratch: Option<Value>,
 }
@@ -145,7 +151,7 @@ impl<'p, 'a> Forward<'p, 'a> {
             lane.result_slot = tangents.result_slot.then(|| p.add_param(Type::PTR));
         }
         p.sig = tangents.sig.clone();
-        Forward { plan, p, lanes, lane: 0, scratch: None }
+        Forward { plan, p, lanes, lane: 0, reciprocals: HashMap::new(), shared: HashMap::new(), scratch: None }
     }
 
     fn now(&mut self) -> &mut Lane {
@@ -377,6 +383,37 @@ impl<'p, 'a> Tangent<'_, 'p, 'a> {
 
     pub fn lane(&self) -> usize {
         self.builder.lane
+    }
+
+    /// Vector mode: `1 / v` for a divisor every lane of this instruction's tangent divides
+    /// by, computed once (with the first lane's code, before the others'), so that N lanes
+    /// cost one division and N products instead of N divisions (within an ulp of them).
+    /// `None` with one lane, which divides as before.
+    pub fn reciprocal(&mut self, v: Value) -> Option<Value> {
+        if self.width() < 2 {
+            return None;
+        }
+        if let Some(r) = self.builder.reciprocals.get(&(self.inst, v)) {
+            return Some(*r);
+        }
+        let ty = self.builder.p.ty(v).clone();
+        let one = self.constant(Constant::float_like(&ty, 1.0)?);
+        let r = self.cursor().binary(zyg_ir::BinOp::FDiv, one, v);
+        self.builder.reciprocals.insert((self.inst, v), r);
+        Some(r)
+    }
+
+    /// Vector mode: the value part `key` of this instruction's rule (the address of its
+    /// expression node, the same tree in every lane) has, when it does not depend on the lane
+    /// and an earlier lane computed it. Always `None` with one lane.
+    pub fn shared(&self, key: usize) -> Option<Value> {
+        self.builder.shared.get(&(self.inst, key)).copied()
+    }
+
+    pub fn share(&mut self, key: usize, v: Value) {
+        if self.width() > 1 {
+            self.builder.shared.insert((self.inst, key), v);
+        }
     }
 
     /// Works on lane `lane` from here on (for a family that handles all lanes at once).

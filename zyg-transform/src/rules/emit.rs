@@ -105,6 +105,33 @@ trait Site {
     fn primal(&mut self, v: Value) -> Result<Value, TransformError>;
     fn cursor(&mut self) -> Cursor<'_>;
     fn constant(&mut self, c: Constant) -> Value;
+    /// `1 / v`, computed once per instruction, where a division by `v` is cheaper as a
+    /// product with it (vector mode's lanes); `None` to divide.
+    fn reciprocal(&mut self, _v: Value) -> Option<Value> {
+        None
+    }
+    /// The value a part of the expression that does not read `d` already has here (vector
+    /// mode's later lanes reuse the first lane's), by the part's node.
+    fn shared(&mut self, _node: &E) -> Option<Value> {
+        None
+    }
+    fn share(&mut self, _node: &E, _v: Value) {}
+}
+
+/// Whether `e` reads the result's adjoint or the operand's tangent (`d`), which differs by
+/// lane in vector mode.
+fn uses_d(e: &E) -> bool {
+    match &*e.0 {
+        Node::D => true,
+        Node::Arg(_) | Node::Res | Node::Const(_) => false,
+        Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) | Node::And(a, b) | Node::Or(a, b) => {
+            uses_d(a) || uses_d(b)
+        }
+        Node::Cmp(_, a, b) => uses_d(a) || uses_d(b),
+        Node::Neg(a) | Node::IntToFloat(a) | Node::IntAdd(a, _) => uses_d(a),
+        Node::Call(_, args) => args.iter().any(uses_d),
+        Node::Select(c, a, b) => uses_d(c) || uses_d(a) || uses_d(b),
+    }
 }
 
 impl Site for Reverse<'_, '_, '_> {
@@ -134,6 +161,15 @@ impl Site for Tangent<'_, '_, '_> {
     }
     fn constant(&mut self, c: Constant) -> Value {
         Tangent::constant(self, c)
+    }
+    fn reciprocal(&mut self, v: Value) -> Option<Value> {
+        Tangent::reciprocal(self, v)
+    }
+    fn shared(&mut self, node: &E) -> Option<Value> {
+        Tangent::shared(self, std::rc::Rc::as_ptr(&node.0) as usize)
+    }
+    fn share(&mut self, node: &E, v: Value) {
+        Tangent::share(self, std::rc::Rc::as_ptr(&node.0) as usize, v)
     }
 }
 
@@ -165,6 +201,19 @@ fn primal<S: Site>(cx: &mut S, env: &Env, v: Value) -> Result<Value, TransformEr
 
 /// Emits a rule expression.
 fn expr<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> {
+    if !matches!(&*e.0, Node::D | Node::Arg(_) | Node::Res | Node::Const(_)) && !uses_d(e) {
+        if let Some(v) = cx.shared(e) {
+            return Ok(v);
+        }
+        let v = node(cx, e, env)?;
+        cx.share(e, v);
+        return Ok(v);
+    }
+    node(cx, e, env)
+}
+
+/// Emits one node of a rule expression.
+fn node<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> {
     let float = env.ty.clone();
     let sub = |cx: &mut S, e: &E| -> Result<Value, TransformError> { expr(cx, e, env) };
     Ok(match &*e.0 {
@@ -182,10 +231,17 @@ fn expr<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> 
                 Node::Mul(..) => BinOp::FMul,
                 _ => BinOp::FDiv,
             };
+            let lane_free = op == BinOp::FDiv && !uses_d(b);
             let (a, b) = (sub(cx, a)?, sub(cx, b)?);
-            let mut c = cx.cursor();
-            let (a, b) = (c.convert_float(a, &float), c.convert_float(b, &float));
-            c.binary(op, a, b)
+            let (a, b) = {
+                let mut c = cx.cursor();
+                (c.convert_float(a, &float), c.convert_float(b, &float))
+            };
+            // A divisor the same in every lane of vector mode: one reciprocal for all.
+            match cx.reciprocal(b).filter(|_| lane_free) {
+                Some(r) => cx.cursor().binary(BinOp::FMul, a, r),
+                None => cx.cursor().binary(op, a, b),
+            }
         }
         Node::Neg(a) => {
             let a = sub(cx, a)?;
