@@ -376,44 +376,35 @@ impl<'p, 'a> Tangent<'_, 'p, 'a> {
         }
     }
 
-    /// How many lanes there are (vector mode's width), and which one this is.
+    /// How many lanes there are (vector mode's width).
     pub fn width(&self) -> usize {
         self.builder.lanes.len()
-    }
-
-    pub fn lane(&self) -> usize {
-        self.builder.lane
     }
 
     /// Vector mode: `1 / v` for a divisor every lane of this instruction's tangent divides
     /// by, computed once (with the first lane's code, before the others'), so that N lanes
     /// cost one division and N products instead of N divisions (within an ulp of them).
-    /// `None` with one lane, which divides as before.
-    pub fn reciprocal(&mut self, v: Value) -> Option<Value> {
-        if self.width() < 2 {
-            return None;
-        }
+    /// One lane divides as before (`emit` asks only with lanes).
+    pub fn reciprocal(&mut self, v: Value) -> Value {
         if let Some(r) = self.builder.reciprocals.get(&(self.inst, v)) {
-            return Some(*r);
+            return *r;
         }
         let ty = self.builder.p.ty(v).clone();
-        let one = self.constant(Constant::float_like(&ty, 1.0)?);
+        let one = self.constant(Constant::float_like(&ty, 1.0).expect("a float divisor"));
         let r = self.cursor().binary(zyg_ir::BinOp::FDiv, one, v);
         self.builder.reciprocals.insert((self.inst, v), r);
-        Some(r)
+        r
     }
 
     /// Vector mode: the value part `key` of this instruction's rule (the address of its
     /// expression node, the same tree in every lane) has, when it does not depend on the lane
-    /// and an earlier lane computed it. Always `None` with one lane.
+    /// and an earlier lane computed it.
     pub fn shared(&self, key: usize) -> Option<Value> {
         self.builder.shared.get(&(self.inst, key)).copied()
     }
 
     pub fn share(&mut self, key: usize, v: Value) {
-        if self.width() > 1 {
-            self.builder.shared.insert((self.inst, key), v);
-        }
+        self.builder.shared.insert((self.inst, key), v);
     }
 
     /// Works on lane `lane` from here on (for a family that handles all lanes at once).

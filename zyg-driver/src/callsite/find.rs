@@ -186,7 +186,7 @@ fn read_parameters<'ctx>(
         let kind = rest.next_marker();
         let strided = kind.is_some_and(|(_, strided)| strided);
         let kind = kind.map(|(kind, _)| kind);
-        if strided && rest.width == 1 {
+        if strided && width == 1 {
             return Err(format!(
                 "parameter {i} of `{function}` is marked `enzyme_dupv`, which belongs to vector mode: give \
                  `enzyme_width, N` first, or mark it `enzyme_dup`"

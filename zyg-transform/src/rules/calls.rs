@@ -160,7 +160,6 @@ impl Calls {
                 }
             }
         }
-        cx.set_lane(0);
         Ok(())
     }
 }

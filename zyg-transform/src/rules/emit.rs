@@ -105,17 +105,25 @@ trait Site {
     fn primal(&mut self, v: Value) -> Result<Value, TransformError>;
     fn cursor(&mut self) -> Cursor<'_>;
     fn constant(&mut self, c: Constant) -> Value;
-    /// `1 / v`, computed once per instruction, where a division by `v` is cheaper as a
-    /// product with it (vector mode's lanes); `None` to divide.
-    fn reciprocal(&mut self, _v: Value) -> Option<Value> {
-        None
+    /// Whether the expression is emitted once per lane of vector mode, so that what does not
+    /// read `d` is computed once for all lanes (`shared`, `share`, `reciprocal`).
+    fn has_lanes(&self) -> bool {
+        false
     }
-    /// The value a part of the expression that does not read `d` already has here (vector
-    /// mode's later lanes reuse the first lane's), by the part's node.
+    /// With lanes: the value a part of the expression that does not read `d` already has
+    /// here (the first lane's), by the part's node...
     fn shared(&mut self, _node: &E) -> Option<Value> {
         None
     }
+    /// ...recorded by the first lane.
     fn share(&mut self, _node: &E, _v: Value) {}
+    /// With lanes: `1 / v` for a divisor `v` that does not read `d`, computed once, so that
+    /// the lanes multiply instead of each dividing.
+    fn reciprocal(&mut self, v: Value) -> Value {
+        let mut c = self.cursor();
+        let one = c.constant(Constant::float_like(&c.func.ty(v).clone(), 1.0).expect("a float divisor"));
+        c.binary(BinOp::FDiv, one, v)
+    }
 }
 
 /// Whether `e` reads the result's adjoint or the operand's tangent (`d`), which differs by
@@ -162,7 +170,10 @@ impl Site for Tangent<'_, '_, '_> {
     fn constant(&mut self, c: Constant) -> Value {
         Tangent::constant(self, c)
     }
-    fn reciprocal(&mut self, v: Value) -> Option<Value> {
+    fn has_lanes(&self) -> bool {
+        self.width() > 1
+    }
+    fn reciprocal(&mut self, v: Value) -> Value {
         Tangent::reciprocal(self, v)
     }
     fn shared(&mut self, node: &E) -> Option<Value> {
@@ -201,7 +212,7 @@ fn primal<S: Site>(cx: &mut S, env: &Env, v: Value) -> Result<Value, TransformEr
 
 /// Emits a rule expression.
 fn expr<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> {
-    if !matches!(&*e.0, Node::D | Node::Arg(_) | Node::Res | Node::Const(_)) && !uses_d(e) {
+    if cx.has_lanes() && !matches!(&*e.0, Node::D | Node::Arg(_) | Node::Res | Node::Const(_)) && !uses_d(e) {
         if let Some(v) = cx.shared(e) {
             return Ok(v);
         }
@@ -231,16 +242,18 @@ fn node<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> 
                 Node::Mul(..) => BinOp::FMul,
                 _ => BinOp::FDiv,
             };
-            let lane_free = op == BinOp::FDiv && !uses_d(b);
+            let shared_divisor = op == BinOp::FDiv && cx.has_lanes() && !uses_d(b);
             let (a, b) = (sub(cx, a)?, sub(cx, b)?);
             let (a, b) = {
                 let mut c = cx.cursor();
                 (c.convert_float(a, &float), c.convert_float(b, &float))
             };
             // A divisor the same in every lane of vector mode: one reciprocal for all.
-            match cx.reciprocal(b).filter(|_| lane_free) {
-                Some(r) => cx.cursor().binary(BinOp::FMul, a, r),
-                None => cx.cursor().binary(op, a, b),
+            if shared_divisor {
+                let r = cx.reciprocal(b);
+                cx.cursor().binary(BinOp::FMul, a, r)
+            } else {
+                cx.cursor().binary(op, a, b)
             }
         }
         Node::Neg(a) => {
