@@ -403,19 +403,16 @@ fn guard_null_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value
         return;
     }
     let entry = p.entry().expect("a body");
-    // Zeroed memory read where the base is null: a pointer, or the widest struct value or
-    // integer read through a nullable shadow.
-    let guarded_bytes = made
-        .iter()
-        .filter_map(|(orig, _)| match &plan.func.insts[*orig].kind {
-            InstKind::Load { ty, ptr } if plan.nullable.contains(*ptr) => ty.natural_layout().map(|(size, _)| size),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
+    // Zeroed memory read where the base is null: a pointer, or, where a struct value or an
+    // integer wider than a pointer is read through a nullable shadow, a scratch slot as wide
+    // as the function's widest access (`shadows::scratch_type`, as stores use).
+    let wide = made.iter().any(|(orig, _)| {
+        matches!(&plan.func.insts[*orig].kind, InstKind::Load { ty, ptr }
+            if plan.nullable.contains(*ptr) && ty.natural_layout().is_some_and(|(size, _)| size > 8))
+    });
     let null_slot = {
         let mut c = Cursor::at_start(p, entry);
-        let ty = if guarded_bytes <= 8 { Type::PTR } else { Type::Array(guarded_bytes.div_ceil(8), Type::I64.into()) };
+        let ty = if wide { crate::shadows::scratch_type(plan.func) } else { Type::PTR };
         let slot = c.alloca(ty.clone());
         let zero = if ty.is_ptr() { Constant::Null(0) } else { Constant::Zero(ty) };
         let zero = c.constant(zero);
