@@ -9,6 +9,10 @@
  * per observation, lane l seeded with the l-th column's unit vector (constant seeds,
  * `enzyme_dupv`), gives both rows of the block in one sweep.
  *
+ * And by vector reverse mode (ba_rev2_zyg): one `__enzyme_autodiff` of width 2 per
+ * observation, lane r seeding the output's adjoint with row r's unit vector and collecting
+ * row r of the block through shadows at a stride of one row (`enzyme_dupv`).
+ *
  * Also the gradient of the sum of squared residuals (ba_objective_sq) in one reverse pass,
  * against ba_objective_sq_grad. */
 #include "bench.h"
@@ -105,6 +109,32 @@ double ba_fwd_zyg(void *q) {
             block[l] = cols[l][0];
             block[BA_JAC_COLS + l] = cols[l][1];
         }
+        double werr, dwerr = 1.0;
+        block[2 * BA_JAC_COLS] = 0.0;
+        ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup,
+                     &werr, &dwerr);
+        if (i == 0)
+            first = err[0];
+    }
+    return first;
+}
+
+/* Vector reverse mode's seeds: lane r is row r's unit vector. */
+static const double ba_seed_err[2][2] = {{1, 0}, {0, 1}};
+
+double ba_rev2_zyg(void *q) {
+    ba_ctx *c = (ba_ctx *)q;
+    double *J = c->g.zyg, first = 0.0;
+    for (int i = 0; i < c->p; i++) {
+        const double *cam = &c->cams[c->obs[2 * i] * BA_NCAMPARAMS], *X = &c->X[3 * c->obs[2 * i + 1]];
+        double *block = &J[(size_t)BA_BLOCK * i], err[2], derr[2][2];
+        memcpy(derr, ba_seed_err, sizeof derr);
+        bench_zero(block, 2 * BA_JAC_COLS);
+        /* row r's shadows are at block + r * BA_JAC_COLS: camera (11), point (3), weight */
+        ZB_AUTODIFFV((void *)ba_compute_reproj_error, enzyme_width, 2, enzyme_dupv, sizeof(double) * BA_JAC_COLS, cam,
+                     block, enzyme_dupv, sizeof(double) * BA_JAC_COLS, X, block + BA_NCAMPARAMS, enzyme_dupv,
+                     sizeof(double) * BA_JAC_COLS, &c->w[i], block + BA_NCAMPARAMS + 3, enzyme_const, &c->feats[2 * i],
+                     enzyme_dupnoneedv, sizeof derr[0], err, derr);
         double werr, dwerr = 1.0;
         block[2 * BA_JAC_COLS] = 0.0;
         ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup,

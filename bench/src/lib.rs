@@ -35,6 +35,7 @@ extern "C" {
     fn ba_primal(c: *mut c_void) -> f64;
     fn ba_zyg(c: *mut c_void) -> f64;
     fn ba_fwd_zyg(c: *mut c_void) -> f64;
+    fn ba_rev2_zyg(c: *mut c_void) -> f64;
     fn ba_hand(c: *mut c_void) -> f64;
     fn ba_sq_setup(n: i32, m: i32, p: i32, seed: u64) -> *mut c_void;
     fn ba_sq_primal(c: *mut c_void) -> f64;
@@ -283,6 +284,17 @@ pub fn cases(family: &str) -> Vec<Case> {
                     format!("ba_jacfwd_n{n}_m{m}_p{p}"),
                     format!("Jacobian blocks by forward mode of width 15, n = {n}, m = {m}, p = {p}"),
                     (ba_primal, ba_fwd_zyg, ba_hand, ba_free),
+                    5.0,
+                    Some(1.25),
+                    move || unsafe { ba_setup(n, m, p, 2000 + p as u64) },
+                ));
+                // By vector reverse mode, width 2 (both rows of a block in one sweep).
+                v.push(Case::new(
+                    "ba",
+                    "ba",
+                    format!("ba_jacrev2_n{n}_m{m}_p{p}"),
+                    format!("Jacobian blocks by reverse mode of width 2, n = {n}, m = {m}, p = {p}"),
+                    (ba_primal, ba_rev2_zyg, ba_hand, ba_free),
                     5.0,
                     Some(1.25),
                     move || unsafe { ba_setup(n, m, p, 2000 + p as u64) },

@@ -12,10 +12,22 @@
 // RUN: not %zyg grad %t.5.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=STRIDE
 // RUN: %clang -O0 -g -DCASE=6 -S -emit-llvm %s -o %t.6.ll
 // RUN: not %zyg grad %t.6.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=RESULT
+// RUN: %clang -O0 -g -DCASE=7 -S -emit-llvm %s -o %t.7.ll
+// RUN: not %zyg grad %t.7.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=RGLOBAL
+// RUN: %clang -O0 -g -DCASE=8 -S -emit-llvm %s -o %t.8.ll
+// RUN: not %zyg grad %t.8.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=RONE
+// RUN: %clang -O0 -g -DCASE=9 -S -emit-llvm %s -o %t.9.ll
+// RUN: not %zyg grad %t.9.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=RCUSTOM
 // RUN: not test -e %t.out.ll
 extern int enzyme_width, enzyme_dup, enzyme_dupv, enzyme_const;
 typedef struct { double d[2]; } t2;
 t2 __enzyme_fwddiff(void *, ...);
+t2 __enzyme_autodiff2(void *, ...) __asm__("__enzyme_autodiff");
+double __enzyme_autodiff(void *, ...);
+__attribute__((noinline)) double mystery(double x) { return 3 * x; }
+double d_mystery(double x, double dret) { return dret * 3 + 0 * x; }
+void *__zyg_pullback_mystery[2] = {(void *)mystery, (void *)d_mystery};
+double through_rule(double x) { return mystery(x) * x; }
 double state[2];
 double uses_global(double x) {
     state[0] = x * x;
@@ -46,6 +58,15 @@ int main(int argc, char **argv) {
 #elif CASE == 6
     // RESULT: in `main` at {{.*}}vector_mode_refused.c:[[@LINE+1]]:{{[0-9]+}}: the request's result `{ double, double }` holds 2 values but there are 3 tangents
     t = __enzyme_fwddiff((void *)f, enzyme_width, 3, x, 1.0, 0.0, 0.0, y, 0.0, 1.0, 0.0);
+#elif CASE == 7
+    // RGLOBAL: zyg: error: {{.*}}in function `uses_global`: vector mode (`enzyme_width`) in reverse mode over a function that uses differentiated global variables is not supported yet; pass the global's memory as a `dup` argument
+    t = __enzyme_autodiff2((void *)uses_global, enzyme_width, 2, x);
+#elif CASE == 8
+    // RONE: in `main` at {{.*}}vector_mode_refused.c:[[@LINE+1]]:{{[0-9]+}}: the request returns one `double` but has 2 gradients (one per lane of each `out` argument); declare it to return a struct of 2
+    t.d[0] = __enzyme_autodiff((void *)f, enzyme_width, 2, x, enzyme_const, y);
+#elif CASE == 9
+    // RCUSTOM: zyg: error: {{.*}}in function `through_rule`{{.*}}: vector mode (`enzyme_width`) in reverse mode through a registered derivative is not supported yet; make one request per direction (without `enzyme_width`)
+    t = __enzyme_autodiff2((void *)through_rule, enzyme_width, 2, x);
 #endif
     return (int)t.d[0];
 }

@@ -42,8 +42,8 @@ int main(void) {
     (void)xs;
     (void)dxs;
 #if CASE == 1
-    // WIDTH: zyg: error: {{.*}}.1.ll: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: `enzyme_width, 2` asks for vector mode, which zyg supports in forward mode (`__enzyme_fwddiff`) only so far; make one reverse-mode request per direction
-    d = __enzyme_autodiff((void *)f, enzyme_width, 2, x);
+    // WIDTH: zyg: error: {{.*}}.1.ll: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: `enzyme_width, 2` asks for vector mode, which zyg supports in `__enzyme_fwddiff` and `__enzyme_autodiff` only so far, not in split mode; make one request per direction
+    d = *(double *)__enzyme_augmentfwd((void *)f, enzyme_width, 2, x);
 #elif CASE == 2
     // DUPV: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: parameter 0 of `g` is marked `enzyme_dupv`, which belongs to vector mode: give `enzyme_width, N` first
     d = __enzyme_autodiff((void *)g, enzyme_dupv, 16, xs, dxs);

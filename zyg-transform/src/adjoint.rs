@@ -9,6 +9,11 @@
 //! contributions and the read of its adjoint all happen in that block's adjoint, so they are
 //! summed in SSA values there. That keeps mem2reg's work (which grows faster than linearly
 //! with the slots of one block) to the values that cross blocks.
+//!
+//! Vector mode (`Plan::width` N > 1) runs N adjoints in one sweep: each lane has its own
+//! accumulators, result's adjoint and shadows (the primal recorded each lane's), and each
+//! backpropagator runs once per lane, except calls of differentiated callees, whose width-N
+//! adjoints take every lane at once (`rules::RuleFamily::all_lanes`).
 
 use crate::builder::Cursor;
 use crate::error::TransformError;
@@ -26,7 +31,8 @@ pub fn build(plan: &Plan, reversed: &ReversedCfg, name: &str, sig: Signature) ->
     let mut adj = Function::new(name, sig);
     adj.linkage = Linkage::Internal;
     let tape = adj.params[0];
-    let dret = adj.params.get(1).copied();
+    // The result's adjoint, one per lane.
+    let dret: Vec<Value> = adj.params[1..].to_vec();
     let entry = adj.create_block(Some("entry".into()));
     // Every primal block the adjoint visits has one adjoint block.
     let mut blocks = SecondaryMap::with_default(Block::reserved_value());
@@ -41,8 +47,9 @@ pub fn build(plan: &Plan, reversed: &ReversedCfg, name: &str, sig: Signature) ->
         tape,
         blocks,
         local: block_local_floats(plan),
-        pending: HashMap::new(),
-        slots: HashMap::new(),
+        lane: 0,
+        pending: (0..plan.width).map(|_| HashMap::new()).collect(),
+        slots: (0..plan.width).map(|_| HashMap::new()).collect(),
         sinks: HashMap::new(),
         callee_slots: HashMap::new(),
         remaining: HashMap::new(),
@@ -51,7 +58,7 @@ pub fn build(plan: &Plan, reversed: &ReversedCfg, name: &str, sig: Signature) ->
     builder.create_slots(entry, &reversed.counted);
     builder.enter(entry, exit, &reversed.start);
     for &b in &reversed.walk {
-        builder.block(b, &reversed.blocks[b], dret, exit)?;
+        builder.block(b, &reversed.blocks[b], &dret, exit)?;
     }
     builder.finish(exit);
     Ok(builder.adj)
@@ -64,10 +71,12 @@ struct Adjoint<'p, 'a> {
     blocks: SecondaryMap<Block, Block>,
     /// Active float values used only in their own block, non-phi (see the module comment).
     local: HashSet<Value>,
-    /// The sum of the contributions so far to a block-local value's adjoint.
-    pending: HashMap<Value, Value>,
-    /// The adjoint accumulator of each other active primal value.
-    slots: HashMap<Value, Value>,
+    /// The lane (vector mode) the backpropagators being emitted are for; 0 otherwise.
+    lane: usize,
+    /// The sum of the contributions so far to a block-local value's adjoint, per lane.
+    pending: Vec<HashMap<Value, Value>>,
+    /// The adjoint accumulator of each other active primal value, per lane.
+    slots: Vec<HashMap<Value, Value>>,
     /// A scratch slot per element type, where the adjoints of masked-off gather and scatter
     /// lanes go (`gather`).
     sinks: HashMap<Type, Value>,
@@ -92,12 +101,14 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             .filter(|v| self.plan.activity.is_active(*v) && !self.local.contains(v))
             .collect();
         let mut c = Cursor::at_end(&mut self.adj, entry);
-        for v in actives {
-            let ty = func.ty(v).clone();
-            let slot = c.alloca(ty.clone());
-            let zero = c.constant(Constant::Zero(ty));
-            c.store(zero, slot);
-            self.slots.insert(v, slot);
+        for slots in &mut self.slots {
+            for &v in &actives {
+                let ty = func.ty(v).clone();
+                let slot = c.alloca(ty.clone());
+                let zero = c.constant(Constant::Zero(ty));
+                c.store(zero, slot);
+                slots.insert(v, slot);
+            }
         }
         for (inst, callee) in self.plan.callees.iter().filter(|(_, g)| !g.boxed) {
             self.callee_slots.insert(*inst, c.alloca(callee.tape_ty.clone()));
@@ -146,13 +157,17 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         let tape_ty = self.plan.layout.tape_ty.clone();
         let stacks = self.plan.layout.stacks();
         let mut c = Cursor::at_end(&mut self.adj, exit);
-        // Requested parameters that turn out inactive inside keep a zero gradient.
+        // Requested parameters that turn out inactive inside keep a zero gradient. In
+        // vector mode each parameter's gradients come one per lane, in a row.
         let mut grads = c.constant(Constant::Zero(ret_ty));
         let requested = func.params.iter().zip(&self.plan.args).filter(|(_, a)| **a == ArgActivity::Active);
+        let lanes = self.slots.len();
         for (k, (p, _)) in requested.enumerate() {
-            if let Some(slot) = self.slots.get(p) {
-                let g = c.load(func.ty(*p).clone(), *slot);
-                grads = c.insert(grads, g, k as u32);
+            for (lane, slots) in self.slots.iter().enumerate() {
+                if let Some(slot) = slots.get(p) {
+                    let g = c.load(func.ty(*p).clone(), *slot);
+                    grads = c.insert(grads, g, (k * lanes + lane) as u32);
+                }
             }
         }
         for index in stacks {
@@ -164,27 +179,40 @@ impl<'p, 'a> Adjoint<'p, 'a> {
 
     /// The adjoint block of primal block `b`: its backpropagators, then how it continues
     /// (`reversal`).
-    fn block(&mut self, b: Block, reversal: &Reversal, dret: Option<Value>, exit: Block) -> Result<(), TransformError> {
+    fn block(&mut self, b: Block, reversal: &Reversal, dret: &[Value], exit: Block) -> Result<(), TransformError> {
         let func = self.plan.func;
         let ab = self.blocks[b];
         let term = func.terminator(b);
         if let Some(InstKind::Ret { value: Some(v) }) = term.map(|t| &func.insts[t].kind) {
-            if let Some(d) = dret {
-                self.accumulate(ab, *v, d);
+            for (lane, d) in dret.iter().enumerate() {
+                self.lane = lane;
+                self.accumulate(ab, *v, *d);
             }
         }
         let body: Vec<Inst> = func.blocks[b].insts.iter().copied().filter(|i| Some(*i) != term).collect();
         for &inst in body.iter().rev() {
-            if self.plan.pullbacks[inst].is_some() && !matches!(func.insts[inst].kind, InstKind::Phi { .. }) {
-                self.backprop(b, inst)?;
+            let Some(pullback) = self.plan.pullbacks[inst].as_ref() else { continue };
+            if matches!(func.insts[inst].kind, InstKind::Phi { .. }) {
+                continue;
+            }
+            if pullback.family().all_lanes(pullback) {
+                self.backprop(b, inst, None)?;
+            } else {
+                for lane in 0..self.slots.len() {
+                    self.backprop(b, inst, Some(lane))?;
+                }
             }
         }
-        // Phis read their adjoints together (they are parallel copies), then route them.
-        let mut phi_adjoints = Vec::new();
-        for phi in func.phis(b) {
-            let v = func.result(phi).expect("phi result");
-            if self.plan.activity.is_active(v) {
-                phi_adjoints.push((phi, self.take(ab, v)));
+        // Phis read their adjoints together (they are parallel copies), then route them;
+        // each lane's (`phi_adjoints[lane]`).
+        let mut phi_adjoints = vec![Vec::new(); self.slots.len()];
+        for (lane, adjoints) in phi_adjoints.iter_mut().enumerate() {
+            self.lane = lane;
+            for phi in func.phis(b) {
+                let v = func.result(phi).expect("phi result");
+                if self.plan.activity.is_active(v) {
+                    adjoints.push((phi, self.take(ab, v)));
+                }
             }
         }
         self.leave(ab, b, reversal, &phi_adjoints, exit)
@@ -197,7 +225,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         ab: Block,
         b: Block,
         reversal: &Reversal,
-        phi_adjoints: &[(Inst, Value)],
+        phi_adjoints: &[Vec<(Inst, Value)>],
         exit: Block,
     ) -> Result<(), TransformError> {
         // Leaving a counted loop backwards: its header's executions, to count down.
@@ -269,25 +297,39 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         c.select(done, first, again)
     }
 
-    /// Adds each phi's adjoint to the value it took from predecessor `pred`.
-    fn route_phis(&mut self, at: Block, phi_adjoints: &[(Inst, Value)], pred: Block) {
-        for (phi, d) in phi_adjoints {
-            let InstKind::Phi { incoming } = &self.plan.func.insts[*phi].kind else { continue };
-            if let Some((_, v)) = incoming.iter().find(|(b, _)| *b == pred) {
-                self.accumulate(at, *v, *d);
+    /// Adds each phi's adjoint to the value it took from predecessor `pred`, in each lane.
+    fn route_phis(&mut self, at: Block, phi_adjoints: &[Vec<(Inst, Value)>], pred: Block) {
+        for (lane, adjoints) in phi_adjoints.iter().enumerate() {
+            self.lane = lane;
+            for (phi, d) in adjoints {
+                let InstKind::Phi { incoming } = &self.plan.func.insts[*phi].kind else { continue };
+                if let Some((_, v)) = incoming.iter().find(|(b, _)| *b == pred) {
+                    self.accumulate(at, *v, *d);
+                }
             }
         }
     }
 
     /// Runs the pullback of `inst` (primal block `b`): its family emits it
-    /// (`rules::RuleFamily::reverse`), given the result's adjoint when the result is active.
-    fn backprop(&mut self, b: Block, inst: Inst) -> Result<(), TransformError> {
+    /// (`rules::RuleFamily::reverse`), given the result's adjoint when the result is active:
+    /// for one `lane`, or (`None`) for a family that handles every lane in one call.
+    fn backprop(&mut self, b: Block, inst: Inst, lane: Option<usize>) -> Result<(), TransformError> {
         let plan = self.plan;
         let at = self.blocks[b];
         let result = plan.func.result(inst).filter(|v| plan.activity.is_active(*v));
-        let d = result.map(|v| self.take(at, v));
+        let lanes = match lane {
+            Some(lane) => lane..lane + 1,
+            None => 0..self.slots.len(),
+        };
+        let mut ds = vec![None; self.slots.len()];
+        for lane in lanes.clone() {
+            self.lane = lane;
+            ds[lane] = result.map(|v| self.take(at, v));
+        }
+        self.lane = lanes.start;
         let pullback = plan.pullbacks[inst].as_ref().expect("a chosen pullback");
-        let mut cx = Reverse { builder: self, block: b, at, inst, result, d };
+        let d = ds[lanes.start];
+        let mut cx = Reverse { builder: self, block: b, at, inst, result, d, ds };
         pullback.family().reverse(&mut cx, pullback)
     }
 
@@ -296,12 +338,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
     fn take(&mut self, at: Block, v: Value) -> Value {
         let ty = self.plan.func.ty(v).clone();
         if self.local.contains(&v) {
-            return match self.pending.remove(&v) {
+            return match self.pending[self.lane].remove(&v) {
                 Some(d) => d,
                 None => Cursor::at_end(&mut self.adj, at).constant(Constant::Zero(ty)),
             };
         }
-        let slot = self.slots[&v];
+        let slot = self.slots[self.lane][&v];
         let mut c = Cursor::at_end(&mut self.adj, at);
         let d = c.load(ty.clone(), slot);
         let zero = c.constant(Constant::Zero(ty));
@@ -329,14 +371,14 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             let ty = self.plan.func.ty(v).clone();
             let mut c = Cursor::at_end(&mut self.adj, at);
             let contribution = c.convert_float(contribution, &ty);
-            let sum = match self.pending.get(&v) {
+            let sum = match self.pending[self.lane].get(&v) {
                 Some(&old) => c.binary(BinOp::FAdd, old, contribution),
                 None => contribution,
             };
-            self.pending.insert(v, sum);
+            self.pending[self.lane].insert(v, sum);
             return;
         }
-        let Some(&slot) = self.slots.get(&v) else { return };
+        let Some(&slot) = self.slots[self.lane].get(&v) else { return };
         let ty = self.plan.func.ty(v).clone();
         Cursor::at_end(&mut self.adj, at).add_into(slot, &ty, contribution);
     }
@@ -421,10 +463,12 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         self.fetch(at, home, field)
     }
 
-    /// The shadow of a pointer: tape memory for a stack array, else from the tape.
+    /// The shadow of a pointer in the current lane: tape memory for a stack array, else
+    /// from the tape.
     fn shadow(&mut self, at: Block, _block: Block, ptr: Value) -> Result<Value, TransformError> {
-        if let Some(&index) = self.plan.layout.shadow_memory.get(&ptr) {
+        if let Some(indices) = self.plan.layout.shadow_memory.get(&ptr) {
             let tape_ty = self.plan.layout.tape_ty.clone();
+            let index = indices[self.lane];
             return Ok(Cursor::at_end(&mut self.adj, at).field_ptr(&tape_ty, self.tape, &[index]));
         }
         if let Some(shadow) = self.plan.func.constant(ptr).and_then(crate::shadow_global) {
@@ -455,7 +499,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             }
             return Ok(rebuilt);
         }
-        self.fetch_field(at, Field::Shadow(ptr))
+        self.fetch_field(at, Field::Shadow(ptr, self.lane as u32))
     }
 }
 
@@ -470,9 +514,13 @@ pub struct Reverse<'x, 'p, 'a> {
     /// The adjoint block the code goes into.
     pub at: Block,
     pub inst: Inst,
-    /// The instruction's result, when it is active, and its adjoint (read and cleared).
+    /// The instruction's result, when it is active, and its adjoint (read and cleared) in
+    /// the current lane.
     pub result: Option<Value>,
     pub d: Option<Value>,
+    /// Every lane's adjoint of the result (vector mode), for families that handle all lanes
+    /// in one call (`set_lane`).
+    ds: Vec<Option<Value>>,
 }
 
 impl<'p, 'a> Reverse<'_, 'p, 'a> {
@@ -523,7 +571,19 @@ impl<'p, 'a> Reverse<'_, 'p, 'a> {
 
     /// The adjoint accumulator of active value `v`, when it has one (not block-local).
     pub fn slot(&self, v: Value) -> Option<Value> {
-        self.builder.slots.get(&v).copied()
+        self.builder.slots[self.builder.lane].get(&v).copied()
+    }
+
+    /// Vector mode's lanes (1 otherwise).
+    pub fn width(&self) -> usize {
+        self.builder.slots.len()
+    }
+
+    /// Vector mode, for a family handling every lane in one call (`RuleFamily::all_lanes`):
+    /// the shadows, adjoints and accumulators of `lane` from now on.
+    pub fn set_lane(&mut self, lane: usize) {
+        self.builder.lane = lane;
+        self.d = self.ds[lane];
     }
 
     /// The tape the call's callee (or custom derivative) wrote, from the tape.

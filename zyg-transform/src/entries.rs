@@ -26,12 +26,12 @@ impl Differentiator<'_> {
             }
             return self.forward_entry(spec);
         }
-        if spec.width > 1 {
+        if spec.width > 1 && kind != Entry::Gradient {
             let func = self.function(&spec.function)?;
             return Err(TransformError::in_function(
                 func,
-                "vector mode (`enzyme_width`) is supported in forward mode (`__enzyme_fwddiff`) only so far; make one \
-                 reverse-mode request per direction",
+                "vector mode (`enzyme_width`) in split mode (`__enzyme_augmentfwd`, `__enzyme_reverse`) is not \
+                 supported yet; use `__enzyme_autodiff`, or make one request per direction",
             ));
         }
         let generated = self.ensure(spec)?;
@@ -76,7 +76,7 @@ impl Differentiator<'_> {
             }
         }
         let dret = (kind == Entry::Reverse).then(|| all[given]);
-        let grads = call_adjoint(&mut c, func, &generated, tape, dret);
+        let grads = call_adjoint(&mut c, func, spec, &generated, tape, dret);
         if kind == Entry::Reverse {
             c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![tape]);
         }
@@ -230,24 +230,33 @@ fn call_primal(
     // The primal takes the arguments first, then the shadows.
     let mut args = deinterleave(given, spec, has_shadow);
     if func.sig.ret.is_ptr() {
-        // The returned pointer's shadow: nobody asked for it.
+        // The returned pointer's shadow (each lane's): nobody asked for it.
         let slot = c.alloca(Type::PTR);
-        args.push(slot);
+        args.extend(std::iter::repeat_n(slot, spec.width as usize));
     }
     args.push(tape);
     c.call(&generated.primal, generated.primal_sig.clone(), args)
 }
 
 /// Calls the adjoint on `tape` with the result's adjoint `dret` (the reverse entry's), or
-/// 1 for a float result; returns the gradients.
-fn call_adjoint(c: &mut Cursor, func: &Function, generated: &Generated, tape: Value, dret: Option<Value>) -> Option<Value> {
-    let mut adjoint_args = vec![tape];
-    match (dret, func.sig.ret.float_ty()) {
-        (Some(d), _) if func.sig.ret.carries_derivative() => adjoint_args.push(d),
-        (_, Some(fty)) => adjoint_args.push(c.constant(Constant::float(fty, 1.0))),
+/// 1 for a float result; returns the gradients. In vector mode every lane's seed is 1, as
+/// if each lane were a request of its own (its memory's seeds are its shadows').
+fn call_adjoint(
+    c: &mut Cursor,
+    func: &Function,
+    spec: &Spec,
+    generated: &Generated,
+    tape: Value,
+    dret: Option<Value>,
+) -> Option<Value> {
+    let seed = match (dret, func.sig.ret.float_ty()) {
+        (Some(d), _) if func.sig.ret.carries_derivative() => Some(d),
+        (_, Some(fty)) => Some(c.constant(Constant::float(fty, 1.0))),
         // A struct of floats: no single seed; its outputs count through memory only.
-        _ if func.sig.ret.carries_derivative() => adjoint_args.push(c.constant(Constant::Zero(func.sig.ret.clone()))),
-        _ => {}
-    }
+        _ if func.sig.ret.carries_derivative() => Some(c.constant(Constant::Zero(func.sig.ret.clone()))),
+        _ => None,
+    };
+    let mut adjoint_args = vec![tape];
+    adjoint_args.extend(seed.into_iter().flat_map(|s| std::iter::repeat_n(s, spec.width as usize)));
     c.call(&generated.adjoint, generated.adjoint_sig.clone(), adjoint_args)
 }

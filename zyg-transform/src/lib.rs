@@ -94,6 +94,9 @@ pub struct Plan<'a> {
     pub copy_layouts: HashMap<Inst, usize>,
     pub callees: BTreeMap<Inst, Generated>,
     pub returns: Vec<Block>,
+    /// Vector mode's lanes (`Spec::width`; 1 otherwise): each shadow, adjoint and tangent
+    /// comes this many times.
+    pub width: u32,
 }
 
 /// Generates gradients for a module, sharing primals and adjoints between requests.
@@ -254,16 +257,19 @@ impl<'m> Differentiator<'m> {
     fn declared(&self, func: &Function, spec: &Spec, tape_ty: Type, boxed: bool) -> Generated {
         let suffix = spec.suffix();
         let name = |part: &str| format!("{}.{}.{part}.{suffix}", func.name, self.namespace);
+        // In vector mode, each active parameter's gradient once per lane, and the result's
+        // adjoint once per lane.
+        let lanes = spec.width as usize;
         let grads: Vec<Type> = func
             .params
             .iter()
             .zip(&spec.args)
             .filter(|(_, a)| **a == ArgActivity::Active)
-            .map(|(p, _)| func.ty(*p).clone())
+            .flat_map(|(p, _)| std::iter::repeat_n(func.ty(*p).clone(), lanes))
             .collect();
         let mut adjoint_params = vec![Type::PTR];
         if func.sig.ret.carries_derivative() {
-            adjoint_params.push(func.sig.ret.clone());
+            adjoint_params.extend(std::iter::repeat_n(func.sig.ret.clone(), lanes));
         }
         Generated {
             primal: name("primal"),
@@ -271,7 +277,7 @@ impl<'m> Differentiator<'m> {
             adjoint_sig: Signature::new(adjoint_params, Type::structure(grads)),
             tape_ty,
             args: spec.args.clone(),
-            primal_sig: primal_signature(&func.sig, &spec.args),
+            primal_sig: primal_signature(&func.sig, &spec.args, spec.width),
             boxed,
             tape_size: name("tapesize"),
         }
@@ -282,6 +288,9 @@ impl<'m> Differentiator<'m> {
     fn generate(&mut self, func: &'m Function, spec: &Spec) -> Result<Generated, TransformError> {
         tracing::debug!(function = %func.name, mask = %spec.suffix(), "differentiating");
         let plan = self.plan(func, spec, Mode::Reverse)?;
+        if spec.width > 1 {
+            self.check_reverse_lanes(&plan)?;
+        }
         // A tape holding shadow memory (of stack arrays), or stacks whose first chunk is
         // inside it (GPU), also holds pointers into itself, so it must not move: callers
         // box it on the heap instead of copying it into their own tape.
@@ -296,6 +305,38 @@ impl<'m> Differentiator<'m> {
         self.output.push(verified(primal, "primal")?);
         self.output.push(verified(adjoint, "adjoint")?);
         Ok(generated)
+    }
+
+    /// What reverse mode's vector mode (`Spec::width` > 1) does not handle yet, refused
+    /// before any code is written: GPU code, differentiated globals (one shadow global
+    /// serves one lane), and registered derivatives (they take one shadow per argument).
+    fn check_reverse_lanes(&self, plan: &Plan) -> Result<(), TransformError> {
+        let func = plan.func;
+        let per_direction = "make one request per direction (without `enzyme_width`)";
+        let refuse = |what: &str, advice: &str| {
+            Err(TransformError::in_function(
+                func,
+                format!("vector mode (`enzyme_width`) in reverse mode over {what} is not supported yet; {advice}"),
+            ))
+        };
+        if self.gpu {
+            return refuse("GPU code", per_direction);
+        }
+        if plan.activity.shadowed_globals(func).next().is_some() {
+            return refuse(
+                "a function that uses differentiated global variables",
+                "pass the global's memory as a `dup` argument, or make one request per direction",
+            );
+        }
+        if let Some((inst, _)) = rules::chosen(&plan.pullbacks).find(|(_, p)| matches!(p, Pullback::Custom(_))) {
+            return Err(TransformError::at(
+                func,
+                inst,
+                "vector mode (`enzyme_width`) in reverse mode through a registered derivative is not supported yet; \
+                 make one request per direction (without `enzyme_width`)",
+            ));
+        }
+        Ok(())
     }
 
     /// The phases before any code is written, activity to tape layout: what `generate`
@@ -325,6 +366,7 @@ impl<'m> Differentiator<'m> {
             Mode::Forward => recompute::Recompute::default(),
         };
         needs.inline_chunks = self.gpu;
+        needs.lanes = spec.width;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let copy_layouts = match mode {
             Mode::Reverse => self.add_memory_helpers(&pullbacks),
@@ -356,6 +398,7 @@ impl<'m> Differentiator<'m> {
             copy_layouts,
             callees,
             returns,
+            width: spec.width,
         })
     }
 
@@ -396,7 +439,7 @@ impl<'m> Differentiator<'m> {
                     rules::Choice::Callee(spec) if mode == Mode::Forward => {
                         Pullback::Forward(Box::new(self.ensure_forward(&Spec { width, ..spec })?))
                     }
-                    rules::Choice::Callee(spec) => Pullback::Callee(Box::new(self.ensure(&spec)?)),
+                    rules::Choice::Callee(spec) => Pullback::Callee(Box::new(self.ensure(&Spec { width, ..spec })?)),
                 };
                 if family.only_moves_the_result(&pullback) && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
                     // Active arguments (a call is active when one is), but the result is not

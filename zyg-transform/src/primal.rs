@@ -14,16 +14,24 @@ use zyg_ir::{Block, Callee, Constant, Function, Inst, InstKind, Linkage, Signatu
 
 /// Phase "primal": the steps below, in order (each inserts where the earlier ones left
 /// the function).
+///
+/// In vector mode (`Plan::width` N > 1) every pointer has N shadows, one per lane, each
+/// computed by the same steps (`lanes`); the tape holds each lane's.
 pub fn build(plan: &Plan, name: &str) -> Function {
     let (mut primal, ret_shadow) = Primal::copy(plan, name);
     primal.init_tape();
     primal.returned_shadow_slots();
-    shadow_instructions(plan, &mut primal.p, &mut primal.shadows);
+    for shadows in &mut primal.lanes {
+        shadow_instructions(plan, &mut primal.p, shadows);
+    }
     primal.box_tapes();
-    store_pointer_shadows(plan, &mut primal.p, &primal.shadows);
-    crate::rules::memcalls::copy_pointer_shadows(plan, &mut primal.p, &primal.shadows);
-    check_lossy_stores(plan, &mut primal.p, &primal.shadows);
-    let custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.shadows);
+    for shadows in &primal.lanes {
+        store_pointer_shadows(plan, &mut primal.p, shadows);
+        crate::rules::memcalls::copy_pointer_shadows(plan, &mut primal.p, shadows);
+        check_lossy_stores(plan, &mut primal.p, shadows);
+    }
+    // Registered derivatives are refused in vector mode (`Differentiator::generate`).
+    let custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.lanes[0]);
     primal.call_primals();
     let pred_ids = record_predecessors(plan, &mut primal.p);
     let trips = count_trips(plan, &mut primal.p);
@@ -38,42 +46,39 @@ struct Primal<'p, 'a> {
     p: Function,
     /// The tape parameter.
     tape: Value,
-    /// The shadow of each shadowed pointer, as it becomes known.
-    shadows: HashMap<Value, Value>,
+    /// The shadow of each shadowed pointer, as it becomes known, per lane.
+    lanes: Vec<HashMap<Value, Value>>,
     /// The stack slot (and type) of each unboxed callee's tape.
     callee_slots: HashMap<Inst, (Value, Type)>,
     /// The heap memory of each boxed (recursive) callee's tape.
     boxed_tapes: HashMap<Inst, Value>,
-    /// Where a callee returning a pointer writes the pointer's shadow.
-    ret_slots: HashMap<Inst, Value>,
+    /// Where a callee returning a pointer writes the pointer's shadow (one slot per lane).
+    ret_slots: HashMap<Inst, Vec<Value>>,
 }
 
 impl<'p, 'a> Primal<'p, 'a> {
     /// The copy of the function with the primal's extra parameters: the shadows of `dup`
-    /// arguments, the returned pointer's shadow's slot (returned with it), the tape.
-    fn copy(plan: &'p Plan<'a>, name: &str) -> (Self, Option<Value>) {
+    /// arguments, the returned pointer's shadow's slot (returned with it), the tape; in
+    /// vector mode each shadow and slot once per lane, lane 0 first.
+    fn copy(plan: &'p Plan<'a>, name: &str) -> (Self, Vec<Value>) {
         let mut p = plan.func.clone();
         p.name = name.to_string();
         p.linkage = Linkage::Internal;
         p.attributes.clear();
-        let mut shadows: HashMap<Value, Value> = HashMap::new();
+        let mut lanes: Vec<HashMap<Value, Value>> = (0..plan.width).map(|_| HashMap::new()).collect();
         for (param, arg) in plan.func.params.iter().zip(&plan.args) {
             if *arg == ArgActivity::Dup {
                 let ty = plan.func.ty(*param).clone();
-                shadows.insert(*param, p.add_param(ty));
+                for shadows in &mut lanes {
+                    shadows.insert(*param, p.add_param(ty.clone()));
+                }
             }
         }
-        let ret_shadow = plan.func.sig.ret.is_ptr().then(|| p.add_param(Type::PTR));
+        let ret_shadow =
+            if plan.func.sig.ret.is_ptr() { lanes.iter().map(|_| p.add_param(Type::PTR)).collect() } else { Vec::new() };
         let tape = p.add_param(Type::PTR);
-        let primal = Primal {
-            plan,
-            p,
-            tape,
-            shadows,
-            callee_slots: HashMap::new(),
-            boxed_tapes: HashMap::new(),
-            ret_slots: HashMap::new(),
-        };
+        let primal =
+            Primal { plan, p, tape, lanes, callee_slots: HashMap::new(), boxed_tapes: HashMap::new(), ret_slots: HashMap::new() };
         (primal, ret_shadow)
     }
 
@@ -93,19 +98,23 @@ impl<'p, 'a> Primal<'p, 'a> {
                 c.store(empty, header);
             }
         }
-        for (alloca, index) in sorted(&plan.layout.shadow_memory) {
-            let memory = c.field_ptr(tape_ty, self.tape, &[index]);
-            let ty = tape_ty.field(index).cloned().expect("shadow memory field");
-            let zero = c.constant(Constant::Zero(ty));
-            c.store(zero, memory);
-            self.shadows.insert(alloca, memory);
+        for (alloca, indices) in sorted(&plan.layout.shadow_memory) {
+            for (shadows, index) in self.lanes.iter_mut().zip(indices) {
+                let memory = c.field_ptr(tape_ty, self.tape, &[index]);
+                let ty = tape_ty.field(index).cloned().expect("shadow memory field");
+                let zero = c.constant(Constant::Zero(ty));
+                c.store(zero, memory);
+                shadows.insert(alloca, memory);
+            }
         }
         // A callee's tape: a slot on the stack, copied into the record after the call; or, for a
         // recursive call, heap memory whose pointer goes into the record.
         for (inst, callee) in plan.callees.iter().filter(|(_, g)| !g.boxed) {
             self.callee_slots.insert(*inst, (c.alloca(callee.tape_ty.clone()), callee.tape_ty.clone()));
         }
-        global_shadows(plan, &mut self.p, &mut self.shadows);
+        for shadows in &mut self.lanes {
+            global_shadows(plan, &mut self.p, shadows);
+        }
     }
 
     /// A callee that returns a pointer writes the pointer's shadow into a slot of ours.
@@ -114,10 +123,12 @@ impl<'p, 'a> Primal<'p, 'a> {
         let entry = self.p.entry().expect("a function with a body");
         for inst in plan.callees.keys() {
             let Some(result) = plan.func.result(*inst).filter(|v| plan.func.ty(*v).is_ptr()) else { continue };
-            let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
-            self.ret_slots.insert(*inst, slot);
-            if plan.activity.has_shadow(result) {
-                read_returned_shadow(plan, &mut self.p, *inst, slot, &mut self.shadows);
+            for shadows in &mut self.lanes {
+                let slot = Cursor::at_start(&mut self.p, entry).alloca(Type::PTR);
+                self.ret_slots.entry(*inst).or_default().push(slot);
+                if plan.activity.has_shadow(result) {
+                    read_returned_shadow(plan, &mut self.p, *inst, slot, shadows);
+                }
             }
         }
     }
@@ -135,7 +146,7 @@ impl<'p, 'a> Primal<'p, 'a> {
     }
 
     /// Differentiated calls call their callees' primals, with the shadows of their `dup`
-    /// arguments, the returned shadow's slot and the callee's tape.
+    /// arguments (each lane's in a row), the returned shadow's slots and the callee's tape.
     fn call_primals(&mut self) {
         for (inst, callee) in &self.plan.callees {
             let slot = match self.boxed_tapes.get(inst) {
@@ -143,16 +154,17 @@ impl<'p, 'a> Primal<'p, 'a> {
                 None => self.callee_slots[inst].0,
             };
             if let InstKind::Call { callee: target, sig, args } = &mut self.p.insts[*inst].kind {
+                let lanes = &self.lanes;
                 let extra: Vec<Value> = args
                     .iter()
                     .zip(&callee.args)
                     .filter(|(_, a)| **a == ArgActivity::Dup)
-                    .map(|(v, _)| self.shadows.get(v).copied().expect("a dup argument has a shadow"))
+                    .flat_map(|(v, _)| lanes.iter().map(|shadows| shadows.get(v).copied().expect("a dup argument has a shadow")))
                     .collect();
                 *target = Callee::Direct(callee.primal.as_str().into());
                 *sig = callee.primal_sig.clone();
                 args.extend(extra);
-                args.extend(self.ret_slots.get(inst));
+                args.extend(self.ret_slots.get(inst).into_iter().flatten());
                 args.push(slot);
             }
         }
@@ -182,7 +194,7 @@ impl<'p, 'a> Primal<'p, 'a> {
                 .iter()
                 .map(|f| match f {
                     Field::Value(v) => *v,
-                    Field::Shadow(v) => self.shadows[v],
+                    Field::Shadow(v, lane) => self.lanes[*lane as usize][v],
                     Field::PredId => pred_ids[&b],
                     Field::Trips(header) => trips[&(b, *header)],
                     Field::CalleeTape(inst) => match self.boxed_tapes.get(inst).or(custom_tapes.get(inst)) {
@@ -218,14 +230,14 @@ impl<'p, 'a> Primal<'p, 'a> {
 
     /// Before each `ret`: the returned pointer's shadow into its slot (`ret_shadow`), and
     /// which `ret` ran into the tape when there are several.
-    fn note_returns(&mut self, ret_shadow: Option<Value>) {
+    fn note_returns(&mut self, ret_shadow: Vec<Value>) {
         let plan = self.plan;
-        if let Some(slot) = ret_shadow {
+        for (slot, shadows) in ret_shadow.into_iter().zip(&self.lanes) {
             for &r in &plan.returns {
                 let Some(t) = plan.func.terminator(r) else { continue };
                 let InstKind::Ret { value: Some(v) } = plan.func.insts[t].kind else { continue };
                 let mut c = Cursor::before_terminator(&mut self.p, r);
-                let shadow = self.shadows.get(&v).copied().unwrap_or_else(|| c.constant(Constant::Null(0)));
+                let shadow = shadows.get(&v).copied().unwrap_or_else(|| c.constant(Constant::Null(0)));
                 c.store(shadow, slot);
             }
         }
@@ -240,9 +252,9 @@ impl<'p, 'a> Primal<'p, 'a> {
     }
 }
 
-fn sorted(map: &HashMap<Value, u32>) -> Vec<(Value, u32)> {
-    let mut v: Vec<(Value, u32)> = map.iter().map(|(k, i)| (*k, *i)).collect();
-    v.sort_unstable_by_key(|(_, i)| *i);
+fn sorted(map: &HashMap<Value, Vec<u32>>) -> Vec<(Value, Vec<u32>)> {
+    let mut v: Vec<(Value, Vec<u32>)> = map.iter().map(|(k, i)| (*k, i.clone())).collect();
+    v.sort_unstable_by_key(|(_, i)| i[0]);
     v
 }
 

@@ -69,13 +69,16 @@ impl Spec {
 }
 
 /// The primal's signature: the function's parameters, a shadow pointer for each `dup`
-/// one, then the tape.
-pub(crate) fn primal_signature(sig: &Signature, args: &[ArgActivity]) -> Signature {
+/// one (`width` of them in a row in vector mode), a slot per lane for a returned pointer's
+/// shadow, then the tape.
+pub(crate) fn primal_signature(sig: &Signature, args: &[ArgActivity], width: u32) -> Signature {
     let mut primal = sig.clone();
     // A shadow has its parameter's type (a pointer into shared memory has a shared shadow).
-    primal.params.extend(sig.params.iter().zip(args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(t, _)| t.clone()));
+    for (t, _) in sig.params.iter().zip(args).filter(|(_, a)| **a == ArgActivity::Dup) {
+        primal.params.extend((0..width).map(|_| t.clone()));
+    }
     if sig.ret.is_ptr() {
-        primal.params.push(Type::PTR);
+        primal.params.extend((0..width).map(|_| Type::PTR));
     }
     primal.params.push(Type::PTR);
     primal

@@ -29,8 +29,9 @@ pub enum Field {
     PredId,
     /// The tape of a differentiated callee, returned by its primal.
     CalleeTape(Inst),
-    /// The shadow of a pointer: where the adjoint of the memory it points to accumulates.
-    Shadow(Value),
+    /// The shadow of a pointer: where the adjoint of the memory it points to accumulates;
+    /// in vector mode, one per lane (the lane is the second field, 0 otherwise).
+    Shadow(Value, u32),
     /// How many times the header of a counted loop ran in the activation that just left
     /// it, recorded where the loop is left (its exit blocks, and returns inside it).
     Trips(Block),
@@ -96,6 +97,9 @@ pub struct TapeNeeds {
     /// Each stack's first chunk lives in the tape (GPUs: local memory, no `malloc` until
     /// a stack outgrows it).
     pub inline_chunks: bool,
+    /// Vector mode's lanes (`Spec::width`): each shadow and shadow memory is on the tape
+    /// once per lane.
+    pub lanes: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,8 +134,8 @@ pub struct TapeLayout {
     pub tape_ty: Type,
     /// Tape field recording which return block ran, when there are several.
     pub exit_index: Option<u32>,
-    /// The tape field holding each shadowed alloca's shadow memory.
-    pub shadow_memory: HashMap<Value, u32>,
+    /// The tape fields holding each shadowed alloca's shadow memory, one per lane.
+    pub shadow_memory: HashMap<Value, Vec<u32>>,
     /// Loops whose headers' adjoints count down instead of reading predecessor ids.
     pub counted: HashMap<Block, Counted>,
     /// Stacks start in a chunk inside the tape (`TapeNeeds::inline_chunks`).
@@ -164,8 +168,11 @@ impl TapeLayout {
         });
         let mut memory = HashMap::new();
         for (v, ty) in &needs.shadow_memory {
-            tape_fields.push(ty.clone());
-            memory.insert(*v, tape_fields.len() as u32 - 1);
+            let fields = (0..needs.lanes.max(1)).map(|_| {
+                tape_fields.push(ty.clone());
+                tape_fields.len() as u32 - 1
+            });
+            memory.insert(*v, fields.collect());
         }
         let counted = counted.into_iter().map(|(h, (c, _))| (h, c)).collect();
         TapeLayout {
@@ -183,7 +190,7 @@ impl TapeLayout {
 
     /// The block whose record holds `field` (a value or a pointer's shadow).
     pub fn field_home(&self, func: &Function, block_of: &SecondaryMap<Inst, Block>, field: Field) -> Option<Block> {
-        let (Field::Value(v) | Field::Shadow(v)) = field else { return None };
+        let (Field::Value(v) | Field::Shadow(v, _)) = field else { return None };
         let b = match func.values[v].def {
             ValueDef::Inst(i) => block_of[i],
             ValueDef::Param(_) => func.entry()?,
@@ -235,10 +242,15 @@ fn block_fields(
     let wanted = needs.values.iter().map(|v| (Field::Value(*v), func.ty(*v).clone())).chain(
         // An alloca's shadow is a fixed place in the tape: nothing to record.
         // A shadow has its pointer's type (a shared-memory shadow keeps address space 3).
-        needs.shadows.iter().filter(|p| !shadow_memory.contains(**p)).map(|p| (Field::Shadow(*p), func.ty(*p).clone())),
+        // In vector mode each lane's shadow is a field of its own.
+        needs
+            .shadows
+            .iter()
+            .filter(|p| !shadow_memory.contains(**p))
+            .flat_map(|p| (0..needs.lanes.max(1)).map(|lane| (Field::Shadow(*p, lane), func.ty(*p).clone()))),
     );
     for (field, ty) in wanted {
-        let (Field::Value(v) | Field::Shadow(v)) = field else { continue };
+        let (Field::Value(v) | Field::Shadow(v, _)) = field else { continue };
         let Some(home) = home_of(v) else { continue };
         let list = &mut fields[home];
         if !list.iter().any(|(f, _)| *f == field) {

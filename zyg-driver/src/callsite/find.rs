@@ -131,10 +131,10 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
     let parameters = read_parameters(&mut rest, params, &function, offset, entry).map_err(fail)?;
     let ret = return_type(first);
     let seed = result_seed(entry, &rest.flags, &function, ret, result_memory).map_err(fail)?;
-    if width > 1 && entry != Entry::Forward {
+    if width > 1 && !matches!(entry, Entry::Forward | Entry::Gradient) {
         return Err(fail(format!(
-            "`enzyme_width, {width}` asks for vector mode, which zyg supports in forward mode (`__enzyme_fwddiff`) only \
-             so far; make one reverse-mode request per direction (or compute a Jacobian by forward mode)"
+            "`enzyme_width, {width}` asks for vector mode, which zyg supports in `__enzyme_fwddiff` and \
+             `__enzyme_autodiff` only so far, not in split mode; make one request per direction"
         )));
     }
     let extra = if entry == Entry::Reverse { reverse_extras(&mut rest, ret, &function).map_err(fail)? } else { Vec::new() };

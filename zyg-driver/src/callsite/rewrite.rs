@@ -175,7 +175,12 @@ fn deliver<'ctx>(
 ) -> Built<Option<BasicValueEnum<'ctx>>> {
     let outs = grads_ty.count_fields();
     // What the struct's fields are, for messages.
-    let what = if request.entry == Entry::Forward { "tangents" } else { "`out` arguments" };
+    let what = match (request.entry, request.width) {
+        (Entry::Forward, _) => "tangents",
+        (_, 1) => "`out` arguments",
+        // Vector mode: each `out` argument's gradient once per lane.
+        _ => "gradients (one per lane of each `out` argument)",
+    };
     if let Some(sret) = request.sret {
         let ty = calls::sret_argument_type(request.call).unwrap_or(grads_ty.as_basic_type_enum());
         let value = aggregate(b, ty, outs, what, field)?;

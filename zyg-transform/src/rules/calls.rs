@@ -12,7 +12,7 @@ use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
 use crate::{ArgActivity, Spec};
-use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Signature, Type};
+use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Signature, Type, Value};
 
 pub struct Calls;
 
@@ -64,14 +64,21 @@ impl RuleFamily for Calls {
     }
 
     /// The callee's adjoint, given its tape and the result's adjoint; its gradients go to
-    /// the active arguments.
+    /// the active arguments. In vector mode, one call for all lanes: the result's adjoint
+    /// once per lane, and each active argument's gradients one per lane, in a row.
     fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
         let Pullback::Callee(callee) = pullback else { return Ok(()) };
         let tape = cx.callee_tape()?;
         let InstKind::Call { args, .. } = cx.kind() else { unreachable!("callee pullback on a call") };
         // An inline tape goes back into a slot for the callee; a boxed one is its own.
         let slot = cx.callee_slot();
-        let d = cx.d;
+        let lanes = cx.width();
+        let ds: Vec<Option<Value>> = (0..lanes)
+            .map(|lane| {
+                cx.set_lane(lane);
+                cx.d
+            })
+            .collect();
         let mut c = cx.cursor();
         let slot = match slot {
             Some(slot) => {
@@ -83,8 +90,10 @@ impl RuleFamily for Calls {
         let sig = callee.adjoint_sig.clone();
         let mut adjoint_args = vec![slot];
         if let Some(dret_ty) = sig.params.get(1) {
-            let zero = Constant::Zero(dret_ty.clone());
-            adjoint_args.push(d.unwrap_or_else(|| c.constant(zero)));
+            for d in ds {
+                let zero = Constant::Zero(dret_ty.clone());
+                adjoint_args.push(d.unwrap_or_else(|| c.constant(zero)));
+            }
         }
         let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
         if callee.boxed {
@@ -93,9 +102,12 @@ impl RuleFamily for Calls {
         let mut k = 0;
         for (a, arg) in args.iter().zip(&callee.args) {
             if *arg == ArgActivity::Active {
-                let g = cx.cursor().extract(grads, k);
-                cx.accumulate(*a, g);
-                k += 1;
+                for lane in 0..lanes {
+                    cx.set_lane(lane);
+                    let g = cx.cursor().extract(grads, k);
+                    cx.accumulate(*a, g);
+                    k += 1;
+                }
             }
         }
         Ok(())
@@ -109,7 +121,7 @@ impl RuleFamily for Calls {
     }
 
     fn all_lanes(&self, pullback: &Pullback) -> bool {
-        matches!(pullback, Pullback::Forward(_))
+        matches!(pullback, Pullback::Forward(_) | Pullback::Callee(_))
     }
 }
 

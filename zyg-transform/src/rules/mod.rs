@@ -157,8 +157,9 @@ pub trait RuleFamily: Sync {
         ))
     }
 
-    /// Vector mode: whether `tangent` handles every lane in one call (switching with
-    /// `Tangent::set_lane`) rather than being called once per lane.
+    /// Vector mode: whether `tangent` and `reverse` handle every lane in one call
+    /// (switching with `Tangent::set_lane`, `Reverse::set_lane`) rather than being called
+    /// once per lane.
     fn all_lanes(&self, _pullback: &Pullback) -> bool {
         false
     }
