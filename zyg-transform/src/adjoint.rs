@@ -54,6 +54,7 @@ pub fn build(plan: &Plan, reversed: &ReversedCfg, name: &str, sig: Signature) ->
         callee_slots: HashMap::new(),
         remaining: HashMap::new(),
         scratch: None,
+        share: Default::default(),
     };
     builder.create_slots(entry, &reversed.counted);
     builder.enter(entry, exit, &reversed.start);
@@ -87,6 +88,8 @@ struct Adjoint<'p, 'a> {
     remaining: HashMap<Block, Value>,
     /// Where adjoints meant for a null shadow go (`shadows`), when some shadow may be null.
     scratch: Option<Value>,
+    /// Vector mode: what the lanes of a rule compute once (`emit::LaneShare`).
+    share: crate::rules::emit::LaneShare,
 }
 
 impl<'p, 'a> Adjoint<'p, 'a> {
@@ -105,7 +108,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             for &v in &actives {
                 let ty = func.ty(v).clone();
                 let slot = c.alloca(ty.clone());
-                let zero = c.constant(Constant::Zero(ty));
+                let zero = c.constant(empty_sum(ty));
                 c.store(zero, slot);
                 slots.insert(v, slot);
             }
@@ -165,7 +168,11 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         for (k, (p, _)) in requested.enumerate() {
             for (lane, slots) in self.slots.iter().enumerate() {
                 if let Some(slot) = slots.get(p) {
-                    let g = c.load(func.ty(*p).clone(), *slot);
+                    let ty = func.ty(*p).clone();
+                    let g = c.load(ty.clone(), *slot);
+                    // A sum that started at -0.0 (`empty_sum`) and got nothing is +0.0 here.
+                    let positive = c.constant(Constant::Zero(ty));
+                    let g = c.binary(BinOp::FAdd, g, positive);
                     grads = c.insert(grads, g, (k * lanes + lane) as u32);
                 }
             }
@@ -346,7 +353,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         let slot = self.slots[self.lane][&v];
         let mut c = Cursor::at_end(&mut self.adj, at);
         let d = c.load(ty.clone(), slot);
-        let zero = c.constant(Constant::Zero(ty));
+        let zero = c.constant(empty_sum(ty));
         c.store(zero, slot);
         d
     }
@@ -579,6 +586,11 @@ impl<'p, 'a> Reverse<'_, 'p, 'a> {
         self.builder.slots.len()
     }
 
+    /// What the lanes of this function's rules share (vector mode).
+    pub fn lane_share(&mut self) -> &mut crate::rules::emit::LaneShare {
+        &mut self.builder.share
+    }
+
     /// Vector mode, for a family handling every lane in one call (`RuleFamily::all_lanes`):
     /// the shadows, adjoints and accumulators of `lane` from now on.
     pub fn set_lane(&mut self, lane: usize) {
@@ -600,6 +612,14 @@ impl<'p, 'a> Reverse<'_, 'p, 'a> {
     pub fn sink(&mut self, ty: &Type) -> Value {
         self.builder.sink(ty)
     }
+}
+
+/// The value an accumulator of type `ty` starts from: -0.0 for floats and float vectors,
+/// which is the identity of addition (`-0.0 + x` is `x` for every `x`, where `+0.0 + -0.0`
+/// is `+0.0`), so that LLVM folds the first contribution's addition away; zero otherwise.
+/// Gradients handed back are made `+0.0` where nothing was added (`finish`).
+fn empty_sum(ty: Type) -> Constant {
+    Constant::float_like(&ty, -0.0).unwrap_or(Constant::Zero(ty))
 }
 
 /// The active float (or float vector) results whose every use is a non-phi instruction of

@@ -114,12 +114,8 @@ struct Forward<'p, 'a> {
     /// The lanes (one, but in vector mode), and the one the steps work on.
     lanes: Vec<Lane>,
     lane: usize,
-    /// Vector mode: the reciprocals of divisors the lanes share, by instruction
-    /// (`Tangent::reciprocal`).
-    reciprocals: HashMap<(Inst, Value), Value>,
-    /// Vector mode: parts of an instruction's rule that are the same in every lane, by
-    /// instruction and the part's identity (`Tangent::shared`).
-    shared: HashMap<(Inst, usize), Value>,
+    /// Vector mode: what the lanes of a rule compute once (`emit::LaneShare`).
+    share: crate::rules::emit::LaneShare,
     /// Zeroed memory read and written where a nullable shadow is null (`shadows`).
     scratch: Option<Value>,
 }
@@ -151,7 +147,7 @@ impl<'p, 'a> Forward<'p, 'a> {
             lane.result_slot = tangents.result_slot.then(|| p.add_param(Type::PTR));
         }
         p.sig = tangents.sig.clone();
-        Forward { plan, p, lanes, lane: 0, reciprocals: HashMap::new(), shared: HashMap::new(), scratch: None }
+        Forward { plan, p, lanes, lane: 0, share: Default::default(), scratch: None }
     }
 
     fn now(&mut self) -> &mut Lane {
@@ -381,30 +377,9 @@ impl<'p, 'a> Tangent<'_, 'p, 'a> {
         self.builder.lanes.len()
     }
 
-    /// Vector mode: `1 / v` for a divisor every lane of this instruction's tangent divides
-    /// by, computed once (with the first lane's code, before the others'), so that N lanes
-    /// cost one division and N products instead of N divisions (within an ulp of them).
-    /// One lane divides as before (`emit` asks only with lanes).
-    pub fn reciprocal(&mut self, v: Value) -> Value {
-        if let Some(r) = self.builder.reciprocals.get(&(self.inst, v)) {
-            return *r;
-        }
-        let ty = self.builder.p.ty(v).clone();
-        let one = self.constant(Constant::float_like(&ty, 1.0).expect("a float divisor"));
-        let r = self.cursor().binary(zyg_ir::BinOp::FDiv, one, v);
-        self.builder.reciprocals.insert((self.inst, v), r);
-        r
-    }
-
-    /// Vector mode: the value part `key` of this instruction's rule (the address of its
-    /// expression node, the same tree in every lane) has, when it does not depend on the lane
-    /// and an earlier lane computed it.
-    pub fn shared(&self, key: usize) -> Option<Value> {
-        self.builder.shared.get(&(self.inst, key)).copied()
-    }
-
-    pub fn share(&mut self, key: usize, v: Value) {
-        self.builder.shared.insert((self.inst, key), v);
+    /// What the lanes of this function's rules share (vector mode).
+    pub fn lane_share(&mut self) -> &mut crate::rules::emit::LaneShare {
+        &mut self.builder.share
     }
 
     /// Works on lane `lane` from here on (for a family that handles all lanes at once).

@@ -11,7 +11,7 @@ use crate::alphas::Alphas;
 use crate::builder::Cursor;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
-use zyg_ir::{BinOp, CastOp, Constant, FloatTy, Function, Inst, InstKind, Signature, Type, Value};
+use zyg_ir::{BinOp, Block, Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind, Signature, Type, Value};
 
 /// The operands a rule's `x(i)` refers to: call arguments for calls, operands otherwise.
 pub fn rule_operands(kind: &InstKind) -> Vec<Value> {
@@ -39,6 +39,56 @@ pub fn alphas(needs: &mut Alphas, inst: Inst, adjoints: &[Option<E>]) {
     if uses_result {
         needs.value(result);
     }
+    // A math call of the rule that the primal computes already is read, not called again.
+    let block = needs.block_of(inst);
+    let ty = func.ty(result).clone();
+    for (j, adjoint) in adjoints.iter().enumerate() {
+        let Some(e) = adjoint.as_ref().filter(|_| operands.get(j).is_some_and(|v| needs.activity.is_active(*v))) else {
+            continue;
+        };
+        e.visit_calls(&mut |name, xs| {
+            if let Some(v) = computed_call(func, block, inst, name, xs, &operands, &ty, true) {
+                needs.value(v);
+            }
+        });
+    }
+}
+
+/// A call in the primal that already computes the rule's `name(xs)` (any spelling of the math
+/// function), where each of `xs` is an operand of the rule's instruction `inst` (in block
+/// `b`): the rule reads it instead of calling the function again (sin's rule reads the
+/// primal's cos of the same angle, as a rotation computes both). It must be in the same
+/// block, and, unless `later_too` (the adjoint, which reads the whole block's record), before
+/// `inst`.
+#[allow(clippy::too_many_arguments)]
+fn computed_call(
+    func: &Function,
+    b: Block,
+    inst: Inst,
+    name: &str,
+    xs: &[E],
+    operands: &[Value],
+    ty: &Type,
+    later_too: bool,
+) -> Option<Value> {
+    let args: Vec<Value> = xs
+        .iter()
+        .map(|x| match &*x.0 {
+            Node::Arg(i) => operands.get(*i).copied(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    for &other in &func.blocks[b].insts {
+        if other == inst && !later_too {
+            return None;
+        }
+        let InstKind::Call { callee: Callee::Direct(callee), args: given, .. } = &func.insts[other].kind else { continue };
+        let Some(result) = func.result(other) else { continue };
+        if *given == args && func.ty(result) == ty && super::math::family(callee).is_some_and(|rule| rule.names.contains(&name)) {
+            return Some(result);
+        }
+    }
+    None
 }
 
 /// Each active operand's contribution, `adjoints[j]` computed in the result's type.
@@ -101,29 +151,63 @@ pub fn tangent(cx: &mut Tangent, adjoints: &[Option<E>]) -> Result<(), Transform
 /// hand).
 trait Site {
     fn func(&self) -> &Function;
+    /// The primal block of the instruction whose rule is emitted.
+    fn block(&self) -> Block;
+    /// Whether primal values defined after the instruction in its block can be read (the
+    /// adjoint, which reads the block's record); the tangent sweep reads only earlier ones.
+    fn reads_later(&self) -> bool;
     /// The value of primal value `v` where the code goes.
     fn primal(&mut self, v: Value) -> Result<Value, TransformError>;
     fn cursor(&mut self) -> Cursor<'_>;
     fn constant(&mut self, c: Constant) -> Value;
+    /// The instruction whose rule is emitted.
+    fn inst(&self) -> Inst;
+    /// Vector mode's lanes (1 otherwise).
+    fn width(&self) -> usize;
+    /// What the lanes of this builder's rules share (`LaneShare`).
+    fn lane_share(&mut self) -> &mut LaneShare;
     /// Whether the expression is emitted once per lane of vector mode, so that what does not
     /// read `d` is computed once for all lanes (`shared`, `share`, `reciprocal`).
     fn has_lanes(&self) -> bool {
-        false
+        self.width() > 1
     }
     /// With lanes: the value a part of the expression that does not read `d` already has
     /// here (the first lane's), by the part's node...
-    fn shared(&mut self, _node: &E) -> Option<Value> {
-        None
+    fn shared(&mut self, node: &E) -> Option<Value> {
+        let key = (self.inst(), std::rc::Rc::as_ptr(&node.0) as usize);
+        self.lane_share().parts.get(&key).copied()
     }
     /// ...recorded by the first lane.
-    fn share(&mut self, _node: &E, _v: Value) {}
-    /// With lanes: `1 / v` for a divisor `v` that does not read `d`, computed once, so that
-    /// the lanes multiply instead of each dividing.
-    fn reciprocal(&mut self, v: Value) -> Value {
-        let mut c = self.cursor();
-        let one = c.constant(Constant::float_like(&c.func.ty(v).clone(), 1.0).expect("a float divisor"));
-        c.binary(BinOp::FDiv, one, v)
+    fn share(&mut self, node: &E, v: Value) {
+        let key = (self.inst(), std::rc::Rc::as_ptr(&node.0) as usize);
+        self.lane_share().parts.insert(key, v);
     }
+    /// With lanes: `1 / v` for a divisor every lane of this instruction's rule divides by,
+    /// computed once (with the first lane's code, before the others'), so that N lanes cost
+    /// one division and N products instead of N divisions (within an ulp of them).
+    fn reciprocal(&mut self, v: Value) -> Value {
+        let key = (self.inst(), v);
+        if let Some(r) = self.lane_share().reciprocals.get(&key) {
+            return *r;
+        }
+        let r = {
+            let mut c = self.cursor();
+            let one = c.constant(Constant::float_like(&c.func.ty(v).clone(), 1.0).expect("a float divisor"));
+            c.binary(BinOp::FDiv, one, v)
+        };
+        self.lane_share().reciprocals.insert(key, r);
+        r
+    }
+}
+
+/// Vector mode: what the lanes of one instruction's rule compute once for all (the
+/// adjoint's and the tangent sweep's builders each keep one): the parts that do not read
+/// `d`, by instruction and the part's expression node (the same tree in every lane), and
+/// the reciprocals of divisors, by instruction and divisor.
+#[derive(Default)]
+pub struct LaneShare {
+    parts: std::collections::HashMap<(Inst, usize), Value>,
+    reciprocals: std::collections::HashMap<(Inst, Value), Value>,
 }
 
 /// Whether `e` reads the result's adjoint or the operand's tangent (`d`), which differs by
@@ -146,6 +230,12 @@ impl Site for Reverse<'_, '_, '_> {
     fn func(&self) -> &Function {
         Reverse::func(self)
     }
+    fn block(&self) -> Block {
+        self.plan().block_of[self.inst]
+    }
+    fn reads_later(&self) -> bool {
+        true
+    }
     fn primal(&mut self, v: Value) -> Result<Value, TransformError> {
         self.alpha(v)
     }
@@ -155,11 +245,26 @@ impl Site for Reverse<'_, '_, '_> {
     fn constant(&mut self, c: Constant) -> Value {
         Reverse::constant(self, c)
     }
+    fn inst(&self) -> Inst {
+        self.inst
+    }
+    fn width(&self) -> usize {
+        Reverse::width(self)
+    }
+    fn lane_share(&mut self) -> &mut LaneShare {
+        Reverse::lane_share(self)
+    }
 }
 
 impl Site for Tangent<'_, '_, '_> {
     fn func(&self) -> &Function {
         Tangent::func(self)
+    }
+    fn block(&self) -> Block {
+        self.plan().block_of[self.inst]
+    }
+    fn reads_later(&self) -> bool {
+        false
     }
     fn primal(&mut self, v: Value) -> Result<Value, TransformError> {
         Ok(v)
@@ -170,17 +275,14 @@ impl Site for Tangent<'_, '_, '_> {
     fn constant(&mut self, c: Constant) -> Value {
         Tangent::constant(self, c)
     }
-    fn has_lanes(&self) -> bool {
-        self.width() > 1
+    fn inst(&self) -> Inst {
+        self.inst
     }
-    fn reciprocal(&mut self, v: Value) -> Value {
-        Tangent::reciprocal(self, v)
+    fn width(&self) -> usize {
+        Tangent::width(self)
     }
-    fn shared(&mut self, node: &E) -> Option<Value> {
-        Tangent::shared(self, std::rc::Rc::as_ptr(&node.0) as usize)
-    }
-    fn share(&mut self, node: &E, v: Value) {
-        Tangent::share(self, std::rc::Rc::as_ptr(&node.0) as usize, v)
+    fn lane_share(&mut self) -> &mut LaneShare {
+        Tangent::lane_share(self)
     }
 }
 
@@ -260,8 +362,12 @@ fn node<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> 
             let a = sub(cx, a)?;
             cx.cursor().fneg(a)
         }
-        Node::Call(name, args) => {
-            let args = args.iter().map(|a| sub(cx, a)).collect::<Result<Vec<_>, _>>()?;
+        Node::Call(name, xs) => {
+            let (func, block) = (cx.func(), cx.block());
+            if let Some(v) = computed_call(func, block, env.inst, name, xs, env.operands, &float, cx.reads_later()) {
+                return primal(cx, env, v);
+            }
+            let args = xs.iter().map(|a| sub(cx, a)).collect::<Result<Vec<_>, _>>()?;
             math_call(&mut cx.cursor(), name, args, &float).ok_or_else(|| {
                 TransformError::at(cx.func(), env.inst, format!("internal error: no call of `{name}` for {float}"))
             })?

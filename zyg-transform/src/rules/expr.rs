@@ -43,6 +43,31 @@ impl E {
         E(Rc::new(n))
     }
 
+    /// Calls `f` with the function name and arguments of each call in the expression.
+    pub fn visit_calls(&self, f: &mut impl FnMut(&'static str, &[E])) {
+        match &*self.0 {
+            Node::D | Node::Const(_) | Node::Arg(_) | Node::Res => {}
+            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) | Node::And(a, b) | Node::Or(a, b) => {
+                a.visit_calls(f);
+                b.visit_calls(f);
+            }
+            Node::Cmp(_, a, b) => {
+                a.visit_calls(f);
+                b.visit_calls(f);
+            }
+            Node::Neg(a) | Node::IntToFloat(a) | Node::IntAdd(a, _) => a.visit_calls(f),
+            Node::Call(name, xs) => {
+                f(name, xs);
+                xs.iter().for_each(|x| x.visit_calls(f));
+            }
+            Node::Select(c, a, b) => {
+                c.visit_calls(f);
+                a.visit_calls(f);
+                b.visit_calls(f);
+            }
+        }
+    }
+
     /// Operand indices and whether the result is read: the primal values ("alphas") the
     /// backpropagator needs at run time.
     pub fn needs(&self, operands: &mut Vec<usize>, result: &mut bool) {
