@@ -66,6 +66,14 @@ double ba_primal(void *q) {
     return c->reproj[0];
 }
 
+/* The last entry of observation i's block: d w_err / d w, by one request. */
+static void ba_weight_derivative(ba_ctx *c, int i, double *block) {
+    double werr, dwerr = 1.0;
+    block[2 * BA_JAC_COLS] = 0.0;
+    ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup, &werr,
+                 &dwerr);
+}
+
 double ba_zyg(void *q) {
     ba_ctx *c = (ba_ctx *)q;
     double *J = c->g.zyg, first = 0.0;
@@ -82,10 +90,7 @@ double ba_zyg(void *q) {
             if (i == 0 && row == 0)
                 first = err[0];
         }
-        double werr, dwerr = 1.0;
-        block[2 * BA_JAC_COLS] = 0.0;
-        ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup,
-                     &werr, &dwerr);
+        ba_weight_derivative(c, i, block);
     }
     return first;
 }
@@ -109,10 +114,7 @@ double ba_fwd_zyg(void *q) {
             block[l] = cols[l][0];
             block[BA_JAC_COLS + l] = cols[l][1];
         }
-        double werr, dwerr = 1.0;
-        block[2 * BA_JAC_COLS] = 0.0;
-        ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup,
-                     &werr, &dwerr);
+        ba_weight_derivative(c, i, block);
         if (i == 0)
             first = err[0];
     }
@@ -135,10 +137,7 @@ double ba_rev2_zyg(void *q) {
                      block, enzyme_dupv, sizeof(double) * BA_JAC_COLS, X, block + BA_NCAMPARAMS, enzyme_dupv,
                      sizeof(double) * BA_JAC_COLS, &c->w[i], block + BA_NCAMPARAMS + 3, enzyme_const, &c->feats[2 * i],
                      enzyme_dupnoneedv, sizeof derr[0], err, derr);
-        double werr, dwerr = 1.0;
-        block[2 * BA_JAC_COLS] = 0.0;
-        ZB_AUTODIFFV((void *)ba_compute_zach_weight_error, enzyme_dup, &c->w[i], &block[2 * BA_JAC_COLS], enzyme_dup,
-                     &werr, &dwerr);
+        ba_weight_derivative(c, i, block);
         if (i == 0)
             first = err[0];
     }
