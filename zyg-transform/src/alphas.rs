@@ -6,21 +6,16 @@
 //! adjoint can rebuild instead (`recompute::plan`).
 
 use crate::activity::Activity;
+use crate::rules::emit::PrimalCalls;
 use crate::rules::Pullbacks;
 use crate::tape::TapeNeeds;
 use cranelift_entity::EntitySet;
 use zyg_ir::{Function, Inst, InstKind, Type, Value};
 
 /// The alphas of the pullbacks of `order` (in that order, each value and shadow once).
-pub fn tape_needs(func: &Function, activity: &Activity, order: &[Inst], pullbacks: &Pullbacks) -> TapeNeeds {
-    let mut alphas = Alphas {
-        func,
-        activity,
-        needs: TapeNeeds::default(),
-        values: EntitySet::new(),
-        shadows: EntitySet::new(),
-        block_of: crate::tape::inst_blocks(func),
-    };
+pub fn tape_needs(func: &Function, activity: &Activity, order: &[Inst], pullbacks: &Pullbacks, calls: &PrimalCalls) -> TapeNeeds {
+    let mut alphas =
+        Alphas { func, activity, needs: TapeNeeds::default(), values: EntitySet::new(), shadows: EntitySet::new(), calls };
     for &inst in order {
         let pullback = pullbacks[inst].as_ref().expect("every instruction of the order has a pullback");
         pullback.family().alphas(&mut alphas, inst, pullback);
@@ -45,7 +40,8 @@ pub struct Alphas<'a> {
     needs: TapeNeeds,
     values: EntitySet<Value>,
     shadows: EntitySet<Value>,
-    block_of: cranelift_entity::SecondaryMap<Inst, zyg_ir::Block>,
+    /// The primal's math calls, which rules read instead of calling again.
+    pub calls: &'a PrimalCalls,
 }
 
 impl Alphas<'_> {
@@ -61,11 +57,6 @@ impl Alphas<'_> {
         if self.values.insert(v) {
             self.needs.values.push(v);
         }
-    }
-
-    /// The block of instruction `inst`.
-    pub fn block_of(&self, inst: Inst) -> zyg_ir::Block {
-        self.block_of[inst]
     }
 
     /// The shadow of pointer `p`.

@@ -97,6 +97,9 @@ pub struct Plan<'a> {
     /// Vector mode's lanes (`Spec::width`; 1 otherwise): each shadow, adjoint and tangent
     /// comes this many times.
     pub width: u32,
+    /// The primal's math calls, which rules read instead of calling again
+    /// (`rules::emit::PrimalCalls`).
+    pub primal_calls: rules::emit::PrimalCalls,
 }
 
 /// Generates gradients for a module, sharing primals and adjoints between requests.
@@ -332,8 +335,10 @@ impl<'m> Differentiator<'m> {
             return Err(TransformError::at(
                 func,
                 inst,
-                "vector mode (`enzyme_width`) in reverse mode through a registered derivative is not supported yet; \
-                 make one request per direction (without `enzyme_width`)",
+                format!(
+                    "vector mode (`enzyme_width`) in reverse mode through a registered derivative is not supported yet; \
+                     {per_direction}"
+                ),
             ));
         }
         Ok(())
@@ -353,8 +358,9 @@ impl<'m> Differentiator<'m> {
         let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
         // Pullback choice, then the alphas each pullback reads from the primal.
         let (order, pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, spec.width)?;
+        let primal_calls = rules::emit::PrimalCalls::index(func);
         let mut needs = match mode {
-            Mode::Reverse => alphas::tape_needs(func, &activity, &order, &pullbacks),
+            Mode::Reverse => alphas::tape_needs(func, &activity, &order, &pullbacks, &primal_calls),
             Mode::Forward => tape::TapeNeeds::default(),
         };
         // Recompute plan and tape layout: what the adjoint rebuilds, and where the rest goes.
@@ -399,6 +405,7 @@ impl<'m> Differentiator<'m> {
             callees,
             returns,
             width: spec.width,
+            primal_calls,
         })
     }
 

@@ -11,6 +11,9 @@ use crate::alphas::Alphas;
 use crate::builder::Cursor;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
+use cranelift_entity::packed_option::ReservedValue;
+use cranelift_entity::SecondaryMap;
+use std::collections::HashMap;
 use zyg_ir::{BinOp, Block, Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind, Signature, Type, Value};
 
 /// The operands a rule's `x(i)` refers to: call arguments for calls, operands otherwise.
@@ -40,55 +43,78 @@ pub fn alphas(needs: &mut Alphas, inst: Inst, adjoints: &[Option<E>]) {
         needs.value(result);
     }
     // A math call of the rule that the primal computes already is read, not called again.
-    let block = needs.block_of(inst);
     let ty = func.ty(result).clone();
+    let calls = needs.calls;
     for (j, adjoint) in adjoints.iter().enumerate() {
         let Some(e) = adjoint.as_ref().filter(|_| operands.get(j).is_some_and(|v| needs.activity.is_active(*v))) else {
             continue;
         };
         e.visit_calls(&mut |name, xs| {
-            if let Some(v) = computed_call(func, block, inst, name, xs, &operands, &ty, true) {
+            if let Some(v) = calls.find(func, inst, name, xs, &operands, &ty, true) {
                 needs.value(v);
             }
         });
     }
 }
 
-/// A call in the primal that already computes the rule's `name(xs)` (any spelling of the math
-/// function), where each of `xs` is an operand of the rule's instruction `inst` (in block
-/// `b`): the rule reads it instead of calling the function again (sin's rule reads the
-/// primal's cos of the same angle, as a rotation computes both). It must be in the same
-/// block, and, unless `later_too` (the adjoint, which reads the whole block's record), before
-/// `inst`.
-#[allow(clippy::too_many_arguments)]
-fn computed_call(
-    func: &Function,
-    b: Block,
-    inst: Inst,
-    name: &str,
-    xs: &[E],
-    operands: &[Value],
-    ty: &Type,
-    later_too: bool,
-) -> Option<Value> {
-    let args: Vec<Value> = xs
-        .iter()
-        .map(|x| match &*x.0 {
-            Node::Arg(i) => operands.get(*i).copied(),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    for &other in &func.blocks[b].insts {
-        if other == inst && !later_too {
-            return None;
+/// A math call's key in `PrimalCalls`: its block, its family's canonical name, its
+/// arguments.
+type CallKey = (Block, &'static str, Vec<Value>);
+
+/// The primal's calls of math functions (`math::family`), indexed once per function so
+/// that a rule can find one that already computes a call it needs (`find`).
+pub struct PrimalCalls {
+    /// By block, the family's canonical name and the arguments: the results, in the
+    /// block's order, with their places in it.
+    calls: HashMap<CallKey, Vec<(usize, Value)>>,
+    /// Each instruction's block and place in it.
+    place: SecondaryMap<Inst, (Block, usize)>,
+}
+
+impl PrimalCalls {
+    pub fn index(func: &Function) -> PrimalCalls {
+        let mut calls: HashMap<CallKey, Vec<(usize, Value)>> = HashMap::new();
+        let mut place = SecondaryMap::with_default((Block::reserved_value(), 0));
+        for &b in &func.layout {
+            for (k, &inst) in func.blocks[b].insts.iter().enumerate() {
+                place[inst] = (b, k);
+                let InstKind::Call { callee: Callee::Direct(callee), args, .. } = &func.insts[inst].kind else { continue };
+                let (Some(rule), Some(result)) = (super::math::family(callee), func.result(inst)) else { continue };
+                calls.entry((b, rule.names[0], args.clone())).or_default().push((k, result));
+            }
         }
-        let InstKind::Call { callee: Callee::Direct(callee), args: given, .. } = &func.insts[other].kind else { continue };
-        let Some(result) = func.result(other) else { continue };
-        if *given == args && func.ty(result) == ty && super::math::family(callee).is_some_and(|rule| rule.names.contains(&name)) {
-            return Some(result);
-        }
+        PrimalCalls { calls, place }
     }
-    None
+
+    /// A call in the primal that already computes the rule's `name(xs)` (any spelling of
+    /// the math function, in the result's type `ty`), where each of `xs` is an operand of
+    /// the rule's instruction `inst`: the rule reads it instead of calling the function
+    /// again (sin's rule reads the primal's cos of the same angle, as a rotation computes
+    /// both). It must be in `inst`'s block, and, unless `later_too` (the adjoint, which
+    /// reads the whole block's record), before `inst`.
+    #[allow(clippy::too_many_arguments)]
+    fn find(
+        &self,
+        func: &Function,
+        inst: Inst,
+        name: &str,
+        xs: &[E],
+        operands: &[Value],
+        ty: &Type,
+        later_too: bool,
+    ) -> Option<Value> {
+        let args: Vec<Value> = xs
+            .iter()
+            .map(|x| match &*x.0 {
+                Node::Arg(i) => operands.get(*i).copied(),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let (b, at) = self.place[inst];
+        let rule = super::math::family(name)?;
+        let found = self.calls.get(&(b, rule.names[0], args))?;
+        found.iter().take_while(|(k, _)| later_too || *k < at).map(|(_, v)| *v).find(|v| func.ty(*v) == ty)
+    }
 }
 
 /// Each active operand's contribution, `adjoints[j]` computed in the result's type.
@@ -151,8 +177,8 @@ pub fn tangent(cx: &mut Tangent, adjoints: &[Option<E>]) -> Result<(), Transform
 /// hand).
 trait Site {
     fn func(&self) -> &Function;
-    /// The primal block of the instruction whose rule is emitted.
-    fn block(&self) -> Block;
+    /// The primal's math calls (`PrimalCalls`).
+    fn primal_calls(&self) -> &PrimalCalls;
     /// Whether primal values defined after the instruction in its block can be read (the
     /// adjoint, which reads the block's record); the tangent sweep reads only earlier ones.
     fn reads_later(&self) -> bool;
@@ -230,8 +256,8 @@ impl Site for Reverse<'_, '_, '_> {
     fn func(&self) -> &Function {
         Reverse::func(self)
     }
-    fn block(&self) -> Block {
-        self.plan().block_of[self.inst]
+    fn primal_calls(&self) -> &PrimalCalls {
+        &self.plan().primal_calls
     }
     fn reads_later(&self) -> bool {
         true
@@ -260,8 +286,8 @@ impl Site for Tangent<'_, '_, '_> {
     fn func(&self) -> &Function {
         Tangent::func(self)
     }
-    fn block(&self) -> Block {
-        self.plan().block_of[self.inst]
+    fn primal_calls(&self) -> &PrimalCalls {
+        &self.plan().primal_calls
     }
     fn reads_later(&self) -> bool {
         false
@@ -363,8 +389,8 @@ fn node<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> 
             cx.cursor().fneg(a)
         }
         Node::Call(name, xs) => {
-            let (func, block) = (cx.func(), cx.block());
-            if let Some(v) = computed_call(func, block, env.inst, name, xs, env.operands, &float, cx.reads_later()) {
+            let func = cx.func();
+            if let Some(v) = cx.primal_calls().find(func, env.inst, name, xs, env.operands, &float, cx.reads_later()) {
                 return primal(cx, env, v);
             }
             let args = xs.iter().map(|a| sub(cx, a)).collect::<Result<Vec<_>, _>>()?;
