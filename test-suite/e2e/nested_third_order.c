@@ -5,8 +5,8 @@
 // Third derivatives by three nested requests, every mix of modes with reverse inside:
 // reverse over reverse over reverse, forward over reverse over reverse, reverse over forward
 // over reverse, forward over forward over reverse. Against the closed forms of
-// f = log(1 + x^2) y + sin(x y): f_xxx and f_xxy. (Reverse over reverse over a loop-free
-// inner; a loop would give the gradient tape stacks, which reverse over it refuses.)
+// f = log(1 + x^2) y + sin(x y): f_xxx and f_xxy. (A loop-free inner: three reverse sweeps
+// over a loop's tape stacks are refused, errors/nested_third_reverse_over_stacks.c.)
 #include "zyg_check.h"
 
 static double f(double x, double y) { return log(1 + x * x) * y + sin(x * y); }

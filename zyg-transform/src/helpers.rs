@@ -51,6 +51,16 @@ impl Differentiator<'_> {
         copy_layouts
     }
 
+    /// The helper forward mode's `realloc` calls (`memory::shadow_realloc_moving`), added once.
+    pub(crate) fn add_tangent_memory_helpers(&mut self, pullbacks: &rules::Pullbacks) {
+        use rules::memcalls::MemCall;
+        let reallocs = rules::chosen(pullbacks).any(|(_, p)| matches!(p, Pullback::Memory(MemCall::Realloc(_))));
+        if reallocs && !self.tangent_realloc {
+            self.tangent_realloc = true;
+            self.output.push(memory::shadow_realloc_moving(&self.namespace));
+        }
+    }
+
     /// The stores through nullable shadows the primal checks (`shadows::lossy_stores`), with
     /// the helper that stops the program at each (one per message).
     pub(crate) fn add_lossy_store_checks(

@@ -100,6 +100,8 @@ pub struct Plan<'a> {
     /// The primal's math calls, which rules read instead of calling again
     /// (`rules::emit::PrimalCalls`).
     pub primal_calls: rules::emit::PrimalCalls,
+    /// Forward mode's plan (the tangent function's), not reverse mode's.
+    pub forward: bool,
 }
 
 /// Generates gradients for a module, sharing primals and adjoints between requests.
@@ -121,6 +123,8 @@ pub struct Differentiator<'m> {
     /// The realloc helpers already in `output`: `None` for the shadow realloc, `Some` for
     /// an adjoint per float type.
     realloc_helpers: HashSet<Option<zyg_ir::FloatTy>>,
+    /// Whether forward mode's `realloc` helper was added (`memory::shadow_realloc_moving`).
+    tangent_realloc: bool,
     /// The helpers that stop a program at a store a null shadow would lose
     /// (`shadows::abort_helper`), by message.
     abort_helpers: HashMap<String, String>,
@@ -147,6 +151,7 @@ impl<'m> Differentiator<'m> {
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
             realloc_helpers: HashSet::new(),
+            tangent_realloc: false,
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
@@ -376,7 +381,10 @@ impl<'m> Differentiator<'m> {
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         let copy_layouts = match mode {
             Mode::Reverse => self.add_memory_helpers(&pullbacks),
-            Mode::Forward => HashMap::new(),
+            Mode::Forward => {
+                self.add_tangent_memory_helpers(&pullbacks);
+                HashMap::new()
+            }
         };
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
         let callees = rules::chosen(&pullbacks)
@@ -406,6 +414,7 @@ impl<'m> Differentiator<'m> {
             returns,
             width: spec.width,
             primal_calls,
+            forward: mode == Mode::Forward,
         })
     }
 

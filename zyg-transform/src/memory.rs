@@ -237,8 +237,11 @@ fn field_adjoint_with(name: String, layout: &CopyLayout, whole: bool) -> Functio
     )
 }
 
-/// The helper named by `field_shadows_name`. A null source shadow stands for memory that
-/// is not differentiated: the pointers copied from it get null shadows.
+/// The helper named by `field_shadows_name`: copies the shadows of the pointer fields, and
+/// the shadow integers of the integer fields (as forward mode copies every shadow byte; a
+/// generated gradient's tape copied by `memcpy` carries its shadow stacks' counts, which
+/// reverse mode over it reads, `rules::stacks`). A null source shadow stands for memory
+/// that is not differentiated: the pointers copied from it get null shadows, the integers 0.
 pub fn field_shadows(name: String, layout: &CopyLayout) -> Function {
     // A slot holding null, which a missing source is read from instead (a select of the
     // address, so that nothing is loaded from null).
@@ -253,15 +256,20 @@ pub fn field_shadows(name: String, layout: &CopyLayout) -> Function {
         let null = c.constant(Constant::Null(0));
         let from_nothing = c.icmp(IntPred::Eq, src, null);
         for &(o, s, k) in &layout.pieces {
-            if k != ScalarKind::Pointer {
-                continue;
-            }
-            for t in 0..s / 8 {
-                let off = c.i64((o + t * 8) as i64);
+            // Words of 8 bytes, or single bytes for an integer of another size (the null
+            // slot reads as 0 either way).
+            let (step, ty) = match k {
+                ScalarKind::Pointer => (8, Type::PTR),
+                ScalarKind::Integer if s % 8 == 0 && o % 8 == 0 => (8, Type::I64),
+                ScalarKind::Integer => (1, Type::I8),
+                ScalarKind::Float(_) => continue,
+            };
+            for t in 0..s / step {
+                let off = c.i64((o + t * step) as i64);
                 let off = c.binary(BinOp::Add, base, off);
                 let (pd, ps) = (c.byte_offset(dst, off), c.byte_offset(src, off));
                 let from = c.select(from_nothing, slot, ps);
-                let shadow = c.load(Type::PTR, from);
+                let shadow = c.load(ty.clone(), from);
                 c.store(shadow, pd);
             }
         }
@@ -398,8 +406,23 @@ fn helper(name: String, sig: Signature) -> Function {
     f
 }
 
+/// `__<ns>_shadow_realloc_moving(old shadow, bytes) -> new shadow`: forward mode's, which
+/// also frees the old shadow, as `realloc` frees the old memory (nothing reads it after).
+pub fn shadow_realloc_moving_name(namespace: &str) -> String {
+    format!("__{namespace}_shadow_realloc_moving")
+}
+
 pub fn shadow_realloc(namespace: &str) -> Function {
-    let mut f = helper(shadow_realloc_name(namespace), shadow_realloc_signature());
+    shadow_realloc_with(shadow_realloc_name(namespace), false)
+}
+
+pub fn shadow_realloc_moving(namespace: &str) -> Function {
+    shadow_realloc_with(shadow_realloc_moving_name(namespace), true)
+}
+
+/// `calloc`, the old contents copied in, and (`moving`) the old shadow freed.
+fn shadow_realloc_with(name: String, moving: bool) -> Function {
+    let mut f = helper(name, shadow_realloc_signature());
     let (old, bytes) = (f.params[0], f.params[1]);
     let entry = f.entry().expect("entry");
     let mut c = Cursor::at_end(&mut f, entry);
@@ -410,6 +433,9 @@ pub fn shadow_realloc(namespace: &str) -> Function {
     let volatile = c.constant(Constant::bool(false));
     let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64, Type::I1], Type::Void);
     c.call("llvm.memmove.p0.p0.i64", memcpy, vec![new, old, kept, volatile]);
+    if moving {
+        c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![old]);
+    }
     c.ret(Some(new));
     f
 }

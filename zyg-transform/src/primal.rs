@@ -26,6 +26,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     }
     primal.box_tapes();
     for shadows in &primal.lanes {
+        pop_kept_stacks(plan, &mut primal.p, shadows);
         store_pointer_shadows(plan, &mut primal.p, shadows);
         crate::rules::memcalls::copy_pointer_shadows(plan, &mut primal.p, shadows);
         check_lossy_stores(plan, &mut primal.p, shadows);
@@ -349,12 +350,17 @@ pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut H
             InstKind::Load { ptr, .. } => shadow_of(ptr, p),
             // The shadow realloc's first argument: the old shadow.
             InstKind::Call { callee: Callee::Direct(name), args, .. }
-                if **name == *crate::memory::shadow_realloc_name(&plan.namespace) =>
+                if **name == *crate::memory::shadow_realloc_name(&plan.namespace)
+                    || **name == *crate::memory::shadow_realloc_moving_name(&plan.namespace) =>
             {
                 shadow_of(&mut args[0], p)
             }
             // A tape stack's record: the same operation on the shadow stack (`rules::stacks`).
             InstKind::Call { callee: Callee::Direct(name), args, .. } if crate::stack::op_of(name).is_some() => {
+                // Reverse mode keeps the shadow stack's memory for its adjoint.
+                if !plan.forward && stack::op_of(name) == Some(stack::Op::Push) {
+                    *name = stack::Op::PushKeep.name(&plan.namespace).into();
+                }
                 shadow_of(&mut args[0], p)
             }
             InstKind::Phi { incoming } => incoming.iter_mut().for_each(|(_, v)| shadow_of(v, p)),
@@ -381,12 +387,18 @@ pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut H
 
 /// The integers (and structs of integers) that get shadows beside the pointers: those
 /// taken out of a struct value that has a shadow, and those read from differentiated
-/// memory and put into one (`shadow_instructions`). Forward mode stores them where the
-/// program stores them (`rules::access`).
+/// memory and put into one or stored into differentiated memory (`shadow_instructions`).
+/// Both modes store them where the program stores them (forward mode in `rules::access`,
+/// reverse mode's primal in `store_pointer_shadows`), so that a generated gradient's tape
+/// copied field by field carries its shadow stacks' counts.
 fn copied_integers(func: &Function, activity: &crate::activity::Activity) -> EntitySet<Value> {
     let integral = |v: Value| {
         let ty = func.ty(v);
         !ty.is_void() && !ty.holds_pointers() && !ty.carries_derivative()
+    };
+    let read_from_shadowed = |v: Value| {
+        let read = func.def_inst(v).map(|i| &func.insts[i].kind);
+        matches!(read, Some(InstKind::Load { ptr, .. }) if activity.has_shadow(*ptr))
     };
     let mut out: EntitySet<Value> = EntitySet::new();
     for (_, inst) in func.inst_order() {
@@ -395,12 +407,15 @@ fn copied_integers(func: &Function, activity: &crate::activity::Activity) -> Ent
                 out.extend(func.result(inst).filter(|v| integral(*v)));
             }
             InstKind::InsertValue { value, .. }
-                if integral(*value) && func.result(inst).is_some_and(|r| activity.has_shadow(r)) =>
+                if integral(*value)
+                    && func.result(inst).is_some_and(|r| activity.has_shadow(r))
+                    && read_from_shadowed(*value) =>
             {
-                let read = func.def_inst(*value).map(|i| &func.insts[i].kind);
-                if matches!(read, Some(InstKind::Load { ptr, .. }) if activity.has_shadow(*ptr)) {
-                    out.insert(*value);
-                }
+                out.insert(*value);
+            }
+            // Copied field by field (a tape copied at -O0): the shadow integer goes along.
+            InstKind::Store { value, ptr } if integral(*value) && activity.has_shadow(*ptr) && read_from_shadowed(*value) => {
+                out.insert(*value);
             }
             _ => {}
         }
@@ -521,7 +536,8 @@ pub(crate) fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &Has
             let Some(&ptr_shadow) = shadows.get(&ptr) else { continue };
             let ty = plan.func.ty(value);
             let value_shadow = match (shadows.get(&value), ty) {
-                (Some(s), _) if ty.holds_pointers() => *s,
+                // A pointer's shadow, or a copied integer's (`copied_integers`).
+                (Some(s), _) if ty.holds_pointers() || !ty.carries_derivative() => *s,
                 (None, Type::Ptr(space)) => p.constant_value(Constant::Null(*space)),
                 (None, _) if crate::activity::is_holder(ty) => p.constant_value(Constant::Zero(ty.clone())),
                 _ => continue,
@@ -537,6 +553,21 @@ pub(crate) fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &Has
             let to = if plan.nullable.contains(ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
             c.store_parts(ty, value_shadow, to, &|part| !part.carries_derivative());
         }
+    }
+}
+
+/// After each `pop` of a generated gradient's tape stack, the same on its shadow stack,
+/// keeping the chunk (`rules::stacks`; a `free` of the stack is left to the adjoint, which
+/// frees each kept chunk going back past the push that took it).
+fn pop_kept_stacks(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    for (inst, pullback) in crate::rules::chosen(&plan.pullbacks) {
+        let crate::rules::Pullback::Stack(stack::Op::Pop) = pullback else { continue };
+        let InstKind::Call { args, .. } = &plan.func.insts[inst].kind else { continue };
+        let Some(&header) = shadows.get(&args[0]) else { continue };
+        let b = plan.block_of[inst];
+        let at = position(p, b, inst) + 1;
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        c.call(&stack::Op::PopKeep.name(&plan.namespace), stack::signature(stack::Op::PopKeep), vec![header, args[1]]);
     }
 }
 

@@ -8,12 +8,20 @@ use crate::builder::Cursor;
 use zyg_ir::{BinOp, Constant, Function, InstKind, IntPred, Linkage, Signature, Type, Value};
 
 /// The stack operations; the helper functions are named `__<namespace>_stack_<op>`.
+///
+/// The last three keep a shadow stack's memory for reverse mode over a generated gradient
+/// (`rules::stacks`): the outer primal pushes with `PushKeep` and pops with `PopKeep`, which
+/// never release a chunk (the outer adjoint still adds into its records), and the outer
+/// adjoint frees each chunk going back past the push that took it (`Unpush`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Push,
     Top,
     Pop,
     Free,
+    PushKeep,
+    PopKeep,
+    Unpush,
 }
 
 impl Op {
@@ -23,6 +31,9 @@ impl Op {
             Op::Top => "top",
             Op::Pop => "pop",
             Op::Free => "free",
+            Op::PushKeep => "push_keep",
+            Op::PopKeep => "pop_keep",
+            Op::Unpush => "unpush",
         };
         format!("__{namespace}_stack_{op}")
     }
@@ -39,6 +50,9 @@ pub fn op_of(name: &str) -> Option<Op> {
         "top" => Some(Op::Top),
         "pop" => Some(Op::Pop),
         "free" => Some(Op::Free),
+        "push_keep" => Some(Op::PushKeep),
+        "pop_keep" => Some(Op::PopKeep),
+        "unpush" => Some(Op::Unpush),
         _ => None,
     }
 }
@@ -50,11 +64,12 @@ pub fn header_type() -> Type {
 }
 
 /// `push(header, record size) -> ptr`: room for one more record; `top(header, size)` -> the
-/// newest record; `pop(header, size)` drops it; `free(header)` releases every chunk.
+/// newest record; `pop(header, size)` drops it; `free(header)` releases every chunk;
+/// `unpush(record, size)` frees the chunk a kept stack's push took for `record`.
 pub fn signature(op: Op) -> Signature {
     match op {
-        Op::Push | Op::Top => Signature::new(vec![Type::PTR, Type::I64], Type::PTR),
-        Op::Pop => Signature::new(vec![Type::PTR, Type::I64], Type::Void),
+        Op::Push | Op::Top | Op::PushKeep => Signature::new(vec![Type::PTR, Type::I64], Type::PTR),
+        Op::Pop | Op::PopKeep | Op::Unpush => Signature::new(vec![Type::PTR, Type::I64], Type::Void),
         Op::Free => Signature::new(vec![Type::PTR], Type::Void),
     }
 }
@@ -111,10 +126,29 @@ pub fn cache_global(namespace: &str) -> (String, Type) {
 /// The helper functions, to be emitted once per module. For GPUs (no thread-local globals,
 /// stacks starting in the tape, `inline_stack_type`) chunks come from `malloc` and go back
 /// to `free`, and the first chunk of a stack is never freed.
+/// The kept stacks of reverse mode over a gradient are refused on GPUs, so they have none.
 pub fn helpers(namespace: &str, gpu: bool) -> Vec<Function> {
-    let (take, release) =
-        if gpu { (plain_take(namespace), plain_release(namespace)) } else { (take_chunk(namespace), release_chunk(namespace)) };
-    vec![push(namespace), top(namespace), pop(namespace), free(namespace, gpu), take, release]
+    if gpu {
+        return vec![
+            push(namespace),
+            top(namespace),
+            pop(namespace),
+            free(namespace, gpu),
+            plain_take(namespace),
+            plain_release(namespace),
+        ];
+    }
+    vec![
+        push(namespace),
+        top(namespace),
+        pop(namespace),
+        free(namespace, gpu),
+        take_chunk(namespace),
+        release_chunk(namespace),
+        push_keep(namespace),
+        pop_keep(namespace),
+        unpush(namespace),
+    ]
 }
 
 fn plain_take(namespace: &str) -> Function {
@@ -162,8 +196,6 @@ fn take_chunk(namespace: &str) -> Function {
     let entry = f.entry().expect("entry");
     let cached = f.create_block(Some("cached".into()));
     let fresh = f.create_block(Some("fresh".into()));
-    let fail = f.create_block(Some("fail".into()));
-    let done = f.create_block(Some("done".into()));
     let (name, ty) = cache_global(namespace);
     let mut c = Cursor::at_end(&mut f, entry);
     let cache = c.constant(Constant::Global(name, 0));
@@ -188,14 +220,7 @@ fn take_chunk(namespace: &str) -> Function {
 
     c.switch_to(fresh);
     let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
-    let failed = c.icmp(IntPred::Eq, memory, null);
-    c.cond_br(failed, fail, done);
-
-    c.switch_to(fail);
-    c.call("abort", Signature::new(vec![], Type::Void), vec![]);
-    c.emit(InstKind::Unreachable, Type::Void);
-
-    c.switch_to(done);
+    abort_if_null(&mut c, memory);
     c.ret(Some(memory));
     f
 }
@@ -244,7 +269,23 @@ fn chunk_header() -> Type {
 
 /// The fast path bumps `used`; a full (or absent) chunk gets a new one linked before it.
 fn push(namespace: &str) -> Function {
-    let mut f = helper(Op::Push.name(namespace), signature(Op::Push));
+    push_from(Op::Push, namespace)
+}
+
+/// A kept stack's chunks are `KEPT_ALIGN`-aligned and zeroed, each from its own
+/// `aligned_alloc` (never the cache), so that `unpush` can tell a chunk's first record by its address: the first
+/// record of a chunk, and only it, sits `CHUNK_HEADER` bytes past a multiple of `KEPT_ALIGN`
+/// (a standard chunk is `KEPT_ALIGN` bytes; a larger one holds one record).
+const KEPT_ALIGN: i64 = CHUNK_BYTES;
+
+/// `push_keep`: `push` on a kept stack.
+fn push_keep(namespace: &str) -> Function {
+    push_from(Op::PushKeep, namespace)
+}
+
+/// `push` or `push_keep`, which differ in where a new chunk comes from.
+fn push_from(op: Op, namespace: &str) -> Function {
+    let mut f = helper(op.name(namespace), signature(op));
     let (hdr, size) = (f.params[0], f.params[1]);
     let entry = f.entry().expect("entry");
     let fits = f.create_block(Some("fits".into()));
@@ -271,7 +312,23 @@ fn push(namespace: &str) -> Function {
     let standard = c.i64(CHUNK_BYTES);
     let small = c.icmp(IntPred::Ule, needed, standard);
     let bytes = c.select(small, standard, needed);
-    let new = c.call(&take_name(namespace), Signature::new(vec![Type::I64], Type::PTR), vec![bytes]).expect("ptr");
+    let new = if op == Op::PushKeep {
+        // `aligned_alloc` wants a multiple of the alignment.
+        let mask = c.i64(KEPT_ALIGN - 1);
+        let up = c.binary(BinOp::Add, bytes, mask);
+        let inverse = c.i64(!(KEPT_ALIGN - 1));
+        let rounded = c.binary(BinOp::And, up, inverse);
+        let align = c.i64(KEPT_ALIGN);
+        let sig = Signature::new(vec![Type::I64, Type::I64], Type::PTR);
+        let memory = c.call("aligned_alloc", sig, vec![align, rounded]).expect("ptr");
+        abort_if_null(&mut c, memory);
+        // Zeroed: the records are shadows, whose adjoints start at 0 (the outer primal writes
+        // only their pointers' shadows, and the adjoint leaves what it overwrites zero).
+        crate::rules::memcalls::zero_bytes(&mut c, memory, rounded);
+        memory
+    } else {
+        c.call(&take_name(namespace), Signature::new(vec![Type::I64], Type::PTR), vec![bytes]).expect("ptr")
+    };
     let ch = chunk_header();
     let (prev_p, prev_used_p, size_p) = (c.field_ptr(&ch, new, &[0]), c.field_ptr(&ch, new, &[1]), c.field_ptr(&ch, new, &[2]));
     c.store(old, prev_p);
@@ -343,6 +400,101 @@ fn pop(namespace: &str) -> Function {
     c.store(less, used_p);
     c.ret(None);
     f
+}
+
+/// `pop_keep`: `pop` on a kept stack. A chunk left empty is not released (records of it may
+/// still get adjoints); its predecessor, or none, becomes the newest chunk, so that the next
+/// push takes a chunk of its own (and `unpush` finds one first record per chunk).
+fn pop_keep(namespace: &str) -> Function {
+    let mut f = helper(Op::PopKeep.name(namespace), signature(Op::PopKeep));
+    let (hdr, size) = (f.params[0], f.params[1]);
+    let entry = f.entry().expect("entry");
+    let emptied_block = f.create_block(Some("emptied".into()));
+    let back = f.create_block(Some("back".into()));
+    let none = f.create_block(Some("none".into()));
+    let stay = f.create_block(Some("stay".into()));
+    let h = header_type();
+    let mut c = Cursor::at_end(&mut f, entry);
+    let (chunk_p, used_p, end_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]), c.field_ptr(&h, hdr, &[2]));
+    let chunk = c.load(Type::PTR, chunk_p);
+    let used = c.load(Type::I64, used_p);
+    let less = c.binary(BinOp::Sub, used, size);
+    let header = c.i64(CHUNK_HEADER);
+    let emptied = c.icmp(IntPred::Eq, less, header);
+    let null = c.constant(Constant::Null(0));
+    let has_chunk = c.icmp(IntPred::Ne, chunk, null);
+    let leave = c.binary(BinOp::And, emptied, has_chunk);
+    c.cond_br(leave, emptied_block, stay);
+
+    c.switch_to(emptied_block);
+    let ch = chunk_header();
+    let prev_p = c.field_ptr(&ch, chunk, &[0]);
+    let prev = c.load(Type::PTR, prev_p);
+    let has_prev = c.icmp(IntPred::Ne, prev, null);
+    c.cond_br(has_prev, back, none);
+
+    c.switch_to(back);
+    let prev_used_p = c.field_ptr(&ch, chunk, &[1]);
+    let prev_used = c.load(Type::I64, prev_used_p);
+    let prev_size_p = c.field_ptr(&ch, prev, &[2]);
+    let prev_size = c.load(Type::I64, prev_size_p);
+    c.store(prev, chunk_p);
+    c.store(prev_used, used_p);
+    c.store(prev_size, end_p);
+    c.ret(None);
+
+    c.switch_to(none);
+    let empty = c.constant(Constant::Zero(header_type()));
+    c.store(empty, hdr);
+    c.ret(None);
+
+    c.switch_to(stay);
+    c.store(less, used_p);
+    c.ret(None);
+    f
+}
+
+/// `unpush(record, size)`: frees the kept chunk whose first record `record` is (see
+/// `KEPT_ALIGN`); any other record, and records of no bytes, free nothing.
+fn unpush(namespace: &str) -> Function {
+    let mut f = helper(Op::Unpush.name(namespace), signature(Op::Unpush));
+    let (record, size) = (f.params[0], f.params[1]);
+    let entry = f.entry().expect("entry");
+    let first = f.create_block(Some("first".into()));
+    let done = f.create_block(Some("done".into()));
+    let mut c = Cursor::at_end(&mut f, entry);
+    let address = c.cast(zyg_ir::CastOp::PtrToInt, record, Type::I64);
+    let mask = c.i64(KEPT_ALIGN - 1);
+    let offset = c.binary(BinOp::And, address, mask);
+    let header = c.i64(CHUNK_HEADER);
+    let at_start = c.icmp(IntPred::Eq, offset, header);
+    let zero = c.i64(0);
+    let sized = c.icmp(IntPred::Ne, size, zero);
+    let owns = c.binary(BinOp::And, at_start, sized);
+    c.cond_br(owns, first, done);
+
+    c.switch_to(first);
+    let back = c.i64(-CHUNK_HEADER);
+    let chunk = c.byte_offset(record, back);
+    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    c.br(done);
+
+    c.switch_to(done);
+    c.ret(None);
+    f
+}
+
+/// `abort()` where `memory` is null (memory ran out).
+fn abort_if_null(c: &mut Cursor, memory: Value) {
+    let fail = c.func.create_block(Some("fail".into()));
+    let ok = c.func.create_block(Some("ok".into()));
+    let null = c.constant(Constant::Null(0));
+    let failed = c.icmp(IntPred::Eq, memory, null);
+    c.cond_br(failed, fail, ok);
+    c.switch_to(fail);
+    c.call("abort", Signature::new(vec![], Type::Void), vec![]);
+    c.emit(InstKind::Unreachable, Type::Void);
+    c.switch_to(ok);
 }
 
 /// Releases every chunk of the stack (but for an inline first chunk, which has no

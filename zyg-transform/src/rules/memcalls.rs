@@ -130,9 +130,8 @@ impl RuleFamily for MemCalls {
         let kind = cx.kind();
         match call {
             MemCall::Allocation => Ok(()),
-            MemCall::Realloc(_) => {
-                Err(TransformError::at(cx.func(), cx.inst, "forward mode does not handle `realloc` yet; use reverse mode"))
-            }
+            // The new shadow is made beside it (`shadow_allocation`), the old one freed there.
+            MemCall::Realloc(_) => Ok(()),
             MemCall::Set | MemCall::Copy(_) => {
                 let Some((op, dst, src, len)) = memory::mem_op(kind) else { return Ok(()) };
                 if cx.plan().nullable.contains(dst) {
@@ -235,7 +234,7 @@ fn set_or_copy(cx: &mut Reverse, call: &MemCall) -> Result<(), TransformError> {
 }
 
 /// `llvm.memset(ptr, 0, bytes)`.
-fn zero_bytes(c: &mut Cursor, ptr: Value, bytes: Value) {
+pub(crate) fn zero_bytes(c: &mut Cursor, ptr: Value, bytes: Value) {
     let zero = c.constant(Constant::int(8, 0));
     let volatile = c.constant(Constant::bool(false));
     let sig = Signature::new(vec![Type::PTR, Type::I8, Type::I64, Type::I1], Type::Void);
@@ -261,9 +260,15 @@ pub fn shadow_allocation(plan: &Plan, p: &mut Function, kind: &InstKind, args: &
     let InstKind::Call { callee: Callee::Direct(name), .. } = kind else { return kind.clone() };
     let size_ty = p.ty(args[0]).clone();
     if &**name == "realloc" {
-        // The old shadow replaces the old pointer once every shadow exists.
+        // The old shadow replaces the old pointer once every shadow exists. Reverse mode's
+        // adjoint still reads the old shadow; forward mode's is freed.
         let args = vec![args[0], args[1]];
-        let callee = Callee::Direct(memory::shadow_realloc_name(&plan.namespace).into());
+        let helper = if plan.forward {
+            memory::shadow_realloc_moving_name(&plan.namespace)
+        } else {
+            memory::shadow_realloc_name(&plan.namespace)
+        };
+        let callee = Callee::Direct(helper.into());
         return InstKind::Call { callee, sig: memory::shadow_realloc_signature(), args };
     }
     let (count, size) = if &**name == "calloc" {

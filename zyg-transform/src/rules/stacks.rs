@@ -8,9 +8,14 @@
 //! `free` are repeated on the shadow header. The helpers' bodies (a thread's chunk cache)
 //! are never differentiated.
 //!
-//! Forward mode only: reverse mode over such a gradient would need the popped shadow
-//! records to outlive the outer primal (its adjoint reads them), which a stack that
-//! releases its chunks as it pops does not give; it is refused.
+//! Reverse mode keeps the shadow stacks' memory for its adjoint, which adds into the shadow
+//! records long after the outer primal popped them: the outer primal mirrors `push` with
+//! `push_keep` and `pop` with `pop_keep` (`primal::shadow_instructions`, `primal::pop_kept_stacks`), which never release a
+//! chunk, and leaves `free` alone; the records' shadows go on the tape like other
+//! pointers' shadows, and the adjoint frees each kept chunk going back past the push that
+//! took it (`unpush`). Between a pop and the adjoint a shadow slot may be pushed again; that
+//! is memory overwritten, which the adjoints of loads and stores already follow. The kept
+//! operations are themselves refused in reverse mode (a third reverse sweep over a loop).
 
 use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
@@ -38,7 +43,8 @@ impl RuleFamily for Stacks {
     fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
         let kind = &cx.func.insts[inst].kind;
         let Some(op) = stack_call(kind) else { return Ok(None) };
-        if kind.operands().first().is_some_and(|header| cx.nullable.contains(*header)) {
+        // `unpush` takes a record, not a header, and does nothing with a null one.
+        if op != Op::Unpush && kind.operands().first().is_some_and(|header| cx.nullable.contains(*header)) {
             return Err(TransformError::at(
                 cx.func,
                 inst,
@@ -46,25 +52,55 @@ impl RuleFamily for Stacks {
                  gradient through memory zyg does not differentiate)",
             ));
         }
+        if !cx.forward && matches!(op, Op::PushKeep | Op::PopKeep | Op::Unpush) {
+            return Err(TransformError::at(
+                cx.func,
+                inst,
+                "reverse mode over a generated second derivative whose tape has stacks (a third derivative, reverse over \
+                 reverse over reverse, of a function with a loop) is not supported yet; take forward mode for the \
+                 outermost request (`__enzyme_fwddiff`)",
+            ));
+        }
         Ok(Some(Choice::Pullback(Pullback::Stack(op))))
     }
 
-    fn alphas(&self, _needs: &mut Alphas, _inst: Inst, _pullback: &Pullback) {}
-
-    fn reverse(&self, cx: &mut Reverse, _pullback: &Pullback) -> Result<(), TransformError> {
-        Err(TransformError::at(
-            cx.func(),
-            cx.inst,
-            "reverse mode over a generated gradient whose tape has stacks (the inner derivative has a loop) is not \
-             supported yet; for second derivatives take forward mode over reverse (`__enzyme_fwddiff` of the function \
-             that calls `__enzyme_autodiff`)",
-        ))
+    /// A push's adjoint frees the kept chunk its record's shadow may start.
+    fn alphas(&self, needs: &mut Alphas, inst: Inst, pullback: &Pullback) {
+        let (Pullback::Stack(Op::Push), InstKind::Call { args, .. }) = (pullback, &needs.func.insts[inst].kind) else {
+            return;
+        };
+        let record = needs.func.result(inst).expect("push returns its record");
+        needs.shadow_if_any(record);
+        needs.value(args[1]);
     }
 
-    /// `push` and `top`: their records' shadows are made beside them; `pop` and `free` are
-    /// repeated on the shadow header.
+    fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
+        let Pullback::Stack(Op::Push) = pullback else { return Ok(()) };
+        if cx.plan().layout.inline_chunks {
+            return Err(TransformError::at(
+                cx.func(),
+                cx.inst,
+                "reverse mode over a generated gradient whose tape has stacks (the inner derivative has a loop) is not \
+                 supported in GPU code yet; take forward mode over reverse (`__enzyme_fwddiff` of the function that \
+                 calls `__enzyme_autodiff`)",
+            ));
+        }
+        let InstKind::Call { args, .. } = cx.kind() else { return Ok(()) };
+        let record = cx.func().result(cx.inst).expect("push returns its record");
+        if !cx.plan().activity.has_shadow(record) {
+            return Ok(());
+        }
+        let shadow = cx.shadow(record)?;
+        let size = cx.alpha(args[1])?;
+        let unpush = Op::Unpush.name(&cx.plan().namespace);
+        cx.cursor().call(&unpush, crate::stack::signature(Op::Unpush), vec![shadow, size]);
+        Ok(())
+    }
+
+    /// `push` and `top` (and `push_keep`): their records' shadows are made beside them;
+    /// `pop`, `free`, `pop_keep` and `unpush` are repeated on the shadow header (or record).
     fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
-        let Pullback::Stack(Op::Pop | Op::Free) = pullback else { return Ok(()) };
+        let Pullback::Stack(Op::Pop | Op::Free | Op::PopKeep | Op::Unpush) = pullback else { return Ok(()) };
         let InstKind::Call { callee, sig, args } = cx.kind() else { return Ok(()) };
         let mut args = args.clone();
         args[0] = cx.shadow(args[0])?.0;
