@@ -351,11 +351,12 @@ fn export(
 ) -> Result<(Function, String)> {
     let func = read.module.function(name).ok_or_else(|| missing_function(path, name, read))?;
     let kernel = is_kernel(module, name);
-    if kernel && opts.forward {
+    if kernel && opts.width > 1 {
         return Err(DriverError::Usage(format!(
-            "{}: --mode forward: forward mode for GPU kernels is not supported yet; export the kernel's gradient \
-             (reverse mode) instead",
-            path.display()
+            "{}: --width {}: vector mode for GPU kernels is not supported yet; export one tangent kernel and launch \
+             it once per direction",
+            path.display(),
+            opts.width
         )));
     }
     if opts.width > 1 && !opts.forward {
@@ -375,7 +376,9 @@ fn export(
     } else {
         crate::header::render(&export_name, name, &func.sig.params, &spec.args)
     };
-    let wrapper = if kernel {
+    // A kernel's tangent kernel returns nothing (a kernel's result is void) and takes no
+    // `out` pointers: its tangents are written beside its results, as any shadow is.
+    let wrapper = if kernel && !opts.forward {
         zyg_transform::kernel_export_wrapper(&export_name, &gradient)
     } else {
         zyg_transform::export_wrapper(&export_name, &gradient)

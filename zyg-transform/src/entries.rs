@@ -16,12 +16,11 @@ impl Differentiator<'_> {
             return Ok(g.clone());
         }
         if kind == Entry::Forward {
-            if self.gpu {
-                // Not yet checked on an emulated grid or a GPU: refused rather than trusted.
+            if self.gpu && spec.width > 1 {
                 let func = self.function(&spec.function)?;
                 return Err(TransformError::in_function(
                     func,
-                    "forward mode (`__enzyme_fwddiff`) is not supported in GPU code yet; use `__enzyme_autodiff`",
+                    "vector mode (`enzyme_width`) in GPU code is not supported yet; make one request per direction",
                 ));
             }
             return self.forward_entry(spec);
