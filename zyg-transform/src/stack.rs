@@ -360,12 +360,26 @@ fn top(namespace: &str) -> Function {
 /// Drops the newest record; a chunk left empty goes back (unless it is the only one), and
 /// its predecessor becomes the newest chunk again.
 fn pop(namespace: &str) -> Function {
-    let mut f = helper(Op::Pop.name(namespace), signature(Op::Pop));
+    pop_from(Op::Pop, namespace)
+}
+
+/// `pop_keep`: `pop` on a kept stack. A chunk left empty is not released (records of it may
+/// still get adjoints); its predecessor, or none, becomes the newest chunk, so that the next
+/// push takes a chunk of its own (and `unpush` finds one first record per chunk).
+fn pop_keep(namespace: &str) -> Function {
+    pop_from(Op::PopKeep, namespace)
+}
+
+/// `pop` or `pop_keep`, which differ in what becomes of a chunk left empty.
+fn pop_from(op: Op, namespace: &str) -> Function {
+    let keep = op == Op::PopKeep;
+    let mut f = helper(op.name(namespace), signature(op));
     let (hdr, size) = (f.params[0], f.params[1]);
     let entry = f.entry().expect("entry");
     let check = f.create_block(Some("check".into()));
     let back = f.create_block(Some("back".into()));
     let stay = f.create_block(Some("stay".into()));
+    let first = if keep { f.create_block(Some("first".into())) } else { stay };
     let h = header_type();
     let mut c = Cursor::at_end(&mut f, entry);
     let (chunk_p, used_p, end_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]), c.field_ptr(&h, hdr, &[2]));
@@ -383,7 +397,7 @@ fn pop(namespace: &str) -> Function {
     let prev = c.load(Type::PTR, prev_p);
     let null = c.constant(Constant::Null(0));
     let has_prev = c.icmp(IntPred::Ne, prev, null);
-    c.cond_br(has_prev, back, stay);
+    c.cond_br(has_prev, back, first);
 
     c.switch_to(back);
     let prev_used_p = c.field_ptr(&ch, chunk, &[1]);
@@ -393,60 +407,18 @@ fn pop(namespace: &str) -> Function {
     c.store(prev, chunk_p);
     c.store(prev_used, used_p);
     c.store(prev_size, end_p);
-    c.call(&release_name(namespace), Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    if !keep {
+        c.call(&release_name(namespace), Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    }
     c.ret(None);
 
-    c.switch_to(stay);
-    c.store(less, used_p);
-    c.ret(None);
-    f
-}
-
-/// `pop_keep`: `pop` on a kept stack. A chunk left empty is not released (records of it may
-/// still get adjoints); its predecessor, or none, becomes the newest chunk, so that the next
-/// push takes a chunk of its own (and `unpush` finds one first record per chunk).
-fn pop_keep(namespace: &str) -> Function {
-    let mut f = helper(Op::PopKeep.name(namespace), signature(Op::PopKeep));
-    let (hdr, size) = (f.params[0], f.params[1]);
-    let entry = f.entry().expect("entry");
-    let emptied_block = f.create_block(Some("emptied".into()));
-    let back = f.create_block(Some("back".into()));
-    let none = f.create_block(Some("none".into()));
-    let stay = f.create_block(Some("stay".into()));
-    let h = header_type();
-    let mut c = Cursor::at_end(&mut f, entry);
-    let (chunk_p, used_p, end_p) = (c.field_ptr(&h, hdr, &[0]), c.field_ptr(&h, hdr, &[1]), c.field_ptr(&h, hdr, &[2]));
-    let chunk = c.load(Type::PTR, chunk_p);
-    let used = c.load(Type::I64, used_p);
-    let less = c.binary(BinOp::Sub, used, size);
-    let header = c.i64(CHUNK_HEADER);
-    let emptied = c.icmp(IntPred::Eq, less, header);
-    let null = c.constant(Constant::Null(0));
-    let has_chunk = c.icmp(IntPred::Ne, chunk, null);
-    let leave = c.binary(BinOp::And, emptied, has_chunk);
-    c.cond_br(leave, emptied_block, stay);
-
-    c.switch_to(emptied_block);
-    let ch = chunk_header();
-    let prev_p = c.field_ptr(&ch, chunk, &[0]);
-    let prev = c.load(Type::PTR, prev_p);
-    let has_prev = c.icmp(IntPred::Ne, prev, null);
-    c.cond_br(has_prev, back, none);
-
-    c.switch_to(back);
-    let prev_used_p = c.field_ptr(&ch, chunk, &[1]);
-    let prev_used = c.load(Type::I64, prev_used_p);
-    let prev_size_p = c.field_ptr(&ch, prev, &[2]);
-    let prev_size = c.load(Type::I64, prev_size_p);
-    c.store(prev, chunk_p);
-    c.store(prev_used, used_p);
-    c.store(prev_size, end_p);
-    c.ret(None);
-
-    c.switch_to(none);
-    let empty = c.constant(Constant::Zero(header_type()));
-    c.store(empty, hdr);
-    c.ret(None);
+    if keep {
+        // The only chunk, left empty: the stack is empty, with no chunk.
+        c.switch_to(first);
+        let empty = c.constant(Constant::Zero(header_type()));
+        c.store(empty, hdr);
+        c.ret(None);
+    }
 
     c.switch_to(stay);
     c.store(less, used_p);
