@@ -14,6 +14,17 @@ use zyg_ir::{Constant, Function, Inst, Linkage, Signature, Type, Value};
 /// `alwaysinline` (see `inlining_policy`).
 const INLINE_LIMIT: usize = 1000;
 
+/// The `realloc` helpers (`memory`), each added to the output once.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ReallocHelper {
+    /// Reverse mode's shadow realloc, which keeps the old shadow for the adjoint.
+    Shadow,
+    /// Forward mode's, which frees the old shadow.
+    MovingShadow,
+    /// The adjoint of a realloc of memory holding floats of this type.
+    Adjoint(zyg_ir::FloatTy),
+}
+
 impl Differentiator<'_> {
     /// The shadow globals of the globals `func` uses (and of those their initialisers point at).
     pub(crate) fn add_shadow_globals(&mut self, func: &Function, activity: &Activity) {
@@ -40,10 +51,10 @@ impl Differentiator<'_> {
                 }
             }
             if let MemCall::Realloc(elem) = call {
-                if self.realloc_helpers.insert(Some(*elem)) {
+                if self.realloc_helpers.insert(ReallocHelper::Adjoint(*elem)) {
                     self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
                 }
-                if self.realloc_helpers.insert(None) {
+                if self.realloc_helpers.insert(ReallocHelper::Shadow) {
                     self.output.push(memory::shadow_realloc(&self.namespace));
                 }
             }
@@ -55,8 +66,7 @@ impl Differentiator<'_> {
     pub(crate) fn add_tangent_memory_helpers(&mut self, pullbacks: &rules::Pullbacks) {
         use rules::memcalls::MemCall;
         let reallocs = rules::chosen(pullbacks).any(|(_, p)| matches!(p, Pullback::Memory(MemCall::Realloc(_))));
-        if reallocs && !self.tangent_realloc {
-            self.tangent_realloc = true;
+        if reallocs && self.realloc_helpers.insert(ReallocHelper::MovingShadow) {
             self.output.push(memory::shadow_realloc_moving(&self.namespace));
         }
     }

@@ -120,11 +120,8 @@ pub struct Differentiator<'m> {
     copy_helpers: HashSet<zyg_ir::FloatTy>,
     /// Layouts of copies of mixed fields whose helpers are in `output`, with their index.
     field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
-    /// The realloc helpers already in `output`: `None` for the shadow realloc, `Some` for
-    /// an adjoint per float type.
-    realloc_helpers: HashSet<Option<zyg_ir::FloatTy>>,
-    /// Whether forward mode's `realloc` helper was added (`memory::shadow_realloc_moving`).
-    tangent_realloc: bool,
+    /// The realloc helpers already in `output`.
+    realloc_helpers: HashSet<helpers::ReallocHelper>,
     /// The helpers that stop a program at a store a null shadow would lose
     /// (`shadows::abort_helper`), by message.
     abort_helpers: HashMap<String, String>,
@@ -151,7 +148,6 @@ impl<'m> Differentiator<'m> {
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
             realloc_helpers: HashSet::new(),
-            tangent_realloc: false,
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),

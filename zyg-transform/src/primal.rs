@@ -26,7 +26,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     }
     primal.box_tapes();
     for shadows in &primal.lanes {
-        pop_kept_stacks(plan, &mut primal.p, shadows);
+        crate::rules::stacks::pop_kept_stacks(plan, &mut primal.p, shadows);
         store_pointer_shadows(plan, &mut primal.p, shadows);
         crate::rules::memcalls::copy_pointer_shadows(plan, &mut primal.p, shadows);
         check_lossy_stores(plan, &mut primal.p, shadows);
@@ -553,21 +553,6 @@ pub(crate) fn store_pointer_shadows(plan: &Plan, p: &mut Function, shadows: &Has
             let to = if plan.nullable.contains(ptr) { crate::shadows::or_scratch(&mut c, ptr_shadow, sink) } else { ptr_shadow };
             c.store_parts(ty, value_shadow, to, &|part| !part.carries_derivative());
         }
-    }
-}
-
-/// After each `pop` of a generated gradient's tape stack, the same on its shadow stack,
-/// keeping the chunk (`rules::stacks`; a `free` of the stack is left to the adjoint, which
-/// frees each kept chunk going back past the push that took it).
-fn pop_kept_stacks(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
-    for (inst, pullback) in crate::rules::chosen(&plan.pullbacks) {
-        let crate::rules::Pullback::Stack(stack::Op::Pop) = pullback else { continue };
-        let InstKind::Call { args, .. } = &plan.func.insts[inst].kind else { continue };
-        let Some(&header) = shadows.get(&args[0]) else { continue };
-        let b = plan.block_of[inst];
-        let at = position(p, b, inst) + 1;
-        let mut c = Cursor { func: p, block: b, at: Some(at) };
-        c.call(&stack::Op::PopKeep.name(&plan.namespace), stack::signature(stack::Op::PopKeep), vec![header, args[1]]);
     }
 }
 

@@ -125,30 +125,22 @@ pub fn cache_global(namespace: &str) -> (String, Type) {
 
 /// The helper functions, to be emitted once per module. For GPUs (no thread-local globals,
 /// stacks starting in the tape, `inline_stack_type`) chunks come from `malloc` and go back
-/// to `free`, and the first chunk of a stack is never freed.
-/// The kept stacks of reverse mode over a gradient are refused on GPUs, so they have none.
+/// to `free`, and the first chunk of a stack is never freed; the kept stacks of reverse
+/// mode over a gradient are refused there, so GPUs have no kept-stack helpers.
 pub fn helpers(namespace: &str, gpu: bool) -> Vec<Function> {
+    let mut out = vec![push(namespace), top(namespace), pop(namespace), free(namespace, gpu)];
     if gpu {
-        return vec![
-            push(namespace),
-            top(namespace),
-            pop(namespace),
-            free(namespace, gpu),
-            plain_take(namespace),
-            plain_release(namespace),
-        ];
+        out.extend([plain_take(namespace), plain_release(namespace)]);
+    } else {
+        out.extend([
+            take_chunk(namespace),
+            release_chunk(namespace),
+            push_keep(namespace),
+            pop_keep(namespace),
+            unpush(namespace),
+        ]);
     }
-    vec![
-        push(namespace),
-        top(namespace),
-        pop(namespace),
-        free(namespace, gpu),
-        take_chunk(namespace),
-        release_chunk(namespace),
-        push_keep(namespace),
-        pop_keep(namespace),
-        unpush(namespace),
-    ]
+    out
 }
 
 fn plain_take(namespace: &str) -> Function {
@@ -273,9 +265,10 @@ fn push(namespace: &str) -> Function {
 }
 
 /// A kept stack's chunks are `KEPT_ALIGN`-aligned and zeroed, each from its own
-/// `aligned_alloc` (never the cache), so that `unpush` can tell a chunk's first record by its address: the first
-/// record of a chunk, and only it, sits `CHUNK_HEADER` bytes past a multiple of `KEPT_ALIGN`
-/// (a standard chunk is `KEPT_ALIGN` bytes; a larger one holds one record).
+/// `aligned_alloc` (never the cache), so that `unpush` can tell a chunk's first record by
+/// its address: the first record of a chunk, and only it, sits `CHUNK_HEADER` bytes past a
+/// multiple of `KEPT_ALIGN` (a standard chunk is `KEPT_ALIGN` bytes; a larger one holds one
+/// record).
 const KEPT_ALIGN: i64 = CHUNK_BYTES;
 
 /// `push_keep`: `push` on a kept stack.

@@ -10,8 +10,8 @@
 //!
 //! Reverse mode keeps the shadow stacks' memory for its adjoint, which adds into the shadow
 //! records long after the outer primal popped them: the outer primal mirrors `push` with
-//! `push_keep` and `pop` with `pop_keep` (`primal::shadow_instructions`, `primal::pop_kept_stacks`), which never release a
-//! chunk, and leaves `free` alone; the records' shadows go on the tape like other
+//! `push_keep` (`primal::shadow_instructions`) and `pop` with `pop_keep` (`pop_kept_stacks`,
+//! one of the primal's steps), which never release a chunk, and leaves `free` alone; the records' shadows go on the tape like other
 //! pointers' shadows, and the adjoint frees each kept chunk going back past the push that
 //! took it (`unpush`). Between a pop and the adjoint a shadow slot may be pushed again; that
 //! is memory overwritten, which the adjoints of loads and stores already follow. The kept
@@ -20,10 +20,13 @@
 use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
+use crate::builder::Cursor;
 use crate::error::TransformError;
 use crate::stack::{op_of, Op};
 use crate::tangent::Tangent;
-use zyg_ir::{Callee, Inst, InstKind};
+use crate::Plan;
+use std::collections::HashMap;
+use zyg_ir::{Callee, Function, Inst, InstKind, Value};
 
 pub struct Stacks;
 
@@ -107,5 +110,20 @@ impl RuleFamily for Stacks {
         let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args };
         cx.cursor().emit(kind, sig.ret.clone());
         Ok(())
+    }
+}
+
+/// After each `pop` of a generated gradient's tape stack, the same on its shadow stack,
+/// keeping the chunk (a `free` of the stack is left to the adjoint, which frees each kept
+/// chunk going back past the push that took it). A step of reverse mode's primal.
+pub fn pop_kept_stacks(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) {
+    for (inst, pullback) in super::chosen(&plan.pullbacks) {
+        let Pullback::Stack(Op::Pop) = pullback else { continue };
+        let InstKind::Call { args, .. } = &plan.func.insts[inst].kind else { continue };
+        let Some(&header) = shadows.get(&args[0]) else { continue };
+        let b = plan.block_of[inst];
+        let at = crate::primal::position(p, b, inst) + 1;
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        c.call(&Op::PopKeep.name(&plan.namespace), crate::stack::signature(Op::PopKeep), vec![header, args[1]]);
     }
 }
