@@ -1,8 +1,13 @@
 // A helper returning {double, double} by value in forward mode: its tangent's slot in the
 // caller was pointer-sized, and at -O0 the tangents came out wrong (exit 0). Now right.
+// Built again with -DOUT_POINTER, the helper writes its result through a pointer instead
+// (forward mode through structs in general; it was e2e/forward_structs.c).
 // RUN: %grad-run -O0 %s %t | FileCheck %s
 // RUN: %grad-run -O2 %s %t | FileCheck %s
 // RUN: %grad-run -O3 %s %t.native -march=native | FileCheck %s
+// RUN: %grad-run -O0 %s %t.ptr -DOUT_POINTER | FileCheck %s
+// RUN: %grad-run -O2 %s %t.ptr -DOUT_POINTER | FileCheck %s
+// RUN: %grad-run -O3 %s %t.ptr.native -DOUT_POINTER -march=native | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // Forward mode through structs: a struct of doubles passed by pointer (`enzyme_dup`, its
@@ -17,9 +22,15 @@ typedef struct { double x, y; } vec2;                 /* by value in registers *
 typedef struct { double m[3][3]; double bias[3]; } affine3; /* by value: byval */
 typedef struct { int id; double mass; double pos[3]; double vel[3]; } particle;
 
+#ifndef OUT_POINTER
 static vec2 rot(vec2 v, double a) {
     vec2 r = {cos(a) * v.x - sin(a) * v.y, sin(a) * v.x + cos(a) * v.y};
     return r;
+#else
+static void rot(vec2 v, double a, vec2 *r) {
+    r->x = cos(a) * v.x - sin(a) * v.y;
+    r->y = sin(a) * v.x + cos(a) * v.y;
+#endif
 }
 static double dot2(vec2 a, vec2 b) { return a.x * b.x + a.y * b.y; }
 
@@ -51,8 +62,14 @@ static double energy(const particle *p, int n, const affine3 *A) {
 
 /* two vec2 by pointer, one rotated by value through helpers; the result also written to *out */
 static double angle_form(const vec2 *a, const vec2 *b, double ang, vec2 *out) {
+#ifndef OUT_POINTER
     vec2 ra = rot(*a, ang);
     *out = rot(*b, -0.5 * ang);
+#else
+    vec2 ra;
+    rot(*a, ang, &ra);
+    rot(*b, -0.5 * ang, out);
+#endif
     out->x += ra.x * ra.y;
     return dot2(ra, *b) + dot2(*out, *out);
 }
