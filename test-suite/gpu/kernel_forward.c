@@ -6,7 +6,7 @@
 // `__enzyme_fwddiff` inside device code (a per-thread Newton step with the slope from forward
 // mode). The kernel IR runs on the emulated grid (a POSIX thread per GPU thread, a barrier per
 // block, shared memory filled with NaNs first) and is checked against closed forms and finite
-// differences; the PTX goes through ptxas.
+// differences, from device code compiled at -O2 and at -O0; the PTX goes through ptxas.
 // REQUIRES: ptxas
 // RUN: %clang --target=nvptx64-nvidia-cuda -march=sm_70 -Xclang -target-feature -Xclang +ptx75 -O2 -S -emit-llvm %s -o %t.ll
 // RUN: %zyg grad %t.ll --fn blocksum --mode forward -o %t.1.ll
@@ -20,6 +20,16 @@
 // RUN: python3 %S/../bin/ptx-to-host.py %t.grad.ll > %t.host.ll
 // RUN: %clang -O1 -pthread -DZYG_HOST_DRIVER -I %include %s %t.host.ll -lm -o %t.exe
 // RUN: %t.exe | FileCheck %s
+// The same from device code compiled at -O0:
+// RUN: %clang --target=nvptx64-nvidia-cuda -march=sm_70 -Xclang -target-feature -Xclang +ptx75 -O0 -S -emit-llvm %s -o %t.O0.ll
+// RUN: %zyg grad %t.O0.ll --fn blocksum --mode forward -o %t.O0.1.ll
+// RUN: %zyg grad %t.O0.1.ll --fn series --mode forward -o %t.O0.2.ll
+// RUN: %zyg grad %t.O0.2.ll --fn saxpy --mode forward --args out,dup,dup,const -o %t.O0.grad.ll
+// RUN: %zyg compile %t.O0.grad.ll -o %t.O0.ptx --target nvptx64 --gpu sm_70
+// RUN: %ptxas -arch=sm_70 %t.O0.ptx -o %t.O0.cubin
+// RUN: python3 %S/../bin/ptx-to-host.py %t.O0.grad.ll > %t.O0.host.ll
+// RUN: %clang -O1 -pthread -DZYG_HOST_DRIVER -I %include %s %t.O0.host.ll -lm -o %t.O0.exe
+// RUN: %t.O0.exe | FileCheck %s
 // The tangent of the shared array is shared memory; both exports are kernels.
 // IR-DAG: @__zyg_shadow_buf = internal {{.*}}addrspace(3) global [256 x float]
 // IR-DAG: define ptx_kernel void @blocksum_fwd(
