@@ -347,7 +347,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         if self.local.contains(&v) {
             return match self.pending[self.lane].remove(&v) {
                 Some(d) => d,
-                None => Cursor::at_end(&mut self.adj, at).constant(Constant::Zero(ty)),
+                None => Cursor::at_end(&mut self.adj, at).constant(empty_sum(ty)),
             };
         }
         let slot = self.slots[self.lane][&v];
@@ -618,7 +618,7 @@ impl<'p, 'a> Reverse<'_, 'p, 'a> {
 /// which is the identity of addition (`-0.0 + x` is `x` for every `x`, where `+0.0 + -0.0`
 /// is `+0.0`), so that LLVM folds the first contribution's addition away; zero otherwise.
 /// Gradients handed back are made `+0.0` where nothing was added (`finish`).
-fn empty_sum(ty: Type) -> Constant {
+pub fn empty_sum(ty: Type) -> Constant {
     Constant::float_like(&ty, -0.0).unwrap_or(Constant::Zero(ty))
 }
 

@@ -276,12 +276,12 @@ impl<'f> Cursor<'f> {
         }
     }
 
-    /// Reads the floats of a `ty` at `ptr` and zeroes them there (an adjoint taken out of
+    /// Reads the floats of a `ty` at `ptr` and clears them there (an adjoint taken out of
     /// shadow memory); other fields read as zero and are left alone.
-    pub fn take_from(&mut self, ptr: Value, ty: &Type) -> Value {
+    pub fn take_from(&mut self, ptr: Value, ty: &Type, cleared: Cleared) -> Value {
         if ty.float_elem().is_some() {
             let value = self.load(ty.clone(), ptr);
-            let zero = self.constant(Constant::Zero(ty.clone()));
+            let zero = self.constant(cleared.constant(ty));
             self.store(zero, ptr);
             return value;
         }
@@ -289,11 +289,27 @@ impl<'f> Cursor<'f> {
         for (i, field) in aggregate_fields(ty) {
             if field.carries_derivative() {
                 let at = self.field_ptr(ty, ptr, &[i]);
-                let part = self.take_from(at, &field);
+                let part = self.take_from(at, &field, cleared);
                 value = self.insert(value, part, i);
             }
         }
         value
+    }
+
+    /// Stores an empty `ty` at `ptr`: floats cleared as `cleared` says (one store per float
+    /// field for small aggregates; a larger one is zeroed in one store), everything else zero.
+    pub fn store_cleared(&mut self, ptr: Value, ty: &Type, cleared: Cleared) {
+        let fields = aggregate_fields(ty);
+        let per_field = cleared == Cleared::Private && ty.carries_derivative() && fields.len() <= MAX_CLEARED_FIELDS;
+        if ty.float_elem().is_some() || !per_field {
+            let zero = self.constant(cleared.constant(ty));
+            self.store(zero, ptr);
+            return;
+        }
+        for (i, field) in fields {
+            let at = self.field_ptr(ty, ptr, &[i]);
+            self.store_cleared(at, &field, cleared);
+        }
     }
 
     /// Stores into `ptr` the parts of `value` (of type `ty`) that `whole` takes, and leaves
@@ -365,6 +381,31 @@ impl<'f> Cursor<'f> {
 }
 
 /// The fields of a struct or the elements of an array, with their indices.
+/// What a float adjoint slot holds once emptied. Memory a caller can read (its shadows,
+/// heap shadows) gets +0.0, what any tool leaves there. Memory only zyg's code reads (the
+/// shadow of a local, a tape field) gets -0.0, the identity of addition: the next `load;
+/// fadd; store` of the slot then folds to a store, where `x + 0.0` cannot fold (it turns
+/// -0.0 into +0.0) and costs an addition per adjoint that reaches a local.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cleared {
+    Visible,
+    Private,
+}
+
+impl Cleared {
+    /// The cleared value of a float or float vector; zero of any other type.
+    pub fn constant(self, ty: &Type) -> Constant {
+        match self {
+            Cleared::Private => Constant::float_like(ty, -0.0).unwrap_or_else(|| Constant::Zero(ty.clone())),
+            Cleared::Visible => Constant::Zero(ty.clone()),
+        }
+    }
+}
+
+/// Above this many fields, a local's shadow is zeroed in one store (LLVM's memset) rather
+/// than field by field: the additions saved no longer pay for the stores.
+const MAX_CLEARED_FIELDS: usize = 32;
+
 fn aggregate_fields(ty: &Type) -> Vec<(u32, Type)> {
     match ty {
         Type::Struct(fields) => fields.iter().cloned().enumerate().map(|(i, f)| (i as u32, f)).collect(),

@@ -50,7 +50,7 @@ pub fn scatter_adjoint(c: &mut Cursor, value_ty: &Type, shadows: Value, mask: Va
         let i = c.i32(i64::from(lane));
         let at = lane_address(c, shadows, mask, i, sink);
         if elem.carries_derivative() {
-            let part = c.take_from(at, &elem);
+            let part = c.take_from(at, &elem, crate::builder::Cleared::Visible);
             let on = c.extract_element(mask, i);
             let part = c.select(on, part, zero);
             dvalue = c.insert_element(dvalue, part, i);

@@ -4,7 +4,7 @@
 //! block's record at the block's end (a fixed tape slot, or a push on the block's stack),
 //! calls differentiated callees through their own primals, and notes which `ret` ran.
 
-use crate::builder::Cursor;
+use crate::builder::{Cleared, Cursor};
 use crate::stack;
 use crate::tape::{Field, Storage};
 use crate::{ArgActivity, Plan};
@@ -103,8 +103,7 @@ impl<'p, 'a> Primal<'p, 'a> {
             for (shadows, index) in self.lanes.iter_mut().zip(indices) {
                 let memory = c.field_ptr(tape_ty, self.tape, &[index]);
                 let ty = tape_ty.field(index).cloned().expect("shadow memory field");
-                let zero = c.constant(Constant::Zero(ty));
-                c.store(zero, memory);
+                c.store_cleared(memory, &ty, Cleared::Private);
                 shadows.insert(alloca, memory);
             }
         }

@@ -7,9 +7,11 @@
 use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
+use crate::builder::Cleared;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
-use zyg_ir::{Constant, Inst, InstKind, Type};
+use std::collections::HashMap;
+use zyg_ir::{Constant, Function, Inst, InstKind, Type, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -148,6 +150,7 @@ fn store(cx: &mut Reverse, value: zyg_ir::Value, ptr: zyg_ir::Value) -> Result<(
     // what was there before gets none of it.
     let shadow = cx.shadow(ptr)?;
     let (shadow, missing) = cx.guarded(ptr, shadow);
+    let cleared = if local_memory(cx.func(), &cx.plan().layout.shadow_memory, ptr) { Cleared::Private } else { Cleared::Visible };
     let mut c = cx.cursor();
     if !ty.carries_derivative() {
         // An integer overwrote whatever floats were there.
@@ -155,7 +158,7 @@ fn store(cx: &mut Reverse, value: zyg_ir::Value, ptr: zyg_ir::Value) -> Result<(
         c.store(zero, shadow);
         return Ok(());
     }
-    let mut d = c.take_from(shadow, &ty);
+    let mut d = c.take_from(shadow, &ty, cleared);
     if let Some(missing) = missing {
         // Memory that is not differentiated holds no adjoint.
         let zero = c.constant(Constant::Zero(ty));
@@ -163,4 +166,18 @@ fn store(cx: &mut Reverse, value: zyg_ir::Value, ptr: zyg_ir::Value) -> Result<(
     }
     cx.accumulate(value, d);
     Ok(())
+}
+
+/// True when `ptr` points into a local whose shadow is tape memory (`shadow_memory`: an
+/// alloca, reached through constant or variable offsets), which only zyg's code reads.
+fn local_memory(func: &Function, shadow_memory: &HashMap<Value, Vec<u32>>, mut ptr: Value) -> bool {
+    loop {
+        if shadow_memory.contains_key(&ptr) {
+            return true;
+        }
+        match func.def_inst(ptr).map(|i| &func.insts[i].kind) {
+            Some(InstKind::Gep { base, .. }) => ptr = *base,
+            _ => return false,
+        }
+    }
 }

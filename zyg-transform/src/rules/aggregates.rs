@@ -7,7 +7,7 @@ use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
-use zyg_ir::{Constant, Inst, InstKind};
+use zyg_ir::{Inst, InstKind};
 
 pub struct Aggregates;
 
@@ -48,8 +48,8 @@ impl RuleFamily for Aggregates {
                 for &i in indices {
                     part = c.extract(part, i);
                 }
-                let zero = c.constant(Constant::Zero(func.ty(*value).clone()));
-                let kind = InstKind::InsertValue { agg: d, value: zero, indices: indices.clone() };
+                let empty = c.constant(crate::adjoint::empty_sum(func.ty(*value).clone()));
+                let kind = InstKind::InsertValue { agg: d, value: empty, indices: indices.clone() };
                 let rest = c.emit(kind, func.ty(*agg).clone()).expect("insertvalue result");
                 cx.accumulate(*value, part);
                 cx.accumulate(*agg, rest);

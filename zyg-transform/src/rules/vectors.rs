@@ -5,7 +5,7 @@
 //! lane adjoints are in `crate::gather`).
 
 use super::{Choice, Classify, Pullback, RuleFamily};
-use crate::adjoint::Reverse;
+use crate::adjoint::{empty_sum, Reverse};
 use crate::alphas::Alphas;
 use crate::builder::Cursor;
 use crate::error::TransformError;
@@ -190,8 +190,8 @@ fn lanes(cx: &mut Reverse) -> Result<(), TransformError> {
         InstKind::ExtractElement { vec, index } => {
             let index = cx.alpha(*index)?;
             let mut c = cx.cursor();
-            let zero = c.constant(Constant::Zero(func.ty(*vec).clone()));
-            let spread = c.insert_element(zero, d, index);
+            let empty = c.constant(empty_sum(func.ty(*vec).clone()));
+            let spread = c.insert_element(empty, d, index);
             cx.accumulate(*vec, spread);
         }
         InstKind::InsertElement { vec, value, index } => {
@@ -199,16 +199,16 @@ fn lanes(cx: &mut Reverse) -> Result<(), TransformError> {
             let elem = func.ty(*value).clone();
             let mut c = cx.cursor();
             let lane = c.extract_element(d, index);
-            let zero = c.constant(Constant::Zero(elem));
-            let rest = c.insert_element(d, zero, index);
+            let empty = c.constant(empty_sum(elem));
+            let rest = c.insert_element(d, empty, index);
             cx.accumulate(*value, lane);
             cx.accumulate(*vec, rest);
         }
         InstKind::ShuffleVector { a, b, mask } => {
             let Type::Vector(n, _) = func.ty(*a).clone() else { return Ok(()) };
             let mut c = cx.cursor();
-            let zero = c.constant(Constant::Zero(func.ty(*a).clone()));
-            let (mut da, mut db) = (zero, zero);
+            let empty = c.constant(empty_sum(func.ty(*a).clone()));
+            let (mut da, mut db) = (empty, empty);
             for (k, &m) in mask.iter().enumerate().filter(|(_, m)| **m >= 0) {
                 let k = c.i32(k as i64);
                 let part = c.extract_element(d, k);
@@ -251,8 +251,8 @@ fn reduce_min_max(cx: &mut Reverse, vec: Value) -> Result<(), TransformError> {
     let Type::Vector(n, elem) = vec_ty.clone() else { return Ok(()) };
     let (lanes, best) = (cx.alpha(vec)?, cx.alpha(cx.result.expect("active result"))?);
     let mut c = cx.cursor();
-    let zero = c.constant(Constant::Zero((*elem).clone()));
-    let mut dvec = c.constant(Constant::Zero(vec_ty));
+    let zero = c.constant(empty_sum((*elem).clone()));
+    let mut dvec = c.constant(empty_sum(vec_ty));
     let mut found = c.constant(Constant::bool(false));
     // Lane by lane, so that a tie gives the adjoint to one lane only.
     for lane in 0..n {
@@ -282,8 +282,8 @@ fn masked_load_adjoint(cx: &mut Reverse, ptr: Value, mask: Value, passthru: Valu
         masked_store(&mut c, new, shadow, mask);
     }
     let mut c = cx.cursor();
-    let zero = c.constant(Constant::Zero(ty));
-    let rest = c.select(mask, zero, d);
+    let empty = c.constant(empty_sum(ty));
+    let rest = c.select(mask, empty, d);
     cx.accumulate(passthru, rest);
     Ok(())
 }
