@@ -366,6 +366,19 @@ fn export(
             opts.width
         )));
     }
+    if func.sig.ret.carries_derivative() && !func.sig.ret.is_float() {
+        // An exported function returns one float (or N through `out`); a struct of floats
+        // in registers would need a C type of the ABI's making, and a gradient a seed.
+        let how = if opts.forward {
+            "exporting the forward mode of a function that returns a struct is not supported yet; call \
+             `__enzyme_fwddiff` in the program (it returns the struct of tangents), or write the outputs through a \
+             pointer argument, whose shadow receives their tangents"
+        } else {
+            "an exported gradient seeds a float result only; write the outputs through a pointer argument (`dup`), \
+             whose shadow is their seed, or call `__enzyme_autodiff` with `enzyme_active_return` in the program"
+        };
+        return Err(DriverError::Usage(format!("{}: --fn {name}: `{name}` returns `{}`; {how}", path.display(), func.sig.ret)));
+    }
     let kinds = export_kinds(func, opts.args.as_deref(), kernel, path)?;
     let spec = Spec { width: opts.width, ..Spec::new(name, kinds) };
     let entry = if opts.forward { zyg_transform::Entry::Forward } else { zyg_transform::Entry::Gradient };

@@ -7,6 +7,9 @@
 //! - `enzyme_active_return` on a struct, array or vector of floats: Enzyme seeds every float
 //!   of the result with 1, which is the gradient of their sum. The wrapper returns the sum.
 //!
+//! - Forward mode on a function returning through memory: the wrapper returns the result by
+//!   value, so that its tangent comes back as a value too.
+//!
 //! A result the function writes through an `sret` pointer (C's large structs) is memory the
 //! wrapper allocates on its stack and passes first; the request's arguments are the rest.
 
@@ -20,6 +23,9 @@ pub enum ResultSeed {
     None,
     /// Every float of the result seeded with 1: the wrapper returns their sum.
     Sum,
+    /// The result as it is, returned by value: forward mode's request on a function that
+    /// returns through memory, whose tangent then comes back as a value.
+    Value,
 }
 
 /// Adds (once) the wrapper of `function` whose result is seeded as `seed`, and returns its
@@ -36,6 +42,7 @@ pub fn with_result(
     let word = match seed {
         ResultSeed::None => "noresult",
         ResultSeed::Sum => "sumresult",
+        ResultSeed::Value => "byvalue",
     };
     let name = format!("{function}.{namespace}.{word}");
     if module.function(&name).is_some() {
@@ -48,6 +55,7 @@ pub fn with_result(
     let sum_ty = match seed {
         ResultSeed::None => Type::Void,
         ResultSeed::Sum => Type::Float(widest_float(&result_ty)?),
+        ResultSeed::Value => result_ty.clone(),
     };
     let mut w = Function::new(name.clone(), Signature::new(params, sum_ty.clone()));
     w.linkage = Linkage::Internal;
@@ -72,6 +80,7 @@ pub fn with_result(
             }
             c.ret(Some(sum));
         }
+        (ResultSeed::Value, Some(result)) => c.ret(Some(result)),
         _ => c.ret(None),
     }
     module.functions.push(w);

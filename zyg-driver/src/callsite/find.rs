@@ -1,7 +1,7 @@
 //! Reading one request: the function it names, each parameter's argument, activity marker
 //! and shadow, the flags, and how the result is seeded.
 
-use super::{default_kind, holds_float, is_float, place_of, type_text, Request, Shadows};
+use super::{default_kind, holds_float, holds_pointer, is_float, place_of, type_text, Request, Shadows};
 use crate::error::{DriverError, Result};
 use crate::markers::{self, Flag, Marker};
 use inkwell::types::BasicTypeEnum;
@@ -361,7 +361,7 @@ fn result_seed(
     };
     let holds_float = result.is_some_and(holds_float);
     let aggregate = holds_float && !result.is_some_and(is_float);
-    if memory.is_some() && entry != Entry::Gradient {
+    if memory.is_some() && !matches!(entry, Entry::Gradient | Entry::Forward) {
         return Err(format!(
             "`{function}` returns its result through memory (`sret` `{shown}`); split mode does not support that yet: \
              return the outputs through a `dup` pointer argument instead"
@@ -373,13 +373,17 @@ fn result_seed(
         ));
     }
     let what = if memory.is_some() { "returns through memory" } else { "returns" };
-    if entry == Entry::Forward && (memory.is_some() || aggregate) {
+    if entry == Entry::Forward && aggregate && result.is_some_and(holds_pointer) {
         return Err(format!(
-            "`{function}` {what} `{shown}`; forward mode returns the tangent of a float result only so far: return \
-             the outputs through a `dup` pointer argument, whose shadow receives their tangents"
+            "`{function}` {what} `{shown}`, which holds pointers; forward mode returns the tangent of a result of \
+             floats and integers only so far: return the pointers' data through a `dup` pointer argument, whose \
+             shadow receives their tangents"
         ));
     }
     Ok(match entry {
+        // The tangent of a result returned through memory comes back by value from a
+        // wrapper; one in registers, a struct or array included, as it is.
+        Entry::Forward if memory.is_some() => Some(ResultSeed::Value),
         Entry::Gradient if constant && holds_float => Some(ResultSeed::None),
         Entry::Gradient if active && aggregate => Some(ResultSeed::Sum),
         Entry::Gradient if aggregate => {

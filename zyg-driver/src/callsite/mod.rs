@@ -154,6 +154,16 @@ fn holds_float(ty: BasicTypeEnum<'_>) -> bool {
     }
 }
 
+/// Whether a value of type `ty` holds a pointer.
+fn holds_pointer(ty: BasicTypeEnum<'_>) -> bool {
+    match ty {
+        BasicTypeEnum::StructType(s) => s.get_field_types().into_iter().any(holds_pointer),
+        BasicTypeEnum::ArrayType(a) => holds_pointer(a.get_element_type()),
+        BasicTypeEnum::VectorType(v) => holds_pointer(v.get_element_type()),
+        _ => ty.is_pointer_type(),
+    }
+}
+
 /// LLVM's printing of a type.
 pub(crate) fn type_text<'ctx>(t: impl AnyType<'ctx>) -> String {
     t.print_to_string().to_string_lossy().into_owned()

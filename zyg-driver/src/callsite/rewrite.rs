@@ -5,7 +5,7 @@
 use super::{float_bits, is_float, type_text, Request, Shadows};
 use crate::error::{DriverError, Result};
 use inkwell::builder::{Builder, BuilderError};
-use inkwell::types::{BasicType, BasicTypeEnum, StructType};
+use inkwell::types::BasicTypeEnum;
 use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValueEnum, CallSiteValue, FunctionValue, PointerValue};
 use std::collections::HashMap;
 use std::path::Path;
@@ -162,18 +162,59 @@ fn build_replacement<'ctx>(
             (None, _) => Err("internal error: the gradient returns no struct".into()),
         }
     };
-    deliver(b, request, grads_ty, &field)
+    if request.entry == Entry::Forward && grads_ty.get_field_types().iter().any(|t| !is_scalar(*t)) {
+        // Forward mode's tangent of a struct, array or vector result is one field per lane;
+        // the call's result takes their scalars one by one.
+        let mut leaves = Vec::new();
+        for i in 0..grads_ty.count_fields() {
+            tangent_leaves(b, field(i)?, &mut leaves)?;
+        }
+        let flat = |i: u32| leaves.get(i as usize).copied().ok_or_else(|| "internal error: no such tangent".to_string());
+        return deliver(b, request, leaves.len() as u32, grads_ty.into(), &flat);
+    }
+    deliver(b, request, grads_ty.count_fields(), grads_ty.into(), &field)
 }
 
-/// Gives the gradients (`field(i)`, of the struct `grads_ty`) back as the call declared its
-/// result: through its `sret` memory, as a float, or as a struct, array or vector.
+fn is_scalar(ty: BasicTypeEnum<'_>) -> bool {
+    !matches!(ty, BasicTypeEnum::StructType(_) | BasicTypeEnum::ArrayType(_) | BasicTypeEnum::VectorType(_))
+}
+
+/// The scalars of a tangent `value`, in memory order; its integers (a struct result's
+/// counts and flags) carry no tangent and come back as 0.
+fn tangent_leaves<'ctx>(b: &Builder<'ctx>, value: BasicValueEnum<'ctx>, out: &mut Vec<BasicValueEnum<'ctx>>) -> Built<()> {
+    match value {
+        BasicValueEnum::StructValue(s) => {
+            for i in 0..s.get_type().count_fields() {
+                tangent_leaves(b, built(b.build_extract_value(s, i, ""))?, out)?;
+            }
+        }
+        BasicValueEnum::ArrayValue(a) => {
+            for i in 0..array_length(a.get_type()) as u32 {
+                tangent_leaves(b, built(b.build_extract_value(a, i, ""))?, out)?;
+            }
+        }
+        BasicValueEnum::VectorValue(v) => {
+            let i32_ty = v.get_type().get_context().i32_type();
+            for lane in 0..v.get_type().get_size() {
+                out.push(built(b.build_extract_element(v, i32_ty.const_int(u64::from(lane), false), ""))?);
+            }
+        }
+        BasicValueEnum::IntValue(i) => out.push(i.get_type().const_zero().into()),
+        other => out.push(other),
+    }
+    Ok(())
+}
+
+/// Gives the `outs` gradients (`field(i)`, the fields of `grads_ty` or their scalars) back
+/// as the call declared its result: through its `sret` memory, as a float, or as a struct,
+/// array or vector.
 fn deliver<'ctx>(
     b: &Builder<'ctx>,
     request: &Request<'ctx>,
-    grads_ty: StructType<'ctx>,
+    outs: u32,
+    grads_ty: BasicTypeEnum<'ctx>,
     field: &dyn Fn(u32) -> Built<BasicValueEnum<'ctx>>,
 ) -> Built<Option<BasicValueEnum<'ctx>>> {
-    let outs = grads_ty.count_fields();
     // What the struct's fields are, for messages.
     let what = match (request.entry, request.width) {
         (Entry::Forward, _) => "tangents",
@@ -182,7 +223,7 @@ fn deliver<'ctx>(
         _ => "gradients (one per lane of each `out` argument)",
     };
     if let Some(sret) = request.sret {
-        let ty = calls::sret_argument_type(request.call).unwrap_or(grads_ty.as_basic_type_enum());
+        let ty = calls::sret_argument_type(request.call).unwrap_or(grads_ty);
         let value = aggregate(b, ty, outs, what, field)?;
         let Some(BasicValueEnum::PointerValue(sret)) = sret.value() else {
             return Err("internal error: the `sret` argument is not a pointer".into());
