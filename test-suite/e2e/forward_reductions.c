@@ -3,12 +3,18 @@
 // RUN: %grad-run -O3 %s %t.native -march=native | FileCheck %s
 // RUN: %grad-run -O3 %s %t.fast -march=native -ffast-math | FileCheck %s
 // RUN: grep -q "llvm.vector.reduce.fadd" %t.fast.O3.ll
+// RUN: grep -q "llvm.vector.reduce.fmul" %t.fast.O3.ll
+// RUN: grep -q "llvm.vector.reduce.fmax" %t.fast.O3.ll
+// RUN: grep -q "llvm.vector.reduce.fmin" %t.fast.O3.ll
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // Forward mode through sum reductions clang vectorises (in the -ffast-math run, into
 // llvm.vector.reduce.fadd over wide vectors): a dot product, a weighted sum of squares, a
 // log-sum-exp, a variance with two passes, and a reduction of a conditional (select) over
-// the array. Tangents against central differences along the same direction.
+// the array; and a product, a running maximum and a running minimum (llvm.vector.reduce.fmul,
+// .fmax and .fmin under -ffast-math): the product's tangent exact where factors are zero,
+// the extremes' that of the extreme element. Tangents against central differences along the
+// same direction, or exact.
 #include <string.h>
 #include "zyg_check.h"
 
@@ -18,14 +24,38 @@ static double reductions(const double *x, const double *y, double a, int n) {
     double dot = 0, sq = 0, mx = x[0], lse = 0, mean = 0, var = 0, cond = 0;
     for (int i = 0; i < n; i++) dot += x[i] * y[i];
     for (int i = 0; i < n; i++) sq += (i + 1) * x[i] * x[i];
-    /* no running maximum: under -ffast-math it becomes llvm.vector.reduce.fmax, which forward
-     * mode refuses (documented: minima and maxima of vector lanes) */
     for (int i = 0; i < n; i++) lse += exp(a * (x[i] - mx));
     for (int i = 0; i < n; i++) mean += y[i];
     mean /= n;
     for (int i = 0; i < n; i++) var += (y[i] - mean) * (y[i] - mean);
     for (int i = 0; i < n; i++) cond += x[i] > 0.1 ? x[i] * a : y[i] * y[i];
     return dot + 0.01 * sq + mx + log(lse) / a + var / n + cond;
+}
+
+static double extremes(const double *x, int n) {
+    double p = 1.0, hi = x[0], lo = x[0];
+    for (int i = 0; i < n; i++) p *= x[i];
+    for (int i = 1; i < n; i++) hi = x[i] > hi ? x[i] : hi;
+    for (int i = 1; i < n; i++) lo = x[i] < lo ? x[i] : lo;
+    return p + 3.0 * hi - 0.5 * lo;
+}
+
+/* the tangent of extremes along dx, exactly: the product rule, and the extreme elements' */
+static double extremes_tangent(const double *x, const double *dx, int n) {
+    double t = 0.0;
+    for (int k = 0; k < n; k++) {
+        double others = 1.0;
+        for (int j = 0; j < n; j++)
+            if (j != k)
+                others *= x[j];
+        t += others * dx[k];
+    }
+    int hi = 0, lo = 0;
+    for (int i = 1; i < n; i++) {
+        if (x[i] > x[hi]) hi = i;
+        if (x[i] < x[lo]) lo = i;
+    }
+    return t + 3.0 * dx[hi] - 0.5 * dx[lo];
 }
 
 int main(void) {
@@ -46,6 +76,20 @@ int main(void) {
         double tx = __enzyme_fwddiff((void *)reductions, enzyme_dup, x, dx, enzyme_const, y, a, 0.0, enzyme_const, N);
         want = (reductions(xp, y, a, N) - reductions(xm, y, a, N)) / (2 * h);
         check_close("reductions, y const", tx, want, FD_RTOL, FD_ATOL);
+    }
+    /* 29 factors near 1 (some negative); then one and two of them zero */
+    for (int zeros = 0; zeros < 3; zeros++) {
+        enum { M = 29 };
+        double x[M], dx[M];
+        for (int i = 0; i < M; i++) {
+            x[i] = 0.9 + 0.01 * (i % 7) + 0.001 * i - (i % 5 == 1 ? 1.85 : 0.0);
+            dx[i] = 0.3 * cos(0.7 * i) + (i == 11);
+        }
+        x[13] = 1.6, x[20] = -1.4; /* the extremes */
+        if (zeros > 0) x[4] = 0.0;
+        if (zeros > 1) x[23] = 0.0;
+        double t = __enzyme_fwddiff((void *)extremes, enzyme_dup, x, dx, enzyme_const, M);
+        check_close("product, max, min (exact)", t, extremes_tangent(x, dx, M), EXACT_RTOL, EXACT_ATOL);
     }
     return zyg_report();
 }

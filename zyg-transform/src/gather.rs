@@ -81,6 +81,24 @@ fn lane_address(c: &mut Cursor, shadows: Value, mask: Value, i: Value, sink: Val
 /// adjoint `d`: d times the product of all the other factors, for `start` and each lane,
 /// from prefix and suffix products (no division, so zero lanes are exact). Returns the
 /// adjoints of `start` and of `v`.
+/// The tangent of `llvm.vector.reduce.fmul(start, v)`, the product `start · v[0] · ...`
+/// in that order: the product rule one factor at a time (`t = t · v[k] + p · dv[k]`,
+/// `p = p · v[k]`), exact where factors are zero.
+pub fn reduce_fmul_tangent(c: &mut Cursor, start: Value, v: Value, dstart: Value, dv: Value) -> Value {
+    let Type::Vector(n, _) = c.func.ty(v).clone() else { unreachable!("a reduction of a vector") };
+    let (mut p, mut t) = (start, dstart);
+    for lane in 0..n {
+        let i = c.i32(i64::from(lane));
+        let x = c.extract_element(v, i);
+        let dx = c.extract_element(dv, i);
+        let scaled = c.binary(BinOp::FMul, t, x);
+        let moved = c.binary(BinOp::FMul, p, dx);
+        t = c.binary(BinOp::FAdd, scaled, moved);
+        p = c.binary(BinOp::FMul, p, x);
+    }
+    t
+}
+
 pub fn reduce_fmul_adjoint(c: &mut Cursor, start: Value, v: Value, d: Value) -> (Value, Value) {
     let Type::Vector(n, _) = c.func.ty(v).clone() else { unreachable!("a reduction of a vector") };
     let lanes: Vec<Value> = (0..n)

@@ -118,7 +118,8 @@ impl RuleFamily for Vectors {
 
     /// Forward mode: lane moves, sums and memory accesses under a mask are linear, so the
     /// tangent is the same operation on the operands' tangents (and on the shadows of the
-    /// pointers accessed). Products and minima of lanes are not done yet.
+    /// pointers accessed). A product of lanes takes the product rule lane by lane; a minimum
+    /// or maximum the tangent of the lane the reverse rule gives the adjoint to.
     fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
         let Pullback::Vector(op) = pullback else { return Ok(()) };
         let func = cx.func();
@@ -138,6 +139,22 @@ impl RuleFamily for Vectors {
                 args[0] = cx.tangent(args[0]);
                 args[1] = cx.tangent(args[1]);
             }
+            (VectorOp::ReduceFMul, InstKind::Call { args, .. }) => {
+                let (start, v) = (args[0], args[1]);
+                let (dstart, dv) = (cx.tangent(start), cx.tangent(v));
+                let t = crate::gather::reduce_fmul_tangent(&mut cx.cursor(), start, v, dstart, dv);
+                if cx.result.is_some() {
+                    cx.set(t);
+                }
+                return Ok(());
+            }
+            (VectorOp::ReduceMinMax, InstKind::Call { args, .. }) => {
+                let Some(best) = cx.result else { return Ok(()) };
+                let (v, dv) = (args[0], cx.tangent(args[0]));
+                let t = min_max_tangent(&mut cx.cursor(), v, dv, best);
+                cx.set(t);
+                return Ok(());
+            }
             // (ptr, mask, passthru) and (ptrs, mask, passthru)
             (VectorOp::MaskedLoad | VectorOp::Gather, InstKind::Call { args, .. }) => {
                 args[0] = tangent_shadow(cx, args[0])?;
@@ -148,13 +165,7 @@ impl RuleFamily for Vectors {
                 args[0] = cx.tangent(args[0]);
                 args[1] = tangent_shadow(cx, args[1])?;
             }
-            _ => {
-                return Err(TransformError::at(
-                    func,
-                    cx.inst,
-                    "forward mode does not handle products, minima and maxima of vector lanes yet; use reverse mode",
-                ))
-            }
+            _ => return Err(TransformError::at(func, cx.inst, "internal error: a vector operation without its operands")),
         }
         let ty = match &kind {
             InstKind::Call { sig, .. } => sig.ret.clone(),
@@ -267,6 +278,25 @@ fn reduce_min_max(cx: &mut Reverse, vec: Value) -> Result<(), TransformError> {
     }
     cx.accumulate(vec, dvec);
     Ok(())
+}
+
+/// The tangent of `llvm.vector.reduce.fmax/fmin/...(v) = best`: that of the first lane
+/// holding `best` (the lane `reduce_min_max` gives the adjoint to); 0 when none does (NaN).
+fn min_max_tangent(c: &mut Cursor, v: Value, dv: Value, best: Value) -> Value {
+    let Type::Vector(n, elem) = c.func.ty(v).clone() else { unreachable!("a reduction of a vector") };
+    let mut t = c.constant(Constant::Zero((*elem).clone()));
+    let mut found = c.constant(Constant::bool(false));
+    for lane in 0..n {
+        let i = c.i32(i64::from(lane));
+        let x = c.extract_element(v, i);
+        let hit = c.fcmp(zyg_ir::FloatPred::Oeq, x, best);
+        let not_found = c.not(found);
+        let take = c.binary(BinOp::And, hit, not_found);
+        let dx = c.extract_element(dv, i);
+        t = c.select(take, dx, t);
+        found = c.binary(BinOp::Or, found, hit);
+    }
+    t
 }
 
 fn masked_load_adjoint(cx: &mut Reverse, ptr: Value, mask: Value, passthru: Value) -> Result<(), TransformError> {
