@@ -264,17 +264,10 @@ fn reduce_min_max(cx: &mut Reverse, vec: Value) -> Result<(), TransformError> {
     let mut c = cx.cursor();
     let zero = c.constant(empty_sum((*elem).clone()));
     let mut dvec = c.constant(empty_sum(vec_ty));
-    let mut found = c.constant(Constant::bool(false));
-    // Lane by lane, so that a tie gives the adjoint to one lane only.
-    for lane in 0..n {
+    for (lane, take) in (0..n).zip(first_holder(&mut c, lanes, best)) {
         let i = c.i32(i64::from(lane));
-        let x = c.extract_element(lanes, i);
-        let hit = c.fcmp(zyg_ir::FloatPred::Oeq, x, best);
-        let not_found = c.not(found);
-        let take = c.binary(BinOp::And, hit, not_found);
         let part = c.select(take, d, zero);
         dvec = c.insert_element(dvec, part, i);
-        found = c.binary(BinOp::Or, found, hit);
     }
     cx.accumulate(vec, dvec);
     Ok(())
@@ -285,18 +278,29 @@ fn reduce_min_max(cx: &mut Reverse, vec: Value) -> Result<(), TransformError> {
 fn min_max_tangent(c: &mut Cursor, v: Value, dv: Value, best: Value) -> Value {
     let Type::Vector(n, elem) = c.func.ty(v).clone() else { unreachable!("a reduction of a vector") };
     let mut t = c.constant(Constant::Zero((*elem).clone()));
+    for (lane, take) in (0..n).zip(first_holder(c, v, best)) {
+        let i = c.i32(i64::from(lane));
+        let dx = c.extract_element(dv, i);
+        t = c.select(take, dx, t);
+    }
+    t
+}
+
+/// Per lane of `v`, whether it is the first lane equal to `best`: lane by lane, so that a
+/// tie gives the derivative to one lane only.
+fn first_holder(c: &mut Cursor, v: Value, best: Value) -> Vec<Value> {
+    let Type::Vector(n, _) = c.func.ty(v).clone() else { unreachable!("a reduction of a vector") };
     let mut found = c.constant(Constant::bool(false));
+    let mut takes = Vec::new();
     for lane in 0..n {
         let i = c.i32(i64::from(lane));
         let x = c.extract_element(v, i);
         let hit = c.fcmp(zyg_ir::FloatPred::Oeq, x, best);
         let not_found = c.not(found);
-        let take = c.binary(BinOp::And, hit, not_found);
-        let dx = c.extract_element(dv, i);
-        t = c.select(take, dx, t);
+        takes.push(c.binary(BinOp::And, hit, not_found));
         found = c.binary(BinOp::Or, found, hit);
     }
-    t
+    takes
 }
 
 fn masked_load_adjoint(cx: &mut Reverse, ptr: Value, mask: Value, passthru: Value) -> Result<(), TransformError> {
