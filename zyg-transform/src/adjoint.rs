@@ -619,7 +619,7 @@ impl<'p, 'a> Reverse<'_, 'p, 'a> {
 /// is `+0.0`), so that LLVM folds the first contribution's addition away; zero otherwise.
 /// Gradients handed back are made `+0.0` where nothing was added (`finish`).
 pub fn empty_sum(ty: Type) -> Constant {
-    Constant::float_like(&ty, -0.0).unwrap_or(Constant::Zero(ty))
+    crate::builder::Cleared::Private.constant(&ty)
 }
 
 /// The active float (or float vector) results whose every use is a non-phi instruction of

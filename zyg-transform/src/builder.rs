@@ -380,7 +380,6 @@ impl<'f> Cursor<'f> {
     }
 }
 
-/// The fields of a struct or the elements of an array, with their indices.
 /// What a float adjoint slot holds once emptied. Memory a caller can read (its shadows,
 /// heap shadows) gets +0.0, what any tool leaves there. Memory only zyg's code reads (the
 /// shadow of a local, a tape field) gets -0.0, the identity of addition: the next `load;
@@ -406,6 +405,7 @@ impl Cleared {
 /// than field by field: the additions saved no longer pay for the stores.
 const MAX_CLEARED_FIELDS: usize = 32;
 
+/// The fields of a struct or the elements of an array, with their indices.
 fn aggregate_fields(ty: &Type) -> Vec<(u32, Type)> {
     match ty {
         Type::Struct(fields) => fields.iter().cloned().enumerate().map(|(i, f)| (i as u32, f)).collect(),

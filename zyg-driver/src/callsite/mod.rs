@@ -146,21 +146,21 @@ fn float_bits(ty: BasicTypeEnum<'_>) -> Option<u32> {
 
 /// Whether a value of type `ty` holds a float (a float, or a struct, array or vector with one).
 fn holds_float(ty: BasicTypeEnum<'_>) -> bool {
-    match ty {
-        BasicTypeEnum::StructType(s) => s.get_field_types().into_iter().any(holds_float),
-        BasicTypeEnum::ArrayType(a) => holds_float(a.get_element_type()),
-        BasicTypeEnum::VectorType(v) => holds_float(v.get_element_type()),
-        _ => is_float(ty),
-    }
+    holds(ty, &is_float)
 }
 
 /// Whether a value of type `ty` holds a pointer.
 fn holds_pointer(ty: BasicTypeEnum<'_>) -> bool {
+    holds(ty, &|t: BasicTypeEnum<'_>| t.is_pointer_type())
+}
+
+/// Whether `ty` is, or is an aggregate or vector with, a scalar for which `leaf` holds.
+fn holds(ty: BasicTypeEnum<'_>, leaf: &dyn Fn(BasicTypeEnum<'_>) -> bool) -> bool {
     match ty {
-        BasicTypeEnum::StructType(s) => s.get_field_types().into_iter().any(holds_pointer),
-        BasicTypeEnum::ArrayType(a) => holds_pointer(a.get_element_type()),
-        BasicTypeEnum::VectorType(v) => holds_pointer(v.get_element_type()),
-        _ => ty.is_pointer_type(),
+        BasicTypeEnum::StructType(s) => s.get_field_types().into_iter().any(|t| holds(t, leaf)),
+        BasicTypeEnum::ArrayType(a) => holds(a.get_element_type(), leaf),
+        BasicTypeEnum::VectorType(v) => holds(v.get_element_type(), leaf),
+        _ => leaf(ty),
     }
 }
 

@@ -169,15 +169,7 @@ fn store(cx: &mut Reverse, value: zyg_ir::Value, ptr: zyg_ir::Value) -> Result<(
 }
 
 /// True when `ptr` points into a local whose shadow is tape memory (`shadow_memory`: an
-/// alloca, reached through constant or variable offsets), which only zyg's code reads.
-fn local_memory(func: &Function, shadow_memory: &HashMap<Value, Vec<u32>>, mut ptr: Value) -> bool {
-    loop {
-        if shadow_memory.contains_key(&ptr) {
-            return true;
-        }
-        match func.def_inst(ptr).map(|i| &func.insts[i].kind) {
-            Some(InstKind::Gep { base, .. }) => ptr = *base,
-            _ => return false,
-        }
-    }
+/// alloca, reached through address arithmetic), which only zyg's code reads.
+fn local_memory(func: &Function, shadow_memory: &HashMap<Value, Vec<u32>>, ptr: Value) -> bool {
+    shadow_memory.contains_key(&crate::memory::root(func, ptr))
 }
