@@ -1,9 +1,9 @@
-// C++ (-fno-exceptions): a model class whose parameters are member arrays, evaluated by
+// C++ (exceptions on): a model class whose parameters are member arrays, evaluated by
 // const and non-const member functions (the object is the dup argument, reached through
 // `this`), with a member that updates internal state in place before the loss is read.
-// RUN: %clangxx -O0 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O0.ll
+// RUN: %clangxx -O0 -g -I %include -S -emit-llvm %s -o %t.O0.ll
 // RUN: %zyg grad %t.O0.ll -o %t.O0.grad.ll && %clangxx %t.O0.grad.ll -lm -o %t.O0.exe && %t.O0.exe | FileCheck %s
-// RUN: %clangxx -O2 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O2.ll
+// RUN: %clangxx -O2 -g -I %include -S -emit-llvm %s -o %t.O2.ll
 // RUN: %zyg grad %t.O2.ll -o %t.O2.grad.ll && %clangxx %t.O2.grad.ll -lm -o %t.O2.exe && %t.O2.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK

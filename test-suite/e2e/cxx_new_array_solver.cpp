@@ -1,10 +1,10 @@
-// C++ (-fno-exceptions): new[]/delete[] scratch in a tridiagonal solver (Thomas algorithm,
+// C++ (exceptions on): new[]/delete[] scratch in a tridiagonal solver (Thomas algorithm,
 // two new[] work arrays written in the forward sweep and read back in the backward one)
 // and a single `new double` accumulator; gradients w.r.t. all three diagonals and the
 // right-hand side.
-// RUN: %clangxx -O0 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O0.ll
+// RUN: %clangxx -O0 -g -I %include -S -emit-llvm %s -o %t.O0.ll
 // RUN: %zyg grad %t.O0.ll -o %t.O0.grad.ll && %clangxx %t.O0.grad.ll -lm -o %t.O0.exe && %t.O0.exe | FileCheck %s
-// RUN: %clangxx -O2 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O2.ll
+// RUN: %clangxx -O2 -g -I %include -S -emit-llvm %s -o %t.O2.ll
 // RUN: %zyg grad %t.O2.ll -o %t.O2.grad.ll && %clangxx %t.O2.grad.ll -lm -o %t.O2.exe && %t.O2.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK

@@ -1,9 +1,9 @@
-// C++ (-fno-exceptions): an RAII buffer class owning new[] memory (constructor allocates,
+// C++ (exceptions on): an RAII buffer class owning new[] memory (constructor allocates,
 // destructor delete[]s, operator[] returns a reference), two of them as scratch in the
 // differentiated function; the object's pointer field is memory holding a pointer.
-// RUN: %clangxx -O0 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O0.ll
+// RUN: %clangxx -O0 -g -I %include -S -emit-llvm %s -o %t.O0.ll
 // RUN: %zyg grad %t.O0.ll -o %t.O0.grad.ll && %clangxx %t.O0.grad.ll -lm -o %t.O0.exe && %t.O0.exe | FileCheck %s
-// RUN: %clangxx -O2 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O2.ll
+// RUN: %clangxx -O2 -g -I %include -S -emit-llvm %s -o %t.O2.ll
 // RUN: %zyg grad %t.O2.ll -o %t.O2.grad.ll && %clangxx %t.O2.grad.ll -lm -o %t.O2.exe && %t.O2.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK

@@ -1,9 +1,9 @@
-// C++ (-fno-exceptions): function and class templates instantiated for double and float:
+// C++ (exceptions on): function and class templates instantiated for double and float:
 // a templated dot product and polynomial (a class template with the degree as a template
 // parameter and a member evaluating it), differentiated through both instantiations.
-// RUN: %clangxx -O0 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O0.ll
+// RUN: %clangxx -O0 -g -I %include -S -emit-llvm %s -o %t.O0.ll
 // RUN: %zyg grad %t.O0.ll -o %t.O0.grad.ll && %clangxx %t.O0.grad.ll -lm -o %t.O0.exe && %t.O0.exe | FileCheck %s
-// RUN: %clangxx -O2 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O2.ll
+// RUN: %clangxx -O2 -g -I %include -S -emit-llvm %s -o %t.O2.ll
 // RUN: %zyg grad %t.O2.ll -o %t.O2.grad.ll && %clangxx %t.O2.grad.ll -lm -o %t.O2.exe && %t.O2.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK

@@ -1,9 +1,9 @@
-// C++ (-fno-exceptions): a small Vec3 struct with operator+, operator-, scalar operator*,
+// C++ (exceptions on): a small Vec3 struct with operator+, operator-, scalar operator*,
 // member dot/cross/norm, used on an array of Vec3 passed by dup pointer: a triangle-mesh
 // energy (areas and a bending term between two triangles); member calls take `this`.
-// RUN: %clangxx -O0 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O0.ll
+// RUN: %clangxx -O0 -g -I %include -S -emit-llvm %s -o %t.O0.ll
 // RUN: %zyg grad %t.O0.ll -o %t.O0.grad.ll && %clangxx %t.O0.grad.ll -lm -o %t.O0.exe && %t.O0.exe | FileCheck %s
-// RUN: %clangxx -O2 -g -fno-exceptions -I %include -S -emit-llvm %s -o %t.O2.ll
+// RUN: %clangxx -O2 -g -I %include -S -emit-llvm %s -o %t.O2.ll
 // RUN: %zyg grad %t.O2.ll -o %t.O2.grad.ll && %clangxx %t.O2.grad.ll -lm -o %t.O2.exe && %t.O2.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK

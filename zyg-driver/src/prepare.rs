@@ -27,10 +27,24 @@ pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path
     }
     copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create())
         .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() })?;
+    drop_scope_declarations(&copy);
     expand_constant_expressions(&copy);
     copy_byval_arguments(&copy);
     dynamic_allocas_to_calls(&copy);
     Ok(copy)
+}
+
+/// `llvm.experimental.noalias.scope.decl` (left where LLVM inlined a function with
+/// `restrict` parameters, as in Eigen and the standard library at -O2) only tells alias
+/// analysis where a scope begins: it computes nothing, and zyg's output is written anew
+/// from what it read, so the copy drops it rather than have zyg read a metadata operand.
+fn drop_scope_declarations(module: &Module<'_>) {
+    let Some(decl) = module.get_function("llvm.experimental.noalias.scope.decl") else { return };
+    for u in zyg_ir::llvm::calls::uses(decl) {
+        if let zyg_ir::llvm::calls::FunctionUse::Called(call, _) = u {
+            zyg_ir::llvm::calls::instruction(call).erase_from_basic_block();
+        }
+    }
 }
 
 /// Turns constant expressions used by instructions (`getelementptr (i8, ptr @g, i64 8)`,

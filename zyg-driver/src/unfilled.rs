@@ -64,19 +64,10 @@ pub fn check(module: &Module, path: &Path) -> Result<()> {
         }
         for u in calls::uses(f) {
             match u {
-                FunctionUse::Called(call, CallKind::Call) => {
+                FunctionUse::Called(call, CallKind::Call | CallKind::Invoke) => {
                     if request_entry(&name).is_none() {
                         return Err(fail(place_of(calls::instruction(call)), unsupported(&name)));
                     }
-                }
-                FunctionUse::Called(call, CallKind::Invoke) => {
-                    return Err(fail(
-                        place_of(calls::instruction(call)),
-                        format!(
-                            "`{name}` is called with `invoke` (C++ code that may unwind through it), which zyg does not \
-                             fill in yet; declare it `noexcept`, or compile with -fno-exceptions"
-                        ),
-                    ));
                 }
                 // A `callbr` calling it, too, is a use zyg does not fill in.
                 FunctionUse::Called(call, CallKind::CallBr) => return Err(used_as_value(&fail, calls::instruction(call), &name)),

@@ -115,6 +115,63 @@ pub fn postorder(roots: &[Block], mut next: impl FnMut(Block) -> Vec<Block>) -> 
     post
 }
 
+/// The landing pads the calls of `block` unwind to.
+pub fn unwind_edges(func: &Function, block: Block) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for &i in &func.blocks[block].insts {
+        if let Some(pad) = func.insts[i].kind.unwind() {
+            if !out.contains(&pad) {
+                out.push(pad);
+            }
+        }
+    }
+    out
+}
+
+/// Moves the blocks reached only by unwinding (landing pads and what follows them) from
+/// the layout to `func.handlers`, in layout order. A handler that goes on into the normal
+/// path (a `catch` that does not rethrow) is refused: the exception would change which
+/// path the adjoint must reverse, which zyg does not record. The error names the handler's
+/// terminator.
+pub fn split_handlers(func: &mut Function) -> Result<(), (crate::entities::Inst, String)> {
+    let Some(entry) = func.entry() else { return Ok(()) };
+    let normal = postorder(&[entry], |b| func.successors(b));
+    let mut is_normal: SecondaryMap<Block, bool> = SecondaryMap::new();
+    for &b in &normal {
+        is_normal[b] = true;
+    }
+    let pads: Vec<Block> = normal.iter().flat_map(|&b| unwind_edges(func, b)).collect();
+    if pads.is_empty() {
+        return Ok(());
+    }
+    let handlers = postorder(&pads, |b| {
+        let mut next = func.successors(b);
+        next.extend(unwind_edges(func, b));
+        next
+    });
+    let mut is_handler: SecondaryMap<Block, bool> = SecondaryMap::new();
+    for &b in &handlers {
+        if is_normal[b] {
+            continue;
+        }
+        is_handler[b] = true;
+        if func.successors(b).iter().any(|s| is_normal[*s]) {
+            let term = func.terminator(b).expect("a block with successors ends in a terminator");
+            return Err((
+                term,
+                "an exception handler here goes on into the function's normal path (a `catch` that does not \
+                 rethrow), which zyg does not differentiate yet; catch the exception outside the function to \
+                 differentiate, or rethrow it"
+                    .into(),
+            ));
+        }
+    }
+    let (handler_blocks, layout): (Vec<Block>, Vec<Block>) = func.layout.iter().partition(|b| is_handler[**b]);
+    func.layout = layout;
+    func.handlers = handler_blocks;
+    Ok(())
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -90,6 +90,15 @@ pub struct Function {
     pub insts: PrimaryMap<Inst, InstData>,
     pub blocks: PrimaryMap<Block, BlockData>,
     pub layout: Vec<Block>,
+    /// The blocks control reaches only by unwinding (C++ exceptions): landing pads and the
+    /// cleanup and rethrow code after them, which ends in `resume` or `unreachable`. They
+    /// are not in `layout`, so every analysis of the normal path (and the adjoint) leaves
+    /// them out; a copy of the function (the primal, the tangent function) keeps them, so
+    /// that destructors still run and the exception still leaves, and the writer writes them
+    /// after the normal blocks.
+    pub handlers: Vec<Block>,
+    /// The personality function of the handlers' landing pads (`__gxx_personality_v0`).
+    pub personality: Option<Arc<str>>,
     constants: HashMap<Constant, Value>,
 }
 
@@ -112,6 +121,8 @@ impl Function {
             insts: PrimaryMap::new(),
             blocks: PrimaryMap::new(),
             layout: Vec::new(),
+            handlers: Vec::new(),
+            personality: None,
             constants: HashMap::new(),
         }
     }

@@ -121,10 +121,22 @@ pub enum InstKind {
     Phi {
         incoming: Vec<(Block, Value)>,
     },
+    /// A call; with `unwind`, LLVM's `invoke`: if the callee throws, control goes to that
+    /// landing pad instead of on. Only the unwind edge is in `unwind`: the block still ends
+    /// with its own terminator (a `br` to the invoke's normal destination, as read), so the
+    /// normal path's analyses see an ordinary call; the writer makes it an `invoke` again.
     Call {
         callee: Callee,
         sig: Signature,
         args: Vec<Value>,
+        unwind: Option<Block>,
+    },
+    /// `landingpad { ptr, i32 }`: where an unwinding callee lands. `clauses` are the
+    /// `catch` clauses' type infos (constants); `cleanup` says it also stops for cleanups.
+    /// Only in the function's handler blocks (`Function::handlers`).
+    LandingPad {
+        cleanup: bool,
+        clauses: Vec<Value>,
     },
     Alloca {
         ty: Type,
@@ -190,6 +202,10 @@ pub enum InstKind {
     Ret {
         value: Option<Value>,
     },
+    /// `resume`: unwinding goes on into the caller with the landing pad's value.
+    Resume {
+        value: Value,
+    },
     Unreachable,
 }
 
@@ -201,8 +217,26 @@ impl InstKind {
                 | InstKind::CondBr { .. }
                 | InstKind::Switch { .. }
                 | InstKind::Ret { .. }
+                | InstKind::Resume { .. }
                 | InstKind::Unreachable
         )
+    }
+
+    /// The landing pad an `invoke` unwinds to.
+    pub fn unwind(&self) -> Option<Block> {
+        match self {
+            InstKind::Call { unwind, .. } => *unwind,
+            _ => None,
+        }
+    }
+
+    /// The same instruction, without an unwind edge: what a copy of a call placed outside
+    /// its function's normal path (an adjoint, a shadow allocation beside it) must be.
+    pub fn without_unwind(mut self) -> InstKind {
+        if let InstKind::Call { unwind, .. } = &mut self {
+            *unwind = None;
+        }
+        self
     }
 
     /// The blocks control may go to next, in order, without duplicates.
@@ -241,6 +275,7 @@ impl InstKind {
                 v
             }
             InstKind::Phi { incoming } => incoming.iter_mut().map(|(b, _)| b).collect(),
+            InstKind::Call { unwind: Some(pad), .. } => vec![pad],
             _ => Vec::new(),
         }
     }
@@ -303,6 +338,8 @@ impl InstKind {
                 f(*b);
             }
             InstKind::Br { .. } | InstKind::Unreachable => {}
+            InstKind::LandingPad { clauses, .. } => clauses.iter().copied().for_each(f),
+            InstKind::Resume { value } => f(*value),
             InstKind::CondBr { cond, .. } => f(*cond),
             InstKind::Switch { value, .. } => f(*value),
             InstKind::Ret { value } => value.iter().copied().for_each(f),
@@ -343,6 +380,8 @@ impl InstKind {
             InstKind::CondBr { cond, .. } => vec![cond],
             InstKind::Switch { value, .. } => vec![value],
             InstKind::Ret { value } => value.iter_mut().collect(),
+            InstKind::LandingPad { clauses, .. } => clauses.iter_mut().collect(),
+            InstKind::Resume { value } => vec![value],
         }
     }
 
@@ -371,6 +410,8 @@ impl InstKind {
             InstKind::Br { .. } | InstKind::CondBr { .. } => "br",
             InstKind::Switch { .. } => "switch",
             InstKind::Ret { .. } => "ret",
+            InstKind::LandingPad { .. } => "landingpad",
+            InstKind::Resume { .. } => "resume",
             InstKind::Unreachable => "unreachable",
         }
     }

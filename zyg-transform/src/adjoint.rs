@@ -443,7 +443,7 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             return Ok(crate::recompute::induction_value(&mut Cursor::at_end(&mut self.adj, at), &iv, start, iteration));
         }
         let inst = func.def_inst(v).expect("rebuilt values are instructions");
-        let mut kind = func.insts[inst].kind.clone();
+        let mut kind = func.insts[inst].kind.clone().without_unwind();
         for operand in kind.operands_mut() {
             *operand = self.alpha(at, *operand)?;
         }

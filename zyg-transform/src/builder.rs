@@ -153,7 +153,7 @@ impl<'f> Cursor<'f> {
 
     pub fn call(&mut self, name: &str, sig: Signature, args: Vec<Value>) -> Option<Value> {
         let ty = sig.ret.clone();
-        self.emit(InstKind::Call { callee: Callee::Direct(name.into()), sig, args }, ty)
+        self.emit(InstKind::Call { callee: Callee::Direct(name.into()), sig, args, unwind: None }, ty)
     }
 
     pub fn alloca(&mut self, ty: Type) -> Value {

@@ -38,6 +38,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     let trips = count_trips(plan, &mut primal.p);
     primal.write_records(&pred_ids, &trips, &custom_tapes);
     primal.note_returns(ret_shadow);
+    primal.release_on_unwind();
     primal.p
 }
 
@@ -117,6 +118,37 @@ impl<'p, 'a> Primal<'p, 'a> {
         }
     }
 
+    /// What the adjoint would have freed, freed where an exception leaves instead: the
+    /// handlers themselves are the primal's (destructors run as in the program), memory a
+    /// handler frees has its shadow freed beside it, and before a handler's `resume` the
+    /// chunks of the function's own tape stacks are released.
+    fn release_on_unwind(&mut self) {
+        let plan = self.plan;
+        let free = stack::Op::Free.name(&plan.namespace);
+        for b in self.p.handlers.clone() {
+            for inst in self.p.blocks[b].insts.clone() {
+                let InstKind::Call { callee: Callee::Direct(name), args, .. } = &self.p.insts[inst].kind else { continue };
+                let freed = crate::activity::DEALLOCATIONS.contains(&&**name) || plan.conventions.is_custom_deallocator(name);
+                let Some(p) = args.first().copied().filter(|_| freed) else { continue };
+                let shadows: Vec<Value> = self.lanes.iter().filter_map(|lane| lane.get(&p).copied()).collect();
+                for shadow in shadows {
+                    let at = position(&self.p, b, inst) + 1;
+                    let sig = Signature::new(vec![Type::PTR], Type::Void);
+                    Cursor { func: &mut self.p, block: b, at: Some(at) }.call("free", sig, vec![shadow]);
+                }
+            }
+            let resumes = self.p.terminator(b).is_some_and(|t| matches!(self.p.insts[t].kind, InstKind::Resume { .. }));
+            if !resumes {
+                continue;
+            }
+            let mut c = Cursor::before_terminator(&mut self.p, b);
+            for index in plan.layout.stacks() {
+                let header = c.field_ptr(&plan.layout.tape_ty, self.tape, &[index]);
+                c.call(&free, stack::signature(stack::Op::Free), vec![header]);
+            }
+        }
+    }
+
     /// A callee that returns a pointer writes the pointer's shadow into a slot of ours.
     fn returned_shadow_slots(&mut self) {
         let plan = self.plan;
@@ -153,7 +185,7 @@ impl<'p, 'a> Primal<'p, 'a> {
                 Some(memory) => *memory,
                 None => self.callee_slots[inst].0,
             };
-            if let InstKind::Call { callee: target, sig, args } = &mut self.p.insts[*inst].kind {
+            if let InstKind::Call { callee: target, sig, args, .. } = &mut self.p.insts[*inst].kind {
                 let lanes = &self.lanes;
                 let extra: Vec<Value> = args
                     .iter()
@@ -299,7 +331,7 @@ pub(crate) fn shadow_instructions(plan: &Plan, p: &mut Function, shadows: &mut H
             if shadows.contains_key(&v) {
                 continue; // an alloca, whose shadow is tape memory
             }
-            let mut kind = plan.func.insts[inst].kind.clone();
+            let mut kind = plan.func.insts[inst].kind.clone().without_unwind();
             if let InstKind::Call { args, .. } = &kind {
                 kind = crate::rules::memcalls::shadow_allocation(plan, p, &kind, args);
             }

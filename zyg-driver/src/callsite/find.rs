@@ -156,6 +156,7 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
         callbacks: parameters.callbacks,
         seed,
         result_memory,
+        unwind: None,
     })
 }
 

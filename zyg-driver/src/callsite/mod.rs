@@ -54,6 +54,9 @@ pub struct Request<'ctx> {
     /// The type of the memory the function returns its result in (its first parameter is
     /// `sret`): that parameter is not among the request's arguments.
     pub result_memory: Option<BasicTypeEnum<'ctx>>,
+    /// For a request made with `invoke`: the placeholder that keeps its block's edges until
+    /// the call to the gradient becomes the invoke (`zyg_ir::llvm::invokes`).
+    pub unwind: Option<InstructionValue<'ctx>>,
 }
 
 /// What a request passes after an argument: nothing (`const`, reverse mode's `out`), its
@@ -92,16 +95,24 @@ pub fn find_requests<'ctx>(module: &Module<'ctx>, path: &Path) -> Result<Vec<Req
                 let Some(entry) = calls::called_function(call).and_then(|callee| request_entry(&name_of(&callee))) else {
                     continue;
                 };
-                if kind != CallKind::Call {
-                    return Err(DriverError::Request {
-                        path: path.to_path_buf(),
-                        message: format!(
-                            "{}: a gradient request made with `invoke` or `callbr` (a call that may throw) is not supported; call it with `call` (in C++, from a `noexcept` context)",
-                            place_of(inst)
-                        ),
-                    });
-                }
-                out.push(find::parse_request(call, entry, path)?);
+                // An invoke (C++ with a cleanup or `try` around the request) is read as the
+                // plain call it becomes; the gradient's call is made the invoke once written.
+                let (call, unwind) = match kind {
+                    CallKind::Call => (call, None),
+                    CallKind::Invoke => {
+                        let (call, placeholder) = zyg_ir::llvm::invokes::detach(call);
+                        (call, Some(placeholder))
+                    }
+                    CallKind::CallBr => {
+                        return Err(DriverError::Request {
+                            path: path.to_path_buf(),
+                            message: format!("{}: a gradient request made with `callbr` is not supported", place_of(inst)),
+                        })
+                    }
+                };
+                let mut request = find::parse_request(call, entry, path)?;
+                request.unwind = unwind;
+                out.push(request);
             }
         }
     }

@@ -6,10 +6,12 @@ use super::{float_bits, is_float, type_text, Request, Shadows};
 use crate::error::{DriverError, Result};
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValueEnum, CallSiteValue, FunctionValue, PointerValue};
+use inkwell::values::{
+    AsValueRef, BasicMetadataValueEnum, BasicValueEnum, CallSiteValue, FunctionValue, InstructionValue, PointerValue,
+};
 use std::collections::HashMap;
 use std::path::Path;
-use zyg_ir::llvm::calls;
+use zyg_ir::llvm::calls::{self, CallKind};
 use zyg_ir::llvm::values::{array_length, parameter_types, Argument};
 use zyg_transform::Entry;
 
@@ -74,7 +76,36 @@ pub(crate) fn rewrite_all<'ctx>(requests: &[Request<'ctx>], gradients: &[Target<
         // no use: checked above).
         calls::instruction(request.call).erase_from_basic_block();
     }
+    for (request, gradient) in requests.iter().zip(gradients) {
+        let Some(placeholder) = request.unwind else { continue };
+        let entry =
+            gradient_call(placeholder, gradient.function).filter(|call| zyg_ir::llvm::invokes::reattach(placeholder, *call));
+        if entry.is_none() {
+            return Err(DriverError::Request {
+                path: path.to_path_buf(),
+                message: format!(
+                    "{}: internal error: the gradient's call was not found beside the request's invoke",
+                    request.place
+                ),
+            });
+        }
+    }
     Ok(())
+}
+
+/// The last call of `function` before `placeholder` in its block: the rewritten request's
+/// call to its gradient.
+fn gradient_call<'ctx>(placeholder: InstructionValue<'ctx>, function: FunctionValue<'ctx>) -> Option<CallSiteValue<'ctx>> {
+    let mut at = placeholder.get_previous_instruction();
+    while let Some(inst) = at {
+        if let Some((call, CallKind::Call)) = calls::call_site(inst) {
+            if calls::called_function(call) == Some(function) {
+                return Some(call);
+            }
+        }
+        at = inst.get_previous_instruction();
+    }
+    None
 }
 
 /// Once every request is rewritten, deletes the marker loads nothing uses any more. At -O2

@@ -173,7 +173,7 @@ impl Interpreter {
             InstKind::Phi { .. } => {
                 return Err(InterpError::Malformed(format!("phi after other instructions in `{}`", func.name)))
             }
-            InstKind::Call { callee, args, sig } => return self.step_call(frame, data.result, callee, args, &sig.ret),
+            InstKind::Call { callee, args, sig, .. } => return self.step_call(frame, data.result, callee, args, &sig.ret),
             InstKind::Alloca { ty } => Some(self.alloca(frame, ty)?),
             InstKind::Load { ty, ptr } => {
                 let addr = self.ptr(frame, *ptr)?;
@@ -218,6 +218,10 @@ impl Interpreter {
             }
             InstKind::Ret { value } => return Ok(Flow::Return(value.map(|v| self.get(frame, v)).transpose()?)),
             InstKind::Unreachable => return Err(InterpError::Unreachable(func.name.clone())),
+            // Calls never unwind here, so no handler runs.
+            InstKind::LandingPad { .. } | InstKind::Resume { .. } => {
+                return Err(InterpError::Unsupported("exception handling".into()))
+            }
         };
         if let (Some(r), Some(v)) = (data.result, result) {
             frame.vals[r] = Some(v);

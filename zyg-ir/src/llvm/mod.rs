@@ -7,6 +7,7 @@
 pub mod annotations;
 pub mod calls;
 pub mod inlined;
+pub mod invokes;
 mod module;
 mod raw;
 pub mod reader;

@@ -222,7 +222,7 @@ impl FunctionParser<'_> {
         if !fits || arg_types[..params.len().min(arg_types.len())] != params[..] {
             return self.cur.error_at(callee_pos, "the arguments do not match the callee's parameters");
         }
-        Ok((InstKind::Call { callee, sig: Signature { params, ret: ret.clone(), variadic }, args }, ret))
+        Ok((InstKind::Call { callee, sig: Signature { params, ret: ret.clone(), variadic }, args, unwind: None }, ret))
     }
 
     /// `alloca T[, addrspace(N)]`: the result is a pointer in that address space.

@@ -48,8 +48,11 @@ pub fn print_function(func: &Function) -> String {
     let attrs: String = func.attributes.iter().map(|a| format!(" {}", attribute(a))).collect();
     let name = sigil_name('@', &func.name);
     let _ = writeln!(out, "define {linkage}{} {name}({}){attrs} {{", func.sig.ret, params.join(", "));
-    for &b in &func.layout {
-        let _ = writeln!(out, "{}:", p.labels[b]);
+    // Handler blocks (reached only by unwinding) follow the normal ones, marked so; the
+    // text form prints them for messages and dumps, and does not read them back.
+    let handlers = func.handlers.iter().map(|b| (*b, "  ; handler"));
+    for (b, mark) in func.layout.iter().map(|b| (*b, "")).chain(handlers) {
+        let _ = writeln!(out, "{}:{mark}", p.labels[b]);
         for &inst in &func.blocks[b].insts {
             let _ = writeln!(out, "  {}", p.inst(inst));
         }
@@ -156,7 +159,18 @@ impl<'f> Printer<'f> {
                     incoming.iter().map(|(b, v)| format!("[ {}, {} ]", self.bare(*v), self.label(*b))).collect();
                 format!("phi {ty} {}", arms.join(", "))
             }
-            InstKind::Call { callee, sig, args } => self.call(callee, sig, args),
+            InstKind::Call { callee, sig, args, unwind: None } => self.call(callee, sig, args),
+            InstKind::Call { callee, sig, args, unwind: Some(pad) } => {
+                format!("{} unwind label {}", self.call(callee, sig, args), self.label(*pad))
+            }
+            InstKind::LandingPad { cleanup, clauses } => {
+                let mut parts = vec![format!("landingpad {ty}")];
+                if *cleanup {
+                    parts.push("cleanup".into());
+                }
+                parts.extend(clauses.iter().map(|c| format!("catch {}", self.operand(*c))));
+                parts.join(" ")
+            }
             InstKind::Alloca { ty: allocated } => match ty {
                 Type::Ptr(space) if *space != 0 => format!("alloca {allocated}, addrspace({space})"),
                 _ => format!("alloca {allocated}"),
@@ -214,6 +228,7 @@ impl<'f> Printer<'f> {
             InstKind::Ret { value: Some(v) } => format!("ret {}", self.operand(*v)),
             InstKind::Ret { value: None } => "ret void".into(),
             InstKind::Unreachable => "unreachable".into(),
+            InstKind::Resume { value } => format!("resume {}", self.operand(*value)),
             other => format!("; not a terminator: {other:?}"),
         }
     }

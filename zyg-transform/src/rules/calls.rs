@@ -157,7 +157,7 @@ impl Calls {
             slots.extend(cx.ret_slot());
         }
         extra.extend(&slots);
-        if let InstKind::Call { callee: target, sig, args } = cx.copied_kind() {
+        if let InstKind::Call { callee: target, sig, args, .. } = cx.copied_kind() {
             *target = Callee::Direct(callee.name.as_str().into());
             *sig = callee.sig.clone();
             args.extend(extra);

@@ -33,9 +33,9 @@ impl RuleFamily for Barriers {
     }
 
     fn reverse(&self, cx: &mut Reverse, _pullback: &Pullback) -> Result<(), TransformError> {
-        let InstKind::Call { callee, sig, args } = cx.kind() else { return Ok(()) };
+        let InstKind::Call { callee, sig, args, .. } = cx.kind() else { return Ok(()) };
         let args = args.iter().map(|a| cx.alpha(*a)).collect::<Result<Vec<_>, _>>()?;
-        let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args };
+        let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args, unwind: None };
         cx.cursor().emit(kind, sig.ret.clone());
         Ok(())
     }

@@ -143,7 +143,7 @@ impl RuleFamily for MemCalls {
                 }
                 let (dst_shadow, _) = cx.shadow(dst)?;
                 let src_shadow = if op == MemOp::Copy { cx.shadow_if_any(src) } else { None };
-                let mut shadow_kind = kind.clone();
+                let mut shadow_kind = kind.clone().without_unwind();
                 match (src_shadow, &mut shadow_kind) {
                     (Some(src_shadow), InstKind::Call { args, .. }) => {
                         args[0] = dst_shadow;
@@ -166,6 +166,7 @@ impl RuleFamily for MemCalls {
                             callee: Callee::Direct(name.as_str().into()),
                             sig,
                             args: vec![dst_shadow, zero, len, no],
+                            unwind: None,
                         };
                     }
                 }
@@ -269,7 +270,7 @@ pub fn shadow_allocation(plan: &Plan, p: &mut Function, kind: &InstKind, args: &
             memory::shadow_realloc_name(&plan.namespace)
         };
         let callee = Callee::Direct(helper.into());
-        return InstKind::Call { callee, sig: memory::shadow_realloc_signature(), args };
+        return InstKind::Call { callee, sig: memory::shadow_realloc_signature(), args, unwind: None };
     }
     let (count, size) = if &**name == "calloc" {
         (args[0], args[1])
@@ -278,7 +279,7 @@ pub fn shadow_allocation(plan: &Plan, p: &mut Function, kind: &InstKind, args: &
         (p.constant_value(Constant::int(bits, 1)), args[0])
     };
     let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
-    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![count, size] }
+    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![count, size], unwind: None }
 }
 
 /// The shadow of a custom allocator's memory (`conventions::Allocator`): zeroed memory of
@@ -288,7 +289,7 @@ fn shadow_of_custom_allocation(p: &mut Function, bytes: Value) -> InstKind {
     let Type::Int(bits) = size_ty else { unreachable!("the driver checks that the size argument is an integer") };
     let one = p.constant_value(Constant::int(bits, 1));
     let sig = Signature::new(vec![size_ty.clone(), size_ty], Type::PTR);
-    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![one, bytes] }
+    InstKind::Call { callee: Callee::Direct("calloc".into()), sig, args: vec![one, bytes], unwind: None }
 }
 
 /// In the primal: a copy of memory with pointer fields copies their shadows too

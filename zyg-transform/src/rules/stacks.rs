@@ -104,10 +104,10 @@ impl RuleFamily for Stacks {
     /// `pop`, `free`, `pop_keep` and `unpush` are repeated on the shadow header (or record).
     fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
         let Pullback::Stack(Op::Pop | Op::Free | Op::PopKeep | Op::Unpush) = pullback else { return Ok(()) };
-        let InstKind::Call { callee, sig, args } = cx.kind() else { return Ok(()) };
+        let InstKind::Call { callee, sig, args, .. } = cx.kind() else { return Ok(()) };
         let mut args = args.clone();
         args[0] = cx.shadow(args[0])?.0;
-        let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args };
+        let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args, unwind: None };
         cx.cursor().emit(kind, sig.ret.clone());
         Ok(())
     }

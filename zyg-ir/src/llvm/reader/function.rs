@@ -31,9 +31,10 @@ impl FunctionReader {
             loc: None,
             message,
         })?;
-        let fail = |message: String| ReadError { function: name.clone(), instruction: None, loc: None, message };
+        let function = name.clone();
+        let fail = |message: String| ReadError { function: function.clone(), instruction: None, loc: None, message };
         // SAFETY: `raw` is a defined function; its type is a function type.
-        let sig = unsafe { read_signature(LLVMGlobalGetValueType(raw)) }.map_err(fail)?;
+        let sig = unsafe { read_signature(LLVMGlobalGetValueType(raw)) }.map_err(&fail)?;
         let mut reader = FunctionReader {
             func: Function::new(name.clone(), sig),
             name,
@@ -49,7 +50,17 @@ impl FunctionReader {
             for (bb, block) in reader.declare_blocks(raw)? {
                 reader.read_block(bb, block)?;
             }
+            if LLVMHasPersonalityFn(raw) != 0 {
+                let personality = global_name(LLVMGetPersonalityFn(raw)).map_err(fail)?;
+                reader.func.personality = Some(personality.into());
+            }
         }
+        crate::cfg::split_handlers(&mut reader.func).map_err(|(inst, message)| ReadError {
+            function: reader.name.clone(),
+            instruction: Some(crate::text::print_inst(&reader.func, inst)),
+            loc: reader.func.insts[inst].loc.clone(),
+            message,
+        })?;
         Ok((reader.func, reader.callees))
     }
 
@@ -74,10 +85,18 @@ impl FunctionReader {
                 } else {
                     Type::Void
                 };
+                // An invoke is read as a call with an unwind edge, then a `br` to its normal
+                // destination: its result is the call's.
+                let invoke = LLVMGetInstructionOpcode(inst) == inkwell::llvm_sys::LLVMOpcode::LLVMInvoke;
+                let ty = if invoke { read_type(LLVMTypeOf(inst)).map_err(|m| self.error(inst, m))? } else { ty };
                 let id = self.func.append_inst(block, InstKind::Unreachable, ty);
                 self.func.insts[id].loc = debug_loc(inst);
                 if let Some(v) = self.func.result(id) {
                     self.values.insert(inst, v);
+                }
+                if invoke {
+                    let br = self.func.append_inst(block, InstKind::Unreachable, Type::Void);
+                    self.func.insts[br].loc = debug_loc(inst);
                 }
                 inst = LLVMGetNextInstruction(inst);
             }
@@ -99,6 +118,12 @@ impl FunctionReader {
             self.func.insts[id].hint = type_hint(&self.func, inst, &kind);
             self.func.insts[id].kind = kind;
             index += 1;
+            if LLVMGetInstructionOpcode(inst) == inkwell::llvm_sys::LLVMOpcode::LLVMInvoke {
+                let br = self.func.blocks[block].insts[index];
+                self.func.insts[br].kind =
+                    InstKind::Br { dest: self.block(LLVMGetNormalDest(inst)).map_err(|m| self.error(inst, m))? };
+                index += 1;
+            }
             inst = LLVMGetNextInstruction(inst);
         }
         Ok(())

@@ -35,7 +35,9 @@ impl FunctionReader {
                 InstKind::Select { cond: self.op(inst, 0)?, then_value: self.op(inst, 1)?, else_value: self.op(inst, 2)? }
             }
             LLVMPHI => self.read_phi(inst)?,
-            LLVMCall => self.read_call(inst)?,
+            LLVMCall | LLVMInvoke => self.read_call(inst)?,
+            LLVMLandingPad => self.read_landing_pad(inst)?,
+            LLVMResume => InstKind::Resume { value: self.op(inst, 0)? },
             LLVMAlloca => read_alloca(inst)?,
             LLVMLoad => InstKind::Load { ty: read_type(LLVMTypeOf(inst))?, ptr: self.op(inst, 0)? },
             LLVMStore => InstKind::Store { value: self.op(inst, 0)?, ptr: self.op(inst, 1)? },
@@ -113,7 +115,29 @@ impl FunctionReader {
             Callee::Indirect(self.operand(called)?)
         };
         let args = (0..LLVMGetNumArgOperands(inst)).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
-        Ok(InstKind::Call { callee, sig, args })
+        // An invoke's normal destination is the `br` the reader puts after it.
+        let unwind = if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMInvoke {
+            Some(self.block(LLVMGetUnwindDest(inst))?)
+        } else {
+            None
+        };
+        Ok(InstKind::Call { callee, sig, args, unwind })
+    }
+
+    /// A `landingpad`: its `catch` clauses (type infos, or null for `catch (...)`). A
+    /// `filter` clause (a dynamic exception specification, `throw(int)`) is refused.
+    unsafe fn read_landing_pad(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        let mut clauses = Vec::new();
+        for i in 0..LLVMGetNumClauses(inst) {
+            let clause = LLVMGetClause(inst, i);
+            if LLVMGetTypeKind(LLVMTypeOf(clause)) == inkwell::llvm_sys::LLVMTypeKind::LLVMArrayTypeKind {
+                return Err("a landing pad with a `filter` clause (a dynamic exception specification such as `throw(int)`) \
+                            is not supported; remove the exception specification"
+                    .into());
+            }
+            clauses.push(self.operand(clause)?);
+        }
+        Ok(InstKind::LandingPad { cleanup: LLVMIsCleanup(inst) != 0, clauses })
     }
 }
 

@@ -13,6 +13,15 @@ use inkwell::llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
 /// The empty name every instruction gets (LLVM numbers them).
 const NAME: &std::ffi::CStr = c"";
 
+/// A call must use its callee's convention (clang -O2 gives internal functions `fastcc`);
+/// a mismatch is undefined behaviour LLVM exploits.
+unsafe fn with_callee_convention(call: LLVMValueRef, target: LLVMValueRef) -> LLVMValueRef {
+    if !LLVMIsAFunction(target).is_null() {
+        LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(target));
+    }
+    call
+}
+
 /// zyg-ir does not keep a load's or store's alignment, and LLVM's default for a vector is
 /// its whole size (16 for `<2 x double>`), which clang `-O2` code does not promise: its
 /// vector accesses to a `double` array are aligned to a `double`. So vector accesses get
@@ -55,7 +64,17 @@ impl Writer<'_> {
                 LLVMBuildSelect(b, c, t, e, name)
             }
             InstKind::Phi { .. } => LLVMBuildPhi(b, self.lty(ty), name),
-            InstKind::Call { callee, sig, args } => self.call(callee, sig, args)?,
+            InstKind::Call { callee, sig, args, unwind: None } => self.call(callee, sig, args)?,
+            InstKind::Call { callee, sig, args, unwind: Some(pad) } => self.invoke(callee, sig, args, *pad)?,
+            InstKind::LandingPad { cleanup, clauses } => {
+                let pad = LLVMBuildLandingPad(b, self.lty(ty), std::ptr::null_mut(), clauses.len() as u32, name);
+                for c in clauses {
+                    LLVMAddClause(pad, self.value(*c)?);
+                }
+                LLVMSetCleanup(pad, *cleanup as i32);
+                pad
+            }
+            InstKind::Resume { value } => LLVMBuildResume(b, self.value(*value)?),
             InstKind::Alloca { ty } => self.alloca(ty),
             InstKind::Load { ty, ptr } => {
                 let load = LLVMBuildLoad2(b, self.lty(ty), self.value(*ptr)?, name);
@@ -96,18 +115,52 @@ impl Writer<'_> {
     }
 
     unsafe fn call(&mut self, callee: &Callee, sig: &Signature, args: &[Value]) -> Result<LLVMValueRef, WriteError> {
+        let (target, mut argv) = self.call_operands(callee, sig, args)?;
+        let call = LLVMBuildCall2(self.builder, self.fn_type(sig), target, argv.as_mut_ptr(), argv.len() as u32, NAME.as_ptr());
+        Ok(with_callee_convention(call, target))
+    }
+
+    /// A call with an unwind edge: an `invoke` that ends the LLVM block, whose normal
+    /// destination is a new block right after it where the rest of the zyg block goes.
+    unsafe fn invoke(
+        &mut self,
+        callee: &Callee,
+        sig: &Signature,
+        args: &[Value],
+        pad: Block,
+    ) -> Result<LLVMValueRef, WriteError> {
+        let (target, mut argv) = self.call_operands(callee, sig, args)?;
+        let here = LLVMGetInsertBlock(self.builder);
+        let next = LLVMAppendBasicBlockInContext(self.ctx, self.fv, NAME.as_ptr());
+        LLVMMoveBasicBlockAfter(next, here);
+        let unwind = self.block(pad)?;
+        let invoke = LLVMBuildInvoke2(
+            self.builder,
+            self.fn_type(sig),
+            target,
+            argv.as_mut_ptr(),
+            argv.len() as u32,
+            next,
+            unwind,
+            NAME.as_ptr(),
+        );
+        self.invokes.entry((self.current, pad)).or_default().push(here);
+        LLVMPositionBuilderAtEnd(self.builder, next);
+        Ok(with_callee_convention(invoke, target))
+    }
+
+    unsafe fn call_operands(
+        &mut self,
+        callee: &Callee,
+        sig: &Signature,
+        args: &[Value],
+    ) -> Result<(LLVMValueRef, Vec<LLVMValueRef>), WriteError> {
         let target = match callee {
             Callee::Direct(n) => self.get_or_declare(n, sig),
             Callee::Indirect(v) => self.value(*v)?,
         };
-        let mut argv = args.iter().map(|a| self.value(*a)).collect::<Result<Vec<_>, _>>()?;
-        let call = LLVMBuildCall2(self.builder, self.fn_type(sig), target, argv.as_mut_ptr(), argv.len() as u32, NAME.as_ptr());
-        // A call must use its callee's convention (clang -O2 gives internal
-        // functions `fastcc`); a mismatch is undefined behaviour LLVM exploits.
-        if !LLVMIsAFunction(target).is_null() {
-            LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(target));
-        }
-        Ok(call)
+        let argv = args.iter().map(|a| self.value(*a)).collect::<Result<Vec<_>, _>>()?;
+        Ok((target, argv))
     }
 
     unsafe fn alloca(&mut self, ty: &Type) -> LLVMValueRef {

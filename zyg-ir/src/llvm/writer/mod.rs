@@ -12,6 +12,7 @@ use crate::entities::{Block, Value};
 use crate::function::{Function, Linkage, ValueDef};
 use crate::inst::InstKind;
 use crate::types::{FloatTy, Signature, Type};
+use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::SecondaryMap;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
@@ -53,6 +54,14 @@ struct Writer<'f> {
     fv: LLVMValueRef,
     values: SecondaryMap<Value, Option<LLVMValueRef>>,
     blocks: SecondaryMap<Block, Option<LLVMBasicBlockRef>>,
+    /// The LLVM block where each zyg block's terminator went: an invoke splits a block, so
+    /// a phi's incoming edge from the block is from there.
+    exits: SecondaryMap<Block, Option<LLVMBasicBlockRef>>,
+    /// The LLVM blocks ending in an invoke, by zyg block and landing pad: a landing pad's
+    /// phi has an incoming edge from each.
+    invokes: HashMap<(Block, Block), Vec<LLVMBasicBlockRef>>,
+    /// The zyg block being written.
+    current: Block,
     /// Struct types converted so far, by the address of their shared field list: a tape
     /// record type is one `Arc` used by thousands of instructions, and converting it anew at
     /// each would cost its size every time. The entry keeps its type alive, so no other list
@@ -71,6 +80,9 @@ impl<'f> Writer<'f> {
             fv: std::ptr::null_mut(),
             values: SecondaryMap::new(),
             blocks: SecondaryMap::new(),
+            exits: SecondaryMap::new(),
+            invokes: HashMap::new(),
+            current: Block::reserved_value(),
             structs: RefCell::new(HashMap::new()),
         }
     }
@@ -110,6 +122,10 @@ impl<'f> Writer<'f> {
         for (i, p) in self.func.params.iter().enumerate() {
             self.values[*p] = Some(LLVMGetParam(fv, i as u32));
         }
+        if let Some(personality) = self.func.personality.as_deref().filter(|_| !self.func.handlers.is_empty()) {
+            let sig = Signature { params: Vec::new(), ret: Type::Int(32), variadic: true };
+            LLVMSetPersonalityFn(fv, self.get_or_declare(personality, &sig));
+        }
         self.fv = fv;
         Ok(fv)
     }
@@ -130,7 +146,8 @@ impl<'f> Writer<'f> {
     }
 
     unsafe fn body(&mut self) -> Result<(), WriteError> {
-        let order = reverse_postorder(self.func);
+        let mut order = reverse_postorder(self.func);
+        order.extend(handler_order(self.func, &order));
         for b in &order {
             let label = CString::new(self.func.blocks[*b].name.clone().unwrap_or_default()).unwrap_or_default();
             self.blocks[*b] = Some(LLVMAppendBasicBlockInContext(self.ctx, self.fv, label.as_ptr()));
@@ -140,24 +157,32 @@ impl<'f> Writer<'f> {
         let mut phis = Vec::new();
         for b in &order {
             LLVMPositionBuilderAtEnd(self.builder, self.blocks[*b].expect("block created"));
+            self.current = *b;
             for inst in &self.func.blocks[*b].insts {
                 let data = &self.func.insts[*inst];
                 let ty = data.result.map(|v| self.func.ty(v).clone()).unwrap_or(Type::Void);
                 let made = self.emit(&data.kind, &ty)?;
                 if let InstKind::Phi { incoming } = &data.kind {
-                    phis.push((made, incoming));
+                    phis.push((*b, made, incoming));
                 }
                 if let Some(v) = data.result {
                     self.values[v] = Some(made);
                 }
             }
+            self.exits[*b] = Some(LLVMGetInsertBlock(self.builder));
         }
-        for (phi, incoming) in phis {
-            // Only the reachable blocks were created; edges from the others are dropped.
+        for (at, phi, incoming) in phis {
+            // Only the reachable blocks were created; edges from the others are dropped. An
+            // edge into a landing pad comes from the blocks its invokes end.
             for (block, value) in incoming.iter() {
-                let Some(mut bb) = self.blocks[*block] else { continue };
-                let mut v = self.value(*value)?;
-                LLVMAddIncoming(phi, &mut v, &mut bb, 1);
+                let froms = match self.invokes.get(&(*block, at)) {
+                    Some(froms) => froms.clone(),
+                    None => self.exits[*block].into_iter().collect(),
+                };
+                for mut bb in froms {
+                    let mut v = self.value(*value)?;
+                    LLVMAddIncoming(phi, &mut v, &mut bb, 1);
+                }
             }
         }
         Ok(())
@@ -207,6 +232,19 @@ impl<'f> Writer<'f> {
     unsafe fn block(&self, b: Block) -> Result<LLVMBasicBlockRef, WriteError> {
         self.blocks[b].ok_or_else(|| self.invalid(format!("branch to unreachable block {b}")))
     }
+}
+
+/// The handler blocks reached from `normal` by unwinding, in reverse postorder from their
+/// landing pads (so that a handler's definitions come before its uses).
+fn handler_order(func: &Function, normal: &[Block]) -> Vec<Block> {
+    let pads: Vec<Block> = normal.iter().flat_map(|b| crate::cfg::unwind_edges(func, *b)).collect();
+    let mut order = crate::cfg::postorder(&pads, |b| {
+        let mut next = func.successors(b);
+        next.extend(crate::cfg::unwind_edges(func, b));
+        next
+    });
+    order.reverse();
+    order
 }
 
 /// Blocks reachable from the entry, in reverse postorder.
