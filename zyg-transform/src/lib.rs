@@ -335,7 +335,9 @@ impl<'m> Differentiator<'m> {
                 "pass the global's memory as a `dup` argument, or make one request per direction",
             );
         }
-        if let Some((inst, _)) = rules::chosen(&plan.pullbacks).find(|(_, p)| matches!(p, Pullback::Custom(_) | Pullback::Blas(_))) {
+        if let Some((inst, _)) =
+            rules::chosen(&plan.pullbacks).find(|(_, p)| matches!(p, Pullback::Custom(_) | Pullback::Blas(_)))
+        {
             return Err(TransformError::at(
                 func,
                 inst,

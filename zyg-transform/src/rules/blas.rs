@@ -114,7 +114,8 @@ enum Ret {
     Int,
 }
 
-const ORDER: (&str, &[i64]) = ("the layout (CblasRowMajor or LAPACK_ROW_MAJOR 101, CblasColMajor or LAPACK_COL_MAJOR 102)", &[101, 102]);
+const ORDER: (&str, &[i64]) =
+    ("the layout (CblasRowMajor or LAPACK_ROW_MAJOR 101, CblasColMajor or LAPACK_COL_MAJOR 102)", &[101, 102]);
 const TRANS: (&str, &[i64]) = ("the transpose (CblasNoTrans 111, CblasTrans 112, CblasConjTrans 113)", &[111, 112, 113]);
 const UPLO: (&str, &[i64]) = ("the triangle ('L' or 'U')", &[76, 85]);
 
