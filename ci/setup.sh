@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(llvm-22-dev llvm-22-tools clang-22 libmlir-22-dev mlir-22-tools libpolly-22-dev
-          libzstd-dev libz3-dev libxml2-dev zlib1g-dev binutils)
+          libzstd-dev libz3-dev libxml2-dev zlib1g-dev binutils
+          libopenblas-dev liblapacke-dev)
 
 sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

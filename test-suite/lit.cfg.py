@@ -23,6 +23,16 @@ config.substitutions.append(("%clangxx", clangxx))
 config.substitutions.append(("%clang", clang))
 config.substitutions.append(("%FileCheck", os.path.join(llvm_bin, "FileCheck")))
 config.substitutions.append(("%include", os.path.join(config.test_source_root, "include")))
+# Programs calling CBLAS and LAPACKE link OpenBLAS and LAPACKE (Debian's libopenblas-dev,
+# liblapacke-dev: ci/setup.sh); listed before %grad-run, which is its prefix. Their tests
+# say `REQUIRES: blas`.
+config.substitutions.append(
+    ("%grad-run-blas", "env ZYG_LINK_FLAGS='-llapacke -lopenblas' bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh"))
+)
+if os.path.exists("/usr/include/lapacke.h") and any(
+    os.path.exists(p) for p in ("/usr/include/cblas.h", "/usr/include/x86_64-linux-gnu/cblas.h")
+):
+    config.available_features.add("blas")
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
 

@@ -13,7 +13,8 @@
 # -fno-math-errno, -march=x86-64-v3). A RUN line that passes flags should also give TMP
 # a suffix of its own (`%t.fast`), so that its files do not overwrite the plain run's.
 # The link compiles zyg's output as it is (no -O), so what runs is what zyg wrote.
-# $ZYG names the zyg binary and $CLANG the compiler (lit.cfg.py sets both).
+# $ZYG names the zyg binary and $CLANG the compiler (lit.cfg.py sets both); $ZYG_LINK_FLAGS,
+# when set, goes to the link (`%grad-run-blas` sets it to link BLAS and LAPACKE).
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: grad-run.sh OPT SRC TMP [CLANG FLAGS...]" >&2
@@ -31,7 +32,8 @@ zyg=${ZYG:?ZYG must name the zyg binary}
 base="$tmp.${opt#-}"
 "$clang" "$opt" -g "$@" -I "$here/../include" -S -emit-llvm "$src" -o "$base.ll"
 "$zyg" grad "$base.ll" -o "$base.grad.ll"
-"$clang" "$base.grad.ll" -lm -o "$base.exe"
+# shellcheck disable=SC2086 # several flags, split on purpose
+"$clang" "$base.grad.ll" -lm ${ZYG_LINK_FLAGS:-} -o "$base.exe"
 # Exit status 126 is ETXTBSY: another test's fork can briefly hold the just-linked binary
 # open for writing. It is a race of parallel runners, not a test result, so try again.
 for attempt in 1 2 3; do

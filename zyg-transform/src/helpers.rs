@@ -62,6 +62,33 @@ impl Differentiator<'_> {
         copy_layouts
     }
 
+    /// The helpers of the BLAS and LAPACK calls (`rules::blas`): each routine's `save`,
+    /// `adjoint` and `tangent`, and the matrix loops they share, each added once. Only the
+    /// routines called are added, so that a program calling only CBLAS does not need
+    /// LAPACKE to link.
+    pub(crate) fn add_blas_helpers(&mut self, pullbacks: &rules::Pullbacks) {
+        let calls: Vec<rules::blas::BlasCall> = rules::chosen(pullbacks)
+            .filter_map(|(_, p)| match p {
+                Pullback::Blas(call) => Some(call.clone()),
+                _ => None,
+            })
+            .collect();
+        for call in calls {
+            if self.blas_helpers.contains(&call.helper(&self.namespace, "adjoint")) {
+                continue;
+            }
+            for f in rules::blas::helpers(&self.namespace, call.elem) {
+                let wanted = match rules::blas::helper_routine(&self.namespace, &f.name) {
+                    Some(routine) => routine == call.name,
+                    None => true,
+                };
+                if wanted && self.blas_helpers.insert(f.name.clone()) {
+                    self.output.push(f);
+                }
+            }
+        }
+    }
+
     /// The helper forward mode's `realloc` calls (`memory::shadow_realloc_moving`), added once.
     pub(crate) fn add_tangent_memory_helpers(&mut self, pullbacks: &rules::Pullbacks) {
         use rules::memcalls::MemCall;

@@ -122,6 +122,8 @@ pub struct Differentiator<'m> {
     field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
     /// The realloc helpers already in `output`.
     realloc_helpers: HashSet<helpers::ReallocHelper>,
+    /// The BLAS helpers already in `output` (`rules::blas`), by name.
+    blas_helpers: HashSet<String>,
     /// The helpers that stop a program at a store a null shadow would lose
     /// (`shadows::abort_helper`), by message.
     abort_helpers: HashMap<String, String>,
@@ -148,6 +150,7 @@ impl<'m> Differentiator<'m> {
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
             realloc_helpers: HashSet::new(),
+            blas_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
@@ -332,12 +335,15 @@ impl<'m> Differentiator<'m> {
                 "pass the global's memory as a `dup` argument, or make one request per direction",
             );
         }
-        if let Some((inst, _)) = rules::chosen(&plan.pullbacks).find(|(_, p)| matches!(p, Pullback::Custom(_))) {
+        if let Some((inst, _)) =
+            rules::chosen(&plan.pullbacks).find(|(_, p)| matches!(p, Pullback::Custom(_) | Pullback::Blas(_)))
+        {
             return Err(TransformError::at(
                 func,
                 inst,
                 format!(
-                    "vector mode (`enzyme_width`) in reverse mode through a registered derivative is not supported yet; \
+                    "vector mode (`enzyme_width`) in reverse mode through a registered derivative or a BLAS or LAPACK \
+                     call is not supported yet; \
                      {per_direction}"
                 ),
             ));
@@ -382,6 +388,7 @@ impl<'m> Differentiator<'m> {
                 HashMap::new()
             }
         };
+        self.add_blas_helpers(&pullbacks);
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
         let callees = rules::chosen(&pullbacks)
             .filter_map(|(inst, pb)| match pb {

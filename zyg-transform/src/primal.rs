@@ -32,7 +32,9 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         check_lossy_stores(plan, &mut primal.p, shadows);
     }
     // Registered derivatives are refused in vector mode (`Differentiator::generate`).
-    let custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.lanes[0]);
+    let mut custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.lanes[0]);
+    // BLAS calls are refused in vector mode too (`rules::blas`); their copies are callee tapes.
+    custom_tapes.extend(crate::rules::blas::save_inputs(plan, &mut primal.p, &primal.lanes[0]));
     primal.call_primals();
     let pred_ids = record_predecessors(plan, &mut primal.p);
     let trips = count_trips(plan, &mut primal.p);

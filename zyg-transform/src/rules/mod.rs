@@ -11,6 +11,7 @@
 
 pub mod access;
 pub mod aggregates;
+pub mod blas;
 pub mod calls;
 pub mod custom;
 pub mod emit;
@@ -62,6 +63,8 @@ pub enum Pullback {
     /// A floating-point instruction's table rule (`instructions`): one adjoint expression
     /// per operand.
     Arithmetic(Vec<Option<E>>),
+    /// A BLAS or LAPACK call (`blas`): its adjoint and tangent call BLAS again.
+    Blas(blas::BlasCall),
     /// A differentiated callee: its own adjoint, fed its tape (`calls`).
     Callee(Box<Generated>),
     /// Forward mode's differentiated callee: its tangent function (`calls`).
@@ -84,6 +87,7 @@ impl Pullback {
             Pullback::Stack(_) => &stacks::Stacks,
             Pullback::Vector(_) => &vectors::Vectors,
             Pullback::Math(_) => &math::MathCalls,
+            Pullback::Blas(_) => &blas::Blas,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
             Pullback::Callee(_) | Pullback::Forward(_) => &calls::Calls,
         }
@@ -178,6 +182,7 @@ pub static FAMILIES: &[&dyn RuleFamily] = &[
     &stacks::Stacks,
     &vectors::Vectors,
     &math::MathCalls,
+    &blas::Blas,
     &calls::Calls,
     &instructions::Arithmetic,
 ];
