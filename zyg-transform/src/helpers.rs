@@ -14,9 +14,11 @@ use zyg_ir::{Constant, Function, Inst, Linkage, Signature, Type, Value};
 /// `alwaysinline` (see `inlining_policy`).
 const INLINE_LIMIT: usize = 1000;
 
-/// The `realloc` helpers (`memory`), each added to the output once.
+/// The `realloc` and aligned allocation helpers (`memory`), each added to the output once.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum ReallocHelper {
+    /// The shadow of an aligned allocation, in either mode.
+    AlignedShadow,
     /// Reverse mode's shadow realloc, which keeps the old shadow for the adjoint.
     Shadow,
     /// Forward mode's, which frees the old shadow.
@@ -50,6 +52,9 @@ impl Differentiator<'_> {
                     self.output.push(memory::copy_adjoint(&self.namespace, *elem));
                 }
             }
+            if let MemCall::AlignedAllocation = call {
+                self.add_shadow_aligned();
+            }
             if let MemCall::Realloc(elem) = call {
                 if self.realloc_helpers.insert(ReallocHelper::Adjoint(*elem)) {
                     self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
@@ -68,6 +73,16 @@ impl Differentiator<'_> {
         let reallocs = rules::chosen(pullbacks).any(|(_, p)| matches!(p, Pullback::Memory(MemCall::Realloc(_))));
         if reallocs && self.realloc_helpers.insert(ReallocHelper::MovingShadow) {
             self.output.push(memory::shadow_realloc_moving(&self.namespace));
+        }
+        if rules::chosen(pullbacks).any(|(_, p)| matches!(p, Pullback::Memory(MemCall::AlignedAllocation))) {
+            self.add_shadow_aligned();
+        }
+    }
+
+    /// The helper the primal calls for an aligned allocation's shadow, added once.
+    fn add_shadow_aligned(&mut self) {
+        if self.realloc_helpers.insert(ReallocHelper::AlignedShadow) {
+            self.output.push(memory::shadow_aligned(&self.namespace));
         }
     }
 
