@@ -32,7 +32,8 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         check_lossy_stores(plan, &mut primal.p, shadows);
     }
     // Registered derivatives are refused in vector mode (`Differentiator::generate`).
-    let custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.lanes[0]);
+    let mut custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.lanes[0]);
+    custom_tapes.extend(crate::rules::sorts::forward(plan, &mut primal.p, &primal.lanes));
     primal.call_primals();
     let pred_ids = record_predecessors(plan, &mut primal.p);
     let trips = count_trips(plan, &mut primal.p);
