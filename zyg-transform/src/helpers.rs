@@ -14,9 +14,15 @@ use zyg_ir::{Constant, Function, Inst, Linkage, Signature, Type, Value};
 /// `alwaysinline` (see `inlining_policy`).
 const INLINE_LIMIT: usize = 1000;
 
-/// The `realloc` helpers (`memory`), each added to the output once.
+/// The `realloc` and aligned allocation helpers (`memory`), each added to the output once.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum ReallocHelper {
+pub(crate) enum MemoryHelper {
+    /// The shadow of an aligned allocation, in either mode.
+    AlignedShadow,
+    /// A sort's permutation (`rules::sorts`), and the moves of elements by it and back.
+    SortPermutation(rules::sorts::SortKind),
+    Permute,
+    Unpermute,
     /// Reverse mode's shadow realloc, which keeps the old shadow for the adjoint.
     Shadow,
     /// Forward mode's, which frees the old shadow.
@@ -35,10 +41,11 @@ impl Differentiator<'_> {
         }
     }
 
-    /// The helpers the memory pullbacks call (copies, `realloc`), each added once; returns the
-    /// index of each mixed-field copy's helpers (`memory::field_adjoint_name`).
+    /// The helpers the memory pullbacks call (copies, `realloc`, sorts), each added once;
+    /// returns the index of each mixed-field copy's helpers (`memory::field_adjoint_name`).
     pub(crate) fn add_memory_helpers(&mut self, pullbacks: &rules::Pullbacks) -> HashMap<Inst, usize> {
         use rules::memcalls::MemCall;
+        self.add_sort_helpers(pullbacks, true);
         let mut copy_layouts = HashMap::new();
         for (inst, pullback) in rules::chosen(pullbacks) {
             let Pullback::Memory(call) = pullback else { continue };
@@ -50,11 +57,14 @@ impl Differentiator<'_> {
                     self.output.push(memory::copy_adjoint(&self.namespace, *elem));
                 }
             }
+            if let MemCall::AlignedAllocation = call {
+                self.add_shadow_aligned();
+            }
             if let MemCall::Realloc(elem) = call {
-                if self.realloc_helpers.insert(ReallocHelper::Adjoint(*elem)) {
+                if self.memory_helpers.insert(MemoryHelper::Adjoint(*elem)) {
                     self.output.push(memory::realloc_adjoint(&self.namespace, *elem));
                 }
-                if self.realloc_helpers.insert(ReallocHelper::Shadow) {
+                if self.memory_helpers.insert(MemoryHelper::Shadow) {
                     self.output.push(memory::shadow_realloc(&self.namespace));
                 }
             }
@@ -93,8 +103,36 @@ impl Differentiator<'_> {
     pub(crate) fn add_tangent_memory_helpers(&mut self, pullbacks: &rules::Pullbacks) {
         use rules::memcalls::MemCall;
         let reallocs = rules::chosen(pullbacks).any(|(_, p)| matches!(p, Pullback::Memory(MemCall::Realloc(_))));
-        if reallocs && self.realloc_helpers.insert(ReallocHelper::MovingShadow) {
+        if reallocs && self.memory_helpers.insert(MemoryHelper::MovingShadow) {
             self.output.push(memory::shadow_realloc_moving(&self.namespace));
+        }
+        if rules::chosen(pullbacks).any(|(_, p)| matches!(p, Pullback::Memory(MemCall::AlignedAllocation))) {
+            self.add_shadow_aligned();
+        }
+        self.add_sort_helpers(pullbacks, false);
+    }
+
+    /// The helpers of the sorts among `pullbacks`: the permutation of each kind of sort, the
+    /// move by it, and (`reverse`) the move back.
+    fn add_sort_helpers(&mut self, pullbacks: &rules::Pullbacks, reverse: bool) {
+        for (_, pullback) in rules::chosen(pullbacks) {
+            let Pullback::Sort(kind) = pullback else { continue };
+            if self.memory_helpers.insert(MemoryHelper::SortPermutation(*kind)) {
+                self.output.push(rules::sorts::sort_permutation(&self.namespace, *kind));
+            }
+            if self.memory_helpers.insert(MemoryHelper::Permute) {
+                self.output.push(rules::sorts::permute(&self.namespace));
+            }
+            if reverse && self.memory_helpers.insert(MemoryHelper::Unpermute) {
+                self.output.push(rules::sorts::unpermute(&self.namespace));
+            }
+        }
+    }
+
+    /// The helper the primal calls for an aligned allocation's shadow, added once.
+    fn add_shadow_aligned(&mut self) {
+        if self.memory_helpers.insert(MemoryHelper::AlignedShadow) {
+            self.output.push(memory::shadow_aligned(&self.namespace));
         }
     }
 

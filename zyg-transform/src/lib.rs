@@ -120,10 +120,10 @@ pub struct Differentiator<'m> {
     copy_helpers: HashSet<zyg_ir::FloatTy>,
     /// Layouts of copies of mixed fields whose helpers are in `output`, with their index.
     field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
-    /// The realloc helpers already in `output`.
-    realloc_helpers: HashSet<helpers::ReallocHelper>,
     /// The BLAS helpers already in `output` (`rules::blas`), by name.
     blas_helpers: HashSet<String>,
+    /// The memory helpers (realloc, aligned shadows, sorts) already in `output`.
+    memory_helpers: HashSet<helpers::MemoryHelper>,
     /// The helpers that stop a program at a store a null shadow would lose
     /// (`shadows::abort_helper`), by message.
     abort_helpers: HashMap<String, String>,
@@ -149,8 +149,8 @@ impl<'m> Differentiator<'m> {
             namespace: namespace.to_string(),
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
-            realloc_helpers: HashSet::new(),
             blas_helpers: HashSet::new(),
+            memory_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),

@@ -452,3 +452,64 @@ pub fn realloc_adjoint(namespace: &str, ty: FloatTy) -> Function {
     c.ret(None);
     f
 }
+
+/// Where an aligned allocation's alignment is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alignment {
+    /// The argument of this index.
+    Arg(usize),
+    /// A fixed alignment: `valloc`'s page (the shadow need only be as aligned as the
+    /// accesses the compiler writes through it assume, and none assumes more than a page).
+    Fixed(u64),
+}
+
+/// An allocation whose memory is more aligned than `malloc`'s: (where its alignment is,
+/// the index of its size argument). Its shadow comes from `shadow_aligned`, as aligned,
+/// since the primal's accesses through it (copied to the shadow) may assume the alignment.
+pub fn aligned_allocation(kind: &InstKind) -> Option<(Alignment, usize)> {
+    let InstKind::Call { callee: Callee::Direct(name), .. } = kind else { return None };
+    match &**name {
+        "aligned_alloc" | "memalign" => Some((Alignment::Arg(0), 1)),
+        "valloc" => Some((Alignment::Fixed(4096), 0)),
+        "_ZnwmSt11align_val_t"
+        | "_ZnamSt11align_val_t"
+        | "_ZnwmSt11align_val_tRKSt9nothrow_t"
+        | "_ZnamSt11align_val_tRKSt9nothrow_t" => Some((Alignment::Arg(1), 0)),
+        _ => None,
+    }
+}
+
+/// `__<ns>_shadow_aligned(alignment, bytes) -> shadow`: zeroed memory as aligned as the
+/// primal's, freed by `free` as the other shadows are.
+pub fn shadow_aligned_name(namespace: &str) -> String {
+    format!("__{namespace}_shadow_aligned")
+}
+
+pub fn shadow_aligned_signature() -> Signature {
+    Signature::new(vec![Type::I64, Type::I64], Type::PTR)
+}
+
+/// The helper named by `shadow_aligned_name`: `aligned_alloc` of the size rounded up to a
+/// multiple of the alignment (C11 asks for one), then zeroed unless it failed. An alignment
+/// `aligned_alloc` refuses makes it return null, as the primal's call does.
+pub fn shadow_aligned(namespace: &str) -> Function {
+    let mut f = helper(shadow_aligned_name(namespace), shadow_aligned_signature());
+    let (align, bytes) = (f.params[0], f.params[1]);
+    let entry = f.entry().expect("entry");
+    let mut c = Cursor::at_end(&mut f, entry);
+    let one = c.i64(1);
+    let low = c.binary(BinOp::Sub, align, one);
+    let padded = c.binary(BinOp::Add, bytes, low);
+    let all = c.i64(-1);
+    let mask = c.binary(BinOp::Xor, low, all);
+    let rounded = c.binary(BinOp::And, padded, mask);
+    let sig = Signature::new(vec![Type::I64, Type::I64], Type::PTR);
+    let memory = c.call("aligned_alloc", sig, vec![align, rounded]).expect("aligned_alloc returns");
+    let null = c.constant(Constant::Null(0));
+    let failed = c.icmp(IntPred::Eq, memory, null);
+    let none = c.i64(0);
+    let zeroed = c.select(failed, none, rounded);
+    crate::rules::memcalls::zero_bytes(&mut c, memory, zeroed);
+    c.ret(Some(memory));
+    f
+}

@@ -35,6 +35,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     let mut custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.lanes[0]);
     // BLAS calls are refused in vector mode too (`rules::blas`); their copies are callee tapes.
     custom_tapes.extend(crate::rules::blas::save_inputs(plan, &mut primal.p, &primal.lanes[0]));
+    custom_tapes.extend(crate::rules::sorts::forward(plan, &mut primal.p, &primal.lanes));
     primal.call_primals();
     let pred_ids = record_predecessors(plan, &mut primal.p);
     let trips = count_trips(plan, &mut primal.p);

@@ -282,14 +282,17 @@ impl<'p, 'a> Forward<'p, 'a> {
     fn free_shadows(&mut self) {
         let plan = self.plan;
         for (b, inst) in plan.func.inst_order() {
-            let InstKind::Call { callee: Callee::Direct(name), args, .. } = &plan.func.insts[inst].kind else { continue };
+            let InstKind::Call { callee: Callee::Direct(name), args, sig, .. } = &plan.func.insts[inst].kind else { continue };
             let freed = crate::activity::DEALLOCATIONS.contains(&&**name) || plan.conventions.is_custom_deallocator(name);
             let Some(shadow) = args.first().filter(|_| freed).and_then(|p| self.lanes[self.lane].shadows.get(p)).copied() else {
                 continue;
             };
+            // The same call on the shadow: a sized or aligned `operator delete` gets the size
+            // and alignment it was given (the shadow is as large and as aligned).
+            let mut shadow_args = args.clone();
+            shadow_args[0] = shadow;
             let at = crate::primal::position(&self.p, b, inst) + 1;
-            let sig = Signature::new(vec![Type::PTR], Type::Void);
-            Cursor { func: &mut self.p, block: b, at: Some(at) }.call(name, sig, vec![shadow]);
+            Cursor { func: &mut self.p, block: b, at: Some(at) }.call(name, sig.clone(), shadow_args);
         }
     }
 

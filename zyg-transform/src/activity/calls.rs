@@ -15,10 +15,47 @@ pub(super) const NON_LOCAL_JUMPS: &[&str] =
 
 /// Heap allocation functions (C, and C++'s `operator new`): their memory gets a shadow.
 /// `__zyg_vla(bytes)` stands for a variable-length array (a dynamic `alloca`) while zyg
-/// works: its shadow is heap memory, since it must outlive the primal's frame.
-pub const ALLOCATIONS: &[&str] = &["malloc", "calloc", "realloc", "_Znwm", "_Znam", "__zyg_vla"];
+/// works: its shadow is heap memory, since it must outlive the primal's frame. The aligned
+/// ones (`memory::aligned_allocation` says where their alignment is) get a shadow with the
+/// same alignment. `posix_memalign`, which hands its memory back through a pointer, is
+/// differentiated through a model of its own (`rules::library`) that calls `aligned_alloc`.
+pub const ALLOCATIONS: &[&str] = &[
+    "malloc",
+    "calloc",
+    "realloc",
+    "_Znwm",
+    "_Znam",
+    "__zyg_vla",
+    "aligned_alloc",
+    "memalign",
+    "valloc",
+    // operator new(size_t, std::align_val_t), new[], and their nothrow forms.
+    "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t",
+    // operator new(size_t, const std::nothrow_t&) and new[].
+    "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t",
+];
 /// Their deallocations: the primal frees its memory; the shadow is freed by the adjoint.
-pub const DEALLOCATIONS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
+pub const DEALLOCATIONS: &[&str] = &[
+    "free",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    // operator delete(void*, std::align_val_t), sized, and the array forms.
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+];
+
+/// Allocation functions that hand their memory back through their first argument, a
+/// `void **`: calling one makes memory of one's own as `malloc` does
+/// (`ModuleFacts::returns_own_memory` of a wrapper that returns it).
+pub const OUT_PARAMETER_ALLOCATIONS: &[&str] = &["posix_memalign"];
 
 /// C library functions that never move derivatives, whatever they are given: output,
 /// string and byte inspection, allocation queries, process control, time, random numbers.

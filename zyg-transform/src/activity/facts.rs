@@ -51,7 +51,7 @@ pub fn with_pointed_at(module: &Module, globals: BTreeSet<String>) -> BTreeSet<S
 /// computed once per module.
 pub struct ModuleFacts {
     /// Defined functions returning a pointer that may point to differentiated memory they
-    /// make themselves, without being given any: they allocate, use a global that carries
+    /// make themselves, without being given any: they allocate (`posix_memalign` too), use a global that carries
     /// derivatives, or call such a function (a `cons` cell constructor, a wrapper around
     /// one). Their primal writes the returned pointer's shadow.
     returns_own_memory: HashSet<String>,
@@ -72,6 +72,8 @@ impl ModuleFacts {
                 let kind = &f.insts[i].kind;
                 if let InstKind::Call { callee: Callee::Direct(g), .. } = kind {
                     callers.entry(&**g).or_default().push(&f.name);
+                    // `posix_memalign(&p, ..)`: memory of its own, returned through `p`.
+                    direct |= super::OUT_PARAMETER_ALLOCATIONS.contains(&&**g);
                 }
                 direct |= conventions.is_allocation(kind)
                     || kind

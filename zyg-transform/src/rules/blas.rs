@@ -252,7 +252,7 @@ impl RuleFamily for Blas {
     }
 
     fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
-        let InstKind::Call { callee: Callee::Direct(name), sig, args } = &cx.func.insts[inst].kind else { return Ok(None) };
+        let InstKind::Call { callee: Callee::Direct(name), sig, args, .. } = &cx.func.insts[inst].kind else { return Ok(None) };
         // A body of the program's own is differentiated through, as any callee's.
         let Some(call) = lookup(name).filter(|_| cx.module.function(name).is_none()) else { return Ok(None) };
         let refuse = |what: String| Err(TransformError::at(cx.func, inst, format!("`{name}`: {what}")));

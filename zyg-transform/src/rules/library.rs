@@ -1,5 +1,6 @@
 //! Bodies for library functions whose derivative is easiest to state as code: C99 complex
-//! arithmetic. When a module calls one of these without defining it, zyg adds the body
+//! arithmetic, and `posix_memalign` (an allocation that returns its memory through a
+//! pointer). When a module calls one of these without defining it, zyg adds the body
 //! here and differentiates it like any other callee; calls that carry no derivative still
 //! go to the library. The bodies compute the mathematical value; the libraries' recovery
 //! of infinities and NaNs (C99 Annex G) does not change derivatives where they exist.
@@ -161,6 +162,37 @@ entry:
 entry:
   %r = call double @atan2(double %y, double %x)
   ret double %r
+}",
+    ),
+    (
+        // Memory handed back through a pointer: a model around `aligned_alloc`, an allocation
+        // zyg shadows (`activity::ALLOCATIONS`), whose store of the memory into `*out` then
+        // stores its shadow into the shadow of `*out`. POSIX's checks: an alignment that is
+        // not a power of two of at least `sizeof(void *)` is EINVAL (22), a failure ENOMEM
+        // (12), and `*out` is left alone on failure. The size is rounded up to a multiple of
+        // the alignment, as C11's `aligned_alloc` asks.
+        "posix_memalign",
+        "define i32 @posix_memalign(ptr %out, i64 %align, i64 %size) {
+entry:
+  %low = sub i64 %align, 1
+  %shared = and i64 %align, %low
+  %notpow2 = icmp ne i64 %shared, 0
+  %small = icmp ult i64 %align, 8
+  %invalid = or i1 %small, %notpow2
+  br i1 %invalid, label %done, label %alloc
+alloc:
+  %padded = add i64 %size, %low
+  %mask = xor i64 %low, -1
+  %rounded = and i64 %padded, %mask
+  %memory = call ptr @aligned_alloc(i64 %align, i64 %rounded)
+  %failed = icmp eq ptr %memory, null
+  br i1 %failed, label %done, label %store
+store:
+  store ptr %memory, ptr %out
+  br label %done
+done:
+  %status = phi i32 [ 22, %entry ], [ 12, %alloc ], [ 0, %store ]
+  ret i32 %status
 }",
     ),
 ];

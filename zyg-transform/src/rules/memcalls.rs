@@ -21,6 +21,9 @@ use zyg_ir::{BinOp, Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind,
 pub enum MemCall {
     /// `malloc` and friends: the adjoint frees the shadow allocated beside the memory.
     Allocation,
+    /// `aligned_alloc` and friends (`memory::aligned_allocation`): as `Allocation`, with a
+    /// shadow as aligned (`memory::shadow_aligned`).
+    AlignedAllocation,
     /// `realloc` of memory holding this float type: the new shadow's adjoint goes back to
     /// the old shadow, and the new shadow is freed (`memory::is_realloc`).
     Realloc(FloatTy),
@@ -44,6 +47,19 @@ impl RuleFamily for MemCalls {
         let kind = &func.insts[inst].kind;
         let call = if memory::is_realloc(kind) {
             MemCall::Realloc(memory::element_type(func, inst, &|v| activity.has_shadow(v))?)
+        } else if let Some((alignment, size)) = memory::aligned_allocation(kind) {
+            // The shadow helper takes 64-bit sizes (`size_t` on every target zyg writes for).
+            let InstKind::Call { args, .. } = kind else { unreachable!("an allocation is a call") };
+            let sized = |i: usize| args.get(i).is_some_and(|a| *func.ty(*a) == Type::I64);
+            if !sized(size) || matches!(alignment, memory::Alignment::Arg(i) if !sized(i)) {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "this aligned allocation's size and alignment are not 64-bit integers; zyg shadows aligned \
+                     allocations only where `size_t` has 64 bits",
+                ));
+            }
+            MemCall::AlignedAllocation
         } else if cx.conventions.is_allocation(kind) {
             MemCall::Allocation
         } else if let Some((op, dst, src, _)) = memory::mem_op(kind) {
@@ -75,7 +91,9 @@ impl RuleFamily for MemCalls {
         let Pullback::Memory(call) = pullback else { return };
         let func = needs.func;
         match (call, &func.insts[inst].kind) {
-            (MemCall::Allocation, _) => needs.shadow(func.result(inst).expect("an allocation returns its memory")),
+            (MemCall::Allocation | MemCall::AlignedAllocation, _) => {
+                needs.shadow(func.result(inst).expect("an allocation returns its memory"))
+            }
             (MemCall::Realloc(_), InstKind::Call { args, .. }) => {
                 let memory = func.result(inst).expect("realloc returns its memory");
                 needs.shadow_if_any(args[0]);
@@ -96,7 +114,7 @@ impl RuleFamily for MemCalls {
         let Pullback::Memory(call) = pullback else { return Ok(()) };
         let func = cx.func();
         match call {
-            MemCall::Allocation => {
+            MemCall::Allocation | MemCall::AlignedAllocation => {
                 // Going back past the allocation: its shadow is no longer needed.
                 let memory = func.result(cx.inst).expect("an allocation returns its memory");
                 let shadow = cx.shadow(memory)?;
@@ -129,7 +147,7 @@ impl RuleFamily for MemCalls {
         let Pullback::Memory(call) = pullback else { return Ok(()) };
         let kind = cx.kind();
         match call {
-            MemCall::Allocation => Ok(()),
+            MemCall::Allocation | MemCall::AlignedAllocation => Ok(()),
             // The new shadow is made beside it (`shadow_allocation`), the old one freed there.
             MemCall::Realloc(_) => Ok(()),
             MemCall::Set | MemCall::Copy(_) => {
@@ -252,11 +270,20 @@ fn generic_pointer(c: &mut Cursor, ptr: Value) -> Value {
 
 /// In the primal: the shadow of heap memory: zeroed memory of the same size, from `calloc`
 /// (freed by the adjoint; C++'s `new` never returns null, and neither may its shadow:
-/// calloc's failure is left to the program's own checks); for `realloc`, the shadow
+/// calloc's failure is left to the program's own checks), or as aligned as the memory
+/// (`memory::shadow_aligned`) for an aligned allocation; for `realloc`, the shadow
 /// realloc, whose first argument the primal then points at the old shadow.
 pub fn shadow_allocation(plan: &Plan, p: &mut Function, kind: &InstKind, args: &[Value]) -> InstKind {
     if let Some(allocator) = plan.conventions.allocator(kind) {
         return shadow_of_custom_allocation(p, args[allocator.size_arg]);
+    }
+    if let Some((alignment, size)) = memory::aligned_allocation(kind) {
+        let align = match alignment {
+            memory::Alignment::Arg(i) => args[i],
+            memory::Alignment::Fixed(bytes) => p.constant_value(Constant::int(64, i128::from(bytes))),
+        };
+        let callee = Callee::Direct(memory::shadow_aligned_name(&plan.namespace).into());
+        return InstKind::Call { callee, sig: memory::shadow_aligned_signature(), args: vec![align, args[size]], unwind: None };
     }
     let InstKind::Call { callee: Callee::Direct(name), .. } = kind else { return kind.clone() };
     let size_ty = p.ty(args[0]).clone();

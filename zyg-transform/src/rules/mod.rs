@@ -22,6 +22,7 @@ pub mod library;
 pub mod math;
 pub mod memcalls;
 pub mod phis;
+pub mod sorts;
 pub mod stacks;
 pub mod vectors;
 
@@ -72,6 +73,9 @@ pub enum Pullback {
     /// An operation on a generated gradient's tape stack, mirrored on its shadow stack
     /// (`stacks`).
     Stack(crate::stack::Op),
+    /// `qsort` and `qsort_r` of differentiated memory: the shadow follows the permutation
+    /// (`sorts`).
+    Sort(sorts::SortKind),
 }
 
 impl Pullback {
@@ -85,6 +89,7 @@ impl Pullback {
             Pullback::Memory(_) => &memcalls::MemCalls,
             Pullback::Barrier => &gpu::Barriers,
             Pullback::Stack(_) => &stacks::Stacks,
+            Pullback::Sort(_) => &sorts::Sorts,
             Pullback::Vector(_) => &vectors::Vectors,
             Pullback::Math(_) => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
@@ -183,6 +188,7 @@ pub static FAMILIES: &[&dyn RuleFamily] = &[
     &vectors::Vectors,
     &math::MathCalls,
     &blas::Blas,
+    &sorts::Sorts,
     &calls::Calls,
     &instructions::Arithmetic,
 ];
