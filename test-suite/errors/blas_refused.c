@@ -19,7 +19,7 @@
 // UNTRACED: zyg: error: {{.*}}`cblas_daxpy`: a derivative is written into an array zyg cannot trace (memory a `const` argument reaches); pass that array with `enzyme_dup` and a shadow
 // LAYOUT: zyg: error: {{.*}}`cblas_dgemv`: argument 1 is the layout (CblasRowMajor or LAPACK_ROW_MAJOR 101, CblasColMajor or LAPACK_COL_MAJOR 102), and 103 is none of them
 // ILP64: zyg: error: {{.*}}`cblas_ddot`: zyg's rule expects the declaration `double (i32, ptr, i32, ptr, i32)` of the reference CBLAS/LAPACKE headers with 32-bit integers; this one is `double (i64, ptr, i64, ptr, i64)`
-// WIDTH: zyg: error: {{.*}}vector mode (`enzyme_width`) {{.*}}BLAS or LAPACK call is not supported yet; make one request per direction
+// WIDTH: zyg: error: {{.*}}vector mode (`enzyme_width`) in reverse mode through a BLAS or LAPACK call is not supported yet; make one request per direction
 extern int enzyme_dup, enzyme_const, enzyme_width;
 double __enzyme_autodiff(void *, ...);
 void cblas_dsyrk(int, int, int, int, int, double, const double *, int, double, double *, int);

@@ -335,17 +335,16 @@ impl<'m> Differentiator<'m> {
                 "pass the global's memory as a `dup` argument, or make one request per direction",
             );
         }
-        if let Some((inst, _)) =
-            rules::chosen(&plan.pullbacks).find(|(_, p)| matches!(p, Pullback::Custom(_) | Pullback::Blas(_)))
-        {
+        let refused = rules::chosen(&plan.pullbacks).find_map(|(inst, p)| match p {
+            Pullback::Custom(_) => Some((inst, "a registered derivative")),
+            Pullback::Blas(_) => Some((inst, "a BLAS or LAPACK call")),
+            _ => None,
+        });
+        if let Some((inst, what)) = refused {
             return Err(TransformError::at(
                 func,
                 inst,
-                format!(
-                    "vector mode (`enzyme_width`) in reverse mode through a registered derivative or a BLAS or LAPACK \
-                     call is not supported yet; \
-                     {per_direction}"
-                ),
+                format!("vector mode (`enzyme_width`) in reverse mode through {what} is not supported yet; {per_direction}"),
             ));
         }
         Ok(())
