@@ -128,6 +128,14 @@ pub fn unwind_edges(func: &Function, block: Block) -> Vec<Block> {
     out
 }
 
+/// Where control may go from `block`: its successors, then the landing pads its calls
+/// unwind to (the walk that reaches handler blocks).
+pub fn successors_and_unwind_edges(func: &Function, block: Block) -> Vec<Block> {
+    let mut next = func.successors(block);
+    next.extend(unwind_edges(func, block));
+    next
+}
+
 /// Moves the blocks reached only by unwinding (landing pads and what follows them) from
 /// the layout to `func.handlers`, in layout order. A handler that goes on into the normal
 /// path (a `catch` that does not rethrow) is refused: the exception would change which
@@ -144,11 +152,7 @@ pub fn split_handlers(func: &mut Function) -> Result<(), (crate::entities::Inst,
     if pads.is_empty() {
         return Ok(());
     }
-    let handlers = postorder(&pads, |b| {
-        let mut next = func.successors(b);
-        next.extend(unwind_edges(func, b));
-        next
-    });
+    let handlers = postorder(&pads, |b| successors_and_unwind_edges(func, b));
     let mut is_handler: SecondaryMap<Block, bool> = SecondaryMap::new();
     for &b in &handlers {
         if is_normal[b] {

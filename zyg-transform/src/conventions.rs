@@ -46,6 +46,13 @@ impl Conventions {
         self.inactive_functions.contains(&**name) || self.is_custom_deallocator(name)
     }
 
+    /// Whether a call to `name` frees memory: `free`, `operator delete` and the rest of
+    /// `activity::DEALLOCATIONS`, or a custom allocator's deallocator. Where the program
+    /// frees memory, zyg frees its shadow too (forward mode; the primal's exception handlers).
+    pub fn frees(&self, name: &str) -> bool {
+        crate::activity::DEALLOCATIONS.contains(&name) || self.is_custom_deallocator(name)
+    }
+
     /// Whether `name` is the deallocator of a custom allocator.
     pub fn is_custom_deallocator(&self, name: &str) -> bool {
         self.allocators.values().any(|a| a.deallocator == name)

@@ -131,7 +131,7 @@ impl<'p, 'a> Primal<'p, 'a> {
         for b in self.p.handlers.clone() {
             for inst in self.p.blocks[b].insts.clone() {
                 let InstKind::Call { callee: Callee::Direct(name), args, .. } = &self.p.insts[inst].kind else { continue };
-                let freed = crate::activity::DEALLOCATIONS.contains(&&**name) || plan.conventions.is_custom_deallocator(name);
+                let freed = plan.conventions.frees(name);
                 let Some(p) = args.first().copied().filter(|_| freed) else { continue };
                 let shadows: Vec<Value> = self.lanes.iter().filter_map(|lane| lane.get(&p).copied()).collect();
                 for shadow in shadows {

@@ -283,7 +283,7 @@ impl<'p, 'a> Forward<'p, 'a> {
         let plan = self.plan;
         for (b, inst) in plan.func.inst_order() {
             let InstKind::Call { callee: Callee::Direct(name), args, sig, .. } = &plan.func.insts[inst].kind else { continue };
-            let freed = crate::activity::DEALLOCATIONS.contains(&&**name) || plan.conventions.is_custom_deallocator(name);
+            let freed = plan.conventions.frees(name);
             let Some(shadow) = args.first().filter(|_| freed).and_then(|p| self.lanes[self.lane].shadows.get(p)).copied() else {
                 continue;
             };

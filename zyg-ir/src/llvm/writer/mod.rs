@@ -238,11 +238,7 @@ impl<'f> Writer<'f> {
 /// landing pads (so that a handler's definitions come before its uses).
 fn handler_order(func: &Function, normal: &[Block]) -> Vec<Block> {
     let pads: Vec<Block> = normal.iter().flat_map(|b| crate::cfg::unwind_edges(func, *b)).collect();
-    let mut order = crate::cfg::postorder(&pads, |b| {
-        let mut next = func.successors(b);
-        next.extend(crate::cfg::unwind_edges(func, b));
-        next
-    });
+    let mut order = crate::cfg::postorder(&pads, |b| crate::cfg::successors_and_unwind_edges(func, b));
     order.reverse();
     order
 }
