@@ -46,7 +46,7 @@ pub fn build(plan: &Plan, reversed: &ReversedCfg, name: &str, sig: Signature) ->
         adj,
         tape,
         blocks,
-        local: block_local_floats(plan),
+        local: block_local_values(plan),
         lane: 0,
         pending: (0..plan.width).map(|_| HashMap::new()).collect(),
         slots: (0..plan.width).map(|_| HashMap::new()).collect(),
@@ -377,10 +377,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         if self.local.contains(&v) {
             let ty = self.plan.func.ty(v).clone();
             let mut c = Cursor::at_end(&mut self.adj, at);
-            let contribution = c.convert_float(contribution, &ty);
             let sum = match self.pending[self.lane].get(&v) {
-                Some(&old) => c.binary(BinOp::FAdd, old, contribution),
-                None => contribution,
+                Some(&old) => c.sum(old, contribution, &ty),
+                None => c.convert_float(contribution, &ty),
             };
             self.pending[self.lane].insert(v, sum);
             return;
@@ -388,6 +387,29 @@ impl<'p, 'a> Adjoint<'p, 'a> {
         let Some(&slot) = self.slots[self.lane].get(&v) else { return };
         let ty = self.plan.func.ty(v).clone();
         Cursor::at_end(&mut self.adj, at).add_into(slot, &ty, contribution);
+    }
+
+    /// `adjoint(v).indices += contribution` for an active aggregate `v`: one field of its
+    /// accumulator, without touching the others (an aggregate of N fields taken apart by N
+    /// `extractvalue`s costs N additions, not N²).
+    fn accumulate_field(&mut self, at: Block, v: Value, indices: &[u32], contribution: Value) {
+        let ty = self.plan.func.ty(v).clone();
+        let field_ty = indices.iter().try_fold(&ty, |t, &i| t.field(i)).cloned().expect("extractvalue indices in range");
+        let mut c = Cursor::at_end(&mut self.adj, at);
+        if self.local.contains(&v) {
+            let agg = match self.pending[self.lane].get(&v) {
+                Some(&old) => old,
+                None => c.constant(empty_sum(ty.clone())),
+            };
+            let old = c.emit(InstKind::ExtractValue { agg, indices: indices.to_vec() }, field_ty.clone()).expect("a field");
+            let new = c.sum(old, contribution, &field_ty);
+            let sum = c.emit(InstKind::InsertValue { agg, value: new, indices: indices.to_vec() }, ty).expect("an aggregate");
+            self.pending[self.lane].insert(v, sum);
+            return;
+        }
+        let Some(&slot) = self.slots[self.lane].get(&v) else { return };
+        let place = c.field_ptr(&ty, slot, indices);
+        c.add_into(place, &field_ty, contribution);
     }
 
     /// Reads `field` from the newest record holding block `home`'s fields.
@@ -576,9 +598,9 @@ impl<'p, 'a> Reverse<'_, 'p, 'a> {
         self.builder.accumulate(self.at, v, contribution)
     }
 
-    /// The adjoint accumulator of active value `v`, when it has one (not block-local).
-    pub fn slot(&self, v: Value) -> Option<Value> {
-        self.builder.slots[self.builder.lane].get(&v).copied()
+    /// `adjoint(v).indices += contribution` for an active aggregate `v`.
+    pub fn accumulate_field(&mut self, v: Value, indices: &[u32], contribution: Value) {
+        self.builder.accumulate_field(self.at, v, indices, contribution)
     }
 
     /// Vector mode's lanes (1 otherwise).
@@ -622,16 +644,19 @@ pub fn empty_sum(ty: Type) -> Constant {
     crate::builder::Cleared::Private.constant(&ty)
 }
 
-/// The active float (or float vector) results whose every use is a non-phi instruction of
-/// their own block: their adjoint is complete when the backward walk of that block reaches
+/// The active float, float vector and aggregate results whose every use is a non-phi
+/// instruction of their own block: their adjoint is complete when the backward walk of that block reaches
 /// their definition, so it can live in SSA values (the walk emits straight-line code into
 /// one adjoint block).
-fn block_local_floats(plan: &Plan) -> HashSet<Value> {
+fn block_local_values(plan: &Plan) -> HashSet<Value> {
     let func = plan.func;
     let mut home: HashMap<Value, Block> = HashMap::new();
     for (b, i) in func.inst_order() {
         if let Some(v) = func.result(i) {
-            if plan.activity.is_active(v) && func.ty(v).float_elem().is_some() {
+            let ty = func.ty(v);
+            if plan.activity.is_active(v)
+                && (ty.float_elem().is_some() || matches!(ty, Type::Struct(_) | Type::Array(..)) && ty.carries_derivative())
+            {
                 home.insert(v, b);
             }
         }

@@ -367,6 +367,25 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::InsertValue { agg, value, indices: vec![index] }, ty)
     }
 
+    /// `a + b` of two adjoints of type `ty` held in SSA values: floats and float vectors
+    /// added, aggregates field by field (the fields that carry a derivative; the others are
+    /// `a`'s).
+    pub fn sum(&mut self, a: Value, b: Value, ty: &Type) -> Value {
+        if ty.float_elem().is_some() {
+            let b = self.convert_float(b, ty);
+            return self.binary(BinOp::FAdd, a, b);
+        }
+        let mut total = a;
+        for (i, field) in aggregate_fields(ty) {
+            if field.carries_derivative() {
+                let (x, y) = (self.extract(a, i), self.extract(b, i));
+                let part = self.sum(x, y, &field);
+                total = self.insert(total, part, i);
+            }
+        }
+        total
+    }
+
     pub fn br(&mut self, dest: Block) {
         self.emit(InstKind::Br { dest }, Type::Void);
     }

@@ -34,14 +34,7 @@ impl RuleFamily for Aggregates {
         let d = cx.d.expect("aggregate instructions are visited for an active result");
         let func = cx.func();
         match cx.kind() {
-            InstKind::ExtractValue { agg, indices } => {
-                let Some(slot) = cx.slot(*agg) else { return Ok(()) };
-                let agg_ty = func.ty(*agg).clone();
-                let field_ty = func.ty(func.result(cx.inst).expect("extractvalue result")).clone();
-                let mut c = cx.cursor();
-                let place = c.field_ptr(&agg_ty, slot, indices);
-                c.add_into(place, &field_ty, d);
-            }
+            InstKind::ExtractValue { agg, indices } => cx.accumulate_field(*agg, indices, d),
             InstKind::InsertValue { agg, value, indices } => {
                 let mut c = cx.cursor();
                 let mut part = d;
