@@ -122,6 +122,8 @@ pub struct Differentiator<'m> {
     field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
     /// The realloc helpers already in `output`.
     realloc_helpers: HashSet<helpers::ReallocHelper>,
+    /// The float types whose digamma helper (`rules::digamma`) is already in `output`.
+    digamma_helpers: HashSet<zyg_ir::FloatTy>,
     /// The helpers that stop a program at a store a null shadow would lose
     /// (`shadows::abort_helper`), by message.
     abort_helpers: HashMap<String, String>,
@@ -148,6 +150,7 @@ impl<'m> Differentiator<'m> {
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
             realloc_helpers: HashSet::new(),
+            digamma_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
@@ -382,6 +385,7 @@ impl<'m> Differentiator<'m> {
                 HashMap::new()
             }
         };
+        self.add_math_helpers(func, &pullbacks);
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
         let callees = rules::chosen(&pullbacks)
             .filter_map(|(inst, pb)| match pb {

@@ -13,6 +13,7 @@ pub mod access;
 pub mod aggregates;
 pub mod calls;
 pub mod custom;
+pub mod digamma;
 pub mod emit;
 pub mod expr;
 pub mod gpu;
