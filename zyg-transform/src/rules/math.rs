@@ -33,7 +33,8 @@ use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
 use zyg_ir::FloatPred::{self, Oeq, Ogt, Olt, Ord, Ule, Uno};
-use zyg_ir::{Callee, Inst, InstKind};
+use super::emit::rule_operands as rule_operands_of;
+use zyg_ir::{Callee, Constant, Inst, InstKind};
 
 /// One family of math functions: the names it answers to, and the adjoint of each operand.
 pub struct MathRule {
@@ -361,7 +362,11 @@ pub fn family(callee: &str) -> Option<&'static MathRule> {
 }
 
 /// The math-call family: calls to a function of `MATH_RULES` (by any spelling, or declared
-/// function-like to one, `conventions`) with the family's argument count.
+/// function-like to one, `conventions`) with the family's argument count; and
+/// `llvm.modf.*` (clang's form of `modf`), whose result is the pair {fraction, integer
+/// part}: the fraction's derivative is 1 (at the integers too: the slope of the pieces on
+/// either side), the integer part's 0, so the fraction's adjoint goes to x and the integer
+/// part's nowhere, and the tangent is {tx, 0}.
 pub struct MathCalls;
 
 impl RuleFamily for MathCalls {
@@ -371,6 +376,9 @@ impl RuleFamily for MathCalls {
 
     fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
         let InstKind::Call { callee: Callee::Direct(name), args, .. } = &cx.func.insts[inst].kind else { return Ok(None) };
+        if name.starts_with("llvm.modf.") && args.len() == 1 {
+            return Ok(Some(Choice::Pullback(Pullback::Modf)));
+        }
         Ok(cx
             .conventions
             .math_rule(name)
@@ -391,6 +399,14 @@ impl RuleFamily for MathCalls {
     fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
         match pullback {
             Pullback::Math(adjoints) => super::emit::reverse(cx, adjoints),
+            Pullback::Modf => {
+                let (d, x) = (cx.d.expect("an active result"), rule_operands_of(cx.kind())[0]);
+                if cx.plan().activity.is_active(x) {
+                    let fraction = cx.cursor().extract(d, 0);
+                    cx.accumulate(x, fraction);
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -398,6 +414,16 @@ impl RuleFamily for MathCalls {
     fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
         match pullback {
             Pullback::Math(adjoints) => super::emit::tangent(cx, adjoints),
+            Pullback::Modf => {
+                let Some(v) = cx.result else { return Ok(()) };
+                let ty = cx.func().ty(v).clone();
+                let x = rule_operands_of(cx.kind())[0];
+                let tx = cx.tangent(x);
+                let zero = cx.constant(Constant::Zero(ty));
+                let t = cx.cursor().insert(zero, tx, 0);
+                cx.set(t);
+                Ok(())
+            }
             _ => Ok(()),
         }
     }

@@ -60,6 +60,8 @@ pub enum Pullback {
     Vector(vectors::VectorOp),
     /// A math function's table rule (`math`): one adjoint expression per call argument.
     Math(Vec<Option<E>>),
+    /// `llvm.modf.*`, whose result is a pair, `{fraction, integer part}` (`math`).
+    Modf,
     /// A floating-point instruction's table rule (`instructions`): one adjoint expression
     /// per operand.
     Arithmetic(Vec<Option<E>>),
@@ -84,7 +86,7 @@ impl Pullback {
             Pullback::Barrier => &gpu::Barriers,
             Pullback::Stack(_) => &stacks::Stacks,
             Pullback::Vector(_) => &vectors::Vectors,
-            Pullback::Math(_) => &math::MathCalls,
+            Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
             Pullback::Callee(_) | Pullback::Forward(_) => &calls::Calls,
         }
