@@ -19,6 +19,8 @@ static int order;
 static double f_jn(double x) { return jn(order, x); }
 static double f_yn(double x) { return yn(order, x); }
 static double f_jn3(double x) { return jn(3, x); }
+long double __enzyme_autodiffl(void *, ...);
+static long double l_bessel(long double x) { return j0l(x) + y1l(x) + jnl(2, x); }
 static float g_j0f(float x) { return j0f(x); }
 static float g_j1f(float x) { return j1f(x); }
 static float g_y1f(float x) { return y1f(x); }
@@ -80,6 +82,12 @@ int main(void) {
         check_close("y1f", __enzyme_autodifff((void *)g_y1f, x), y0(x) - y1(x) / x, 1e-5, 1e-6);
         check_close("jnf", __enzyme_autodifff((void *)g_jnf, x), (j1(x) - jn(3, x)) / 2, 1e-5, 1e-6);
         check_close("ynf", __enzyme_fwddifff((void *)g_ynf, x, 1.0f), (y1(x) - yn(3, x)) / 2, 1e-5, 1e-6);
+    }
+    /* long double spellings: against the recurrences in double. */
+    for (int i = 0; i < 3; i++) {
+        double x = xs[i + 1];
+        double want = -j1(x) + (y0(x) - y1(x) / x) + (j1(x) - jn(3, x)) / 2;
+        check_close("long double", (double)__enzyme_autodiffl((void *)l_bessel, (long double)x), want, 1e-13, 1e-15);
     }
     return zyg_report();
 }

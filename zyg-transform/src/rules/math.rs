@@ -5,17 +5,20 @@
 //! where it is not, it follows one stated convention (README, "What is differentiated"):
 //!
 //! - Infinite derivatives are ±inf (`log` at ±0: +inf; `asin` at ±1: +inf; `acos` at ±1:
-//!   -inf; `pow(x, y)` at x = 0 with y < 0), except at the roots, where zyg follows Enzyme's
+//!   -inf; `acosh` at 1 and `atanh` at ±1: +inf; `y0`/`y1`/`yn` at 0: the sign opposite
+//!   to the result's; `lgamma` at its poles: ψ's ±inf; `pow(x, y)` at x = 0 with y < 0),
+//!   except at the roots, where zyg follows Enzyme's
 //!   rule for `sqrt`: `sqrt`, `cbrt` and `pow(x, y)` with 0 < y < 1 have derivative 0 at
 //!   x = ±0, so that a norm at the origin gives 0, not 0·inf = NaN (and `pow(x, 0.5)`,
 //!   which LLVM may rewrite to `sqrt`, agrees with it).
 //! - Kinks and ties take the average of the two one-sided derivatives, a subgradient that
 //!   does not depend on how LLVM orders commutative operands (and is what central finite
 //!   differences give): `fabs` and `copysign` at ±0: 0; `fmin`/`fmax` of equal operands:
-//!   half of the adjoint to each.
+//!   half of the adjoint to each; `fdim` at x = y: half, with opposite signs.
 //! - Jumps (the rounding functions at integers, `fmod` where the quotient is an integer)
 //!   take the derivative of the surrounding pieces: 0 for the rounding functions, 1 and
-//!   -n for `fmod`.
+//!   -n for `fmod` and `remainder` (n rounded to even), 1 for `modf`'s fraction, and for
+//!   `frexp`, whose pieces' slopes differ, that of the piece x lies on (2^-e).
 //! - A zero adjoint gives zero contributions, never 0·inf = NaN, where a factor of the
 //!   rule can be infinite while the primal is finite or overflows (`exp`, `pow`, `asin`...),
 //!   and no rule computes 0·inf where the derivative is finite or zero (`pow(x, 0)`,
@@ -26,6 +29,7 @@
 //!   NaN operand takes the adjoint. Piecewise-constant and piecewise-linear rules (the
 //!   rounding functions, `fabs`) give 0 or the adjoint.
 
+use super::emit::rule_operands as rule_operands_of;
 use super::expr::{and, c, call, cmp, d, int_add, int_to_float, or, r, select, x, E};
 use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
@@ -33,7 +37,6 @@ use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
 use zyg_ir::FloatPred::{self, Oeq, Ogt, Olt, Ord, Ule, Uno};
-use super::emit::rule_operands as rule_operands_of;
 use zyg_ir::{Callee, Constant, Inst, InstKind};
 
 /// One family of math functions: the names it answers to, and the adjoint of each operand.
@@ -236,9 +239,7 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule {
         names: &["acosh"],
         arity: 1,
-        adjoints: || {
-            vec![Some(strong(d() / (call("sqrt", vec![x(0) - 1.0]) * call("sqrt", vec![x(0) + 1.0]))))]
-        },
+        adjoints: || vec![Some(strong(d() / (call("sqrt", vec![x(0) - 1.0]) * call("sqrt", vec![x(0) + 1.0]))))],
     },
     // 1/(1 - x²) as 1/((1 - x)(1 + x)), exact near ±1; +inf at ±1 (the limit from inside).
     MathRule { names: &["atanh"], arity: 1, adjoints: || vec![Some(strong(d() / ((c(1.0) - x(0)) * (c(1.0) + x(0)))))] },
@@ -268,9 +269,8 @@ pub static MATH_RULES: &[MathRule] = &[
         names: &["fdim"],
         arity: 2,
         adjoints: || {
-            let slope = |sign: f64| {
-                select(cmp(Oeq, x(0), x(1)), d() * (0.5 * sign), select(cmp(Ogt, x(0), x(1)), d() * sign, c(0.0)))
-            };
+            let slope =
+                |sign: f64| select(cmp(Oeq, x(0), x(1)), d() * (0.5 * sign), select(cmp(Ogt, x(0), x(1)), d() * sign, c(0.0)));
             vec![Some(slope(1.0)), Some(slope(-1.0))]
         },
     },
@@ -288,14 +288,14 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule {
         names: &["j1"],
         arity: 1,
-        adjoints: || {
-            vec![Some(select(cmp(Oeq, x(0), c(0.0)), d() * 0.5, d() * (call("j0", vec![x(0)]) - r() / x(0))))]
-        },
+        adjoints: || vec![Some(select(cmp(Oeq, x(0), c(0.0)), d() * 0.5, d() * (call("j0", vec![x(0)]) - r() / x(0))))],
     },
     MathRule {
         names: &["jn"],
         arity: 2,
-        adjoints: || vec![None, Some(d() * (call("jn", vec![int_add(x(0), -1), x(1)]) - call("jn", vec![int_add(x(0), 1), x(1)])) * 0.5)],
+        adjoints: || {
+            vec![None, Some(d() * (call("jn", vec![int_add(x(0), -1), x(1)]) - call("jn", vec![int_add(x(0), 1), x(1)])) * 0.5)]
+        },
     },
     // Of the second kind (defined for x >= 0), the same recurrences; at x = 0, where Yn is
     // infinite, the derivative from the right: infinite with the opposite sign of Yn(0)
@@ -306,7 +306,13 @@ pub static MATH_RULES: &[MathRule] = &[
         names: &["yn"],
         arity: 2,
         adjoints: || {
-            vec![None, Some(bessel_y(x(1), d() * (call("yn", vec![int_add(x(0), -1), x(1)]) - call("yn", vec![int_add(x(0), 1), x(1)])) * 0.5))]
+            vec![
+                None,
+                Some(bessel_y(
+                    x(1),
+                    d() * (call("yn", vec![int_add(x(0), -1), x(1)]) - call("yn", vec![int_add(x(0), 1), x(1)])) * 0.5,
+                )),
+            ]
         },
     },
     // log|Γ(x)|' = ψ(x), the digamma function, which the C library lacks: zyg's own
