@@ -99,6 +99,21 @@ impl Differentiator<'_> {
         }
     }
 
+    /// The math functions the rules of `func`'s pullbacks call that the C library lacks
+    /// (`rules::digamma`), one per float type, each added once. Reverse and forward mode
+    /// alike: both emit the rules.
+    pub(crate) fn add_math_helpers(&mut self, func: &Function, pullbacks: &rules::Pullbacks) {
+        for (inst, pullback) in rules::chosen(pullbacks) {
+            let Pullback::Math(adjoints) = pullback else { continue };
+            let elem = func.result(inst).and_then(|v| func.ty(v).float_elem());
+            if let Some(elem) = elem.filter(|_| rules::digamma::is_called(adjoints)) {
+                if self.digamma_helpers.insert(elem) {
+                    self.output.push(rules::digamma::helper(&self.namespace, elem));
+                }
+            }
+        }
+    }
+
     /// The helper forward mode's `realloc` calls (`memory::shadow_realloc_moving`), added once.
     pub(crate) fn add_tangent_memory_helpers(&mut self, pullbacks: &rules::Pullbacks) {
         use rules::memcalls::MemCall;

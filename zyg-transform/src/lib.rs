@@ -124,6 +124,8 @@ pub struct Differentiator<'m> {
     blas_helpers: HashSet<String>,
     /// The memory helpers (realloc, aligned shadows, sorts) already in `output`.
     memory_helpers: HashSet<helpers::MemoryHelper>,
+    /// The float types whose digamma helper (`rules::digamma`) is already in `output`.
+    digamma_helpers: HashSet<zyg_ir::FloatTy>,
     /// The helpers that stop a program at a store a null shadow would lose
     /// (`shadows::abort_helper`), by message.
     abort_helpers: HashMap<String, String>,
@@ -151,6 +153,7 @@ impl<'m> Differentiator<'m> {
             field_layouts: HashMap::new(),
             blas_helpers: HashSet::new(),
             memory_helpers: HashSet::new(),
+            digamma_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
             boxed: HashSet::new(),
             custom: HashMap::new(),
@@ -388,6 +391,7 @@ impl<'m> Differentiator<'m> {
             }
         };
         self.add_blas_helpers(&pullbacks);
+        self.add_math_helpers(func, &pullbacks);
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
         let callees = rules::chosen(&pullbacks)
             .filter_map(|(inst, pb)| match pb {

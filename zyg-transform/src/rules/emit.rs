@@ -179,6 +179,8 @@ trait Site {
     fn func(&self) -> &Function;
     /// The primal's math calls (`PrimalCalls`).
     fn primal_calls(&self) -> &PrimalCalls;
+    /// The prefix of generated names, which zyg's own math helpers carry (`digamma`).
+    fn namespace(&self) -> &str;
     /// Whether primal values defined after the instruction in its block can be read (the
     /// adjoint, which reads the block's record); the tangent sweep reads only earlier ones.
     fn reads_later(&self) -> bool;
@@ -259,6 +261,9 @@ impl Site for Reverse<'_, '_, '_> {
     fn primal_calls(&self) -> &PrimalCalls {
         &self.plan().primal_calls
     }
+    fn namespace(&self) -> &str {
+        &self.plan().namespace
+    }
     fn reads_later(&self) -> bool {
         true
     }
@@ -288,6 +293,9 @@ impl Site for Tangent<'_, '_, '_> {
     }
     fn primal_calls(&self) -> &PrimalCalls {
         &self.plan().primal_calls
+    }
+    fn namespace(&self) -> &str {
+        &self.plan().namespace
     }
     fn reads_later(&self) -> bool {
         false
@@ -394,7 +402,8 @@ fn node<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> 
                 return primal(cx, env, v);
             }
             let args = xs.iter().map(|a| sub(cx, a)).collect::<Result<Vec<_>, _>>()?;
-            math_call(&mut cx.cursor(), name, args, &float).ok_or_else(|| {
+            let namespace = cx.namespace().to_string();
+            math_call(&mut cx.cursor(), &namespace, name, args, &float).ok_or_else(|| {
                 TransformError::at(cx.func(), env.inst, format!("internal error: no call of `{name}` for {float}"))
             })?
         }
@@ -446,10 +455,11 @@ fn node<S: Site>(cx: &mut S, e: &E, env: &Env) -> Result<Value, TransformError> 
 
 /// Calls a math function of family `name` in type `ty` (a float or a vector of floats):
 /// an LLVM intrinsic where LLVM has one that every backend lowers
-/// (`math::LLVM_INTRINSICS`), the C library's function otherwise; for a vector without an
-/// intrinsic (`cosh` for a vectorised `sinh`), the C library's function lane by lane. None
+/// (`math::LLVM_INTRINSICS`), zyg's own helper for the functions the C library lacks
+/// (`digamma`, named in `namespace`), the C library's function otherwise; for a vector
+/// without an intrinsic (`cosh` for a vectorised `sinh`), the function lane by lane. None
 /// for a type that is not a float or float vector.
-pub fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Option<Value> {
+pub fn math_call(c: &mut Cursor, namespace: &str, name: &str, args: Vec<Value>, ty: &Type) -> Option<Value> {
     let elem = ty.float_elem()?;
     let suffix = ty.mangled()?;
     let params: Vec<Type> = args.iter().map(|a| c.func.ty(*a).clone()).collect();
@@ -463,10 +473,12 @@ pub fn math_call(c: &mut Cursor, name: &str, args: Vec<Value>, ty: &Type) -> Opt
         for lane in 0..*n {
             let i = c.i32(i64::from(lane));
             let lanes: Vec<Value> = args.iter().map(|a| c.extract_element(*a, i)).collect();
-            let y = math_call(c, name, lanes, scalar)?;
+            let y = math_call(c, namespace, name, lanes, scalar)?;
             out = c.insert_element(out, y, i);
         }
         return Some(out);
+    } else if name == super::digamma::NAME {
+        super::digamma::helper_name(namespace, elem)
     } else {
         let libm_suffix = match elem {
             FloatTy::F32 => "f",

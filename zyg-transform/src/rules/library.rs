@@ -1,6 +1,7 @@
 //! Bodies for library functions whose derivative is easiest to state as code: C99 complex
-//! arithmetic, and `posix_memalign` (an allocation that returns its memory through a
-//! pointer). When a module calls one of these without defining it, zyg adds the body
+//! arithmetic, `modf` (which writes a result through a pointer) and `posix_memalign` (an
+//! allocation that returns its memory through a pointer). When a module calls one of these
+//! without defining it, zyg adds the body
 //! here and differentiates it like any other callee; calls that carry no derivative still
 //! go to the library. The bodies compute the mathematical value; the libraries' recovery
 //! of infinities and NaNs (C99 Annex G) does not change derivatives where they exist.
@@ -197,14 +198,65 @@ done:
     ),
 ];
 
+/// Models written once for the three C float types, as `(name, body)`: `$T` is the type
+/// (`double`), `$F` the C name's suffix (`modff`), `$M` the LLVM intrinsics' (`f64`).
+///
+/// `modf(x, &ip)` returns x's fractional part and writes its integer part through `ip`:
+/// as `trunc(x)` and `x - trunc(x)`, both exact, so the values are libm's bit for bit. The
+/// fraction takes x's sign, at integers too (-0 for -3), so for a negative x it is computed
+/// as -(|x| - |t|); it is ±0 for ±inf (x - t would be inf - inf). Differentiated, the
+/// fraction's derivative is 1 (at the integers too, the slope of the pieces on either
+/// side), and the integer part's 0: stored as `trunc(x)`, it gives its memory's shadow the
+/// derivative 0 (forward mode), and takes the adjoint found there and drops it (reverse).
+static TYPED_MODELS: &[(&str, &str)] = &[(
+    "modf",
+    "declare $T @llvm.trunc.$M($T)
+declare $T @llvm.fabs.$M($T)
+declare $T @llvm.copysign.$M($T, $T)
+
+define $T @modf$F($T %x, ptr %ip) {
+entry:
+  %t = call $T @llvm.trunc.$M($T %x)
+  store $T %t, ptr %ip
+  %sign = call $T @llvm.copysign.$M($T 1.0, $T %x)
+  %negative = fcmp olt $T %sign, $T 0.0
+  %ax = fneg $T %x
+  %at = fneg $T %t
+  %afrac = fsub $T %ax, $T %at
+  %nfrac = fneg $T %afrac
+  %pfrac = fsub $T %x, $T %t
+  %frac = select i1 %negative, $T %nfrac, $T %pfrac
+  %magnitude = call $T @llvm.fabs.$M($T %x)
+  %infinite = fcmp oeq $T %magnitude, $T 0x7FF0000000000000
+  %zero = fmul $T %sign, $T 0.0
+  %result = select i1 %infinite, $T %zero, $T %frac
+  ret $T %result
+}",
+)];
+
+/// The models of `TYPED_MODELS` for each float type, as `(name, body)`.
+fn typed_models() -> impl Iterator<Item = (String, String)> {
+    TYPED_MODELS.iter().flat_map(|(name, text)| {
+        [("double", "", "f64"), ("float", "f", "f32"), ("x86_fp80", "l", "f80")].map(|(ty, suffix, mangled)| {
+            (format!("{name}{suffix}"), text.replace("$T", ty).replace("$F", suffix).replace("$M", mangled))
+        })
+    })
+}
+
+/// Every model, as `(name, body)`.
+fn all_models() -> impl Iterator<Item = (String, String)> {
+    MODELS.iter().map(|(name, text)| (name.to_string(), text.to_string())).chain(typed_models())
+}
+
 /// Adds the model of every library function the module declares (calls without a body).
 pub fn add_models(module: &mut Module) {
-    for (name, text) in MODELS {
-        if !module.declarations.contains_key(*name) || module.function(name).is_some() {
+    for (name, text) in all_models() {
+        let name = name.as_str();
+        if !module.declarations.contains_key(name) || module.function(name).is_some() {
             continue;
         }
-        let model = zyg_ir::text::parse_module(text).expect("zyg's library models parse");
-        module.declarations.remove(*name);
+        let model = zyg_ir::text::parse_module(&text).expect("zyg's library models parse");
+        module.declarations.remove(name);
         for (callee, sig) in model.declarations {
             module.declarations.entry(callee).or_insert(sig);
         }
@@ -218,9 +270,9 @@ mod tests {
 
     #[test]
     fn every_model_parses_and_defines_its_name() {
-        for (name, text) in MODELS {
-            let m = zyg_ir::text::parse_module(text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(m.function(name).is_some(), "{name} defines itself");
+        for (name, text) in all_models() {
+            let m = zyg_ir::text::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(m.function(&name).is_some(), "{name} defines itself");
         }
     }
 }

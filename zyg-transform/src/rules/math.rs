@@ -5,17 +5,20 @@
 //! where it is not, it follows one stated convention (README, "What is differentiated"):
 //!
 //! - Infinite derivatives are ±inf (`log` at ±0: +inf; `asin` at ±1: +inf; `acos` at ±1:
-//!   -inf; `pow(x, y)` at x = 0 with y < 0), except at the roots, where zyg follows Enzyme's
+//!   -inf; `acosh` at 1 and `atanh` at ±1: +inf; `y0`/`y1`/`yn` at 0: the sign opposite
+//!   to the result's; `lgamma` at its poles: ψ's ±inf; `pow(x, y)` at x = 0 with y < 0),
+//!   except at the roots, where zyg follows Enzyme's
 //!   rule for `sqrt`: `sqrt`, `cbrt` and `pow(x, y)` with 0 < y < 1 have derivative 0 at
 //!   x = ±0, so that a norm at the origin gives 0, not 0·inf = NaN (and `pow(x, 0.5)`,
 //!   which LLVM may rewrite to `sqrt`, agrees with it).
 //! - Kinks and ties take the average of the two one-sided derivatives, a subgradient that
 //!   does not depend on how LLVM orders commutative operands (and is what central finite
 //!   differences give): `fabs` and `copysign` at ±0: 0; `fmin`/`fmax` of equal operands:
-//!   half of the adjoint to each.
+//!   half of the adjoint to each; `fdim` at x = y: half, with opposite signs.
 //! - Jumps (the rounding functions at integers, `fmod` where the quotient is an integer)
 //!   take the derivative of the surrounding pieces: 0 for the rounding functions, 1 and
-//!   -n for `fmod`.
+//!   -n for `fmod` and `remainder` (n rounded to even), 1 for `modf`'s fraction, and for
+//!   `frexp`, whose pieces' slopes differ, that of the piece x lies on (2^-e).
 //! - A zero adjoint gives zero contributions, never 0·inf = NaN, where a factor of the
 //!   rule can be infinite while the primal is finite or overflows (`exp`, `pow`, `asin`...),
 //!   and no rule computes 0·inf where the derivative is finite or zero (`pow(x, 0)`,
@@ -26,6 +29,7 @@
 //!   NaN operand takes the adjoint. Piecewise-constant and piecewise-linear rules (the
 //!   rounding functions, `fabs`) give 0 or the adjoint.
 
+use super::emit::rule_operands as rule_operands_of;
 use super::expr::{and, c, call, cmp, d, int_add, int_to_float, or, r, select, x, E};
 use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
@@ -33,7 +37,7 @@ use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
 use zyg_ir::FloatPred::{self, Oeq, Ogt, Olt, Ord, Ule, Uno};
-use zyg_ir::{Callee, Inst, InstKind};
+use zyg_ir::{Callee, Constant, Inst, InstKind};
 
 /// One family of math functions: the names it answers to, and the adjoint of each operand.
 pub struct MathRule {
@@ -105,6 +109,14 @@ fn min_max(beats: FloatPred, propagates_nan: bool) -> Vec<Option<E>> {
         select(cmp(Oeq, this, other), d() * 0.5, select(wins, d(), c(0.0)))
     };
     vec![Some(adjoint(x(0), x(1), true)), Some(adjoint(x(1), x(0), false))]
+}
+
+/// A Bessel function of the second kind's derivative `e` (a product with `d`), at x = 0
+/// infinite with the sign opposite to the result's (Yn(0) is -inf for n >= 0, and
+/// (-1)^n·(-inf) for n < 0), and 0 for a zero adjoint.
+fn bessel_y(argument: E, e: E) -> E {
+    let at_zero = d() * with_sign(f64::INFINITY, -r());
+    strong(select(cmp(Oeq, argument, c(0.0)), at_zero, e))
 }
 
 /// The table: read top to bottom, `d` is the adjoint of the result `r`, `x(i)` operand i.
@@ -219,6 +231,102 @@ pub static MATH_RULES: &[MathRule] = &[
     MathRule { names: &["expm1"], arity: 1, adjoints: || vec![Some(strong(d() * (r() + 1.0)))] },
     // At x = -1: +inf (x + 1 is +0 there).
     MathRule { names: &["log1p"], arity: 1, adjoints: || vec![Some(strong(d() / (x(0) + 1.0)))] },
+    // 1/sqrt(x² + 1) as 1/hypot(x, 1), which neither overflows for |x| > 1e154 nor rounds
+    // x² + 1 twice.
+    MathRule { names: &["asinh"], arity: 1, adjoints: || vec![Some(d() / call("hypot", vec![x(0), c(1.0)]))] },
+    // 1/sqrt(x² - 1) as 1/(sqrt(x - 1)·sqrt(x + 1)): exact near 1, no overflow for large x;
+    // +inf at x = 1 (the derivative from the right, as `asin`'s at ±1); NaN below 1.
+    MathRule {
+        names: &["acosh"],
+        arity: 1,
+        adjoints: || vec![Some(strong(d() / (call("sqrt", vec![x(0) - 1.0]) * call("sqrt", vec![x(0) + 1.0]))))],
+    },
+    // 1/(1 - x²) as 1/((1 - x)(1 + x)), exact near ±1; +inf at ±1 (the limit from inside).
+    MathRule { names: &["atanh"], arity: 1, adjoints: || vec![Some(strong(d() / ((c(1.0) - x(0)) * (c(1.0) + x(0)))))] },
+    // glibc also exports `__exp10`; `pow10` was its older alias.
+    MathRule { names: &["exp10", "__exp10", "pow10"], arity: 1, adjoints: || vec![Some(strong(d() * r() * LN_10))] },
+    // x·2^n: the adjoint scaled by 2^n, exactly (`ldexp(d, n)`: never 0·inf, and 2^n itself
+    // may overflow where d·2^n does not). Each family scales by its own function, whose
+    // exponent has the primal's integer type.
+    MathRule { names: &["ldexp"], arity: 2, adjoints: || vec![Some(call("ldexp", vec![d(), x(1)])), None] },
+    MathRule { names: &["scalbn"], arity: 2, adjoints: || vec![Some(call("scalbn", vec![d(), x(1)])), None] },
+    MathRule { names: &["scalbln"], arity: 2, adjoints: || vec![Some(call("scalbln", vec![d(), x(1)])), None] },
+    // frexp(x, &e) = x·2^-e: the derivative is 2^-e, which is r/x exactly (both are exact
+    // and their quotient a power of two). At the jumps (powers of two) that is the slope of
+    // the piece x lies on; at x = 0 and ±inf, where frexp gives back x with e = 0, it is
+    // 2^0 = 1. The exponent written through the pointer is an integer: no derivative.
+    MathRule {
+        names: &["frexp"],
+        arity: 2,
+        adjoints: || {
+            let returned = or(cmp(Oeq, x(0), c(0.0)), cmp(Oeq, call("fabs", vec![x(0)]), c(f64::INFINITY)));
+            vec![Some(select(returned, d(), d() * (r() / x(0)))), None]
+        },
+    },
+    // x - y where x > y, else +0: piecewise linear, so the tie x = y takes the average (half
+    // the adjoint, with opposite signs), and NaN operands 0 (as `fabs`).
+    MathRule {
+        names: &["fdim"],
+        arity: 2,
+        adjoints: || {
+            let slope =
+                |sign: f64| select(cmp(Oeq, x(0), x(1)), d() * (0.5 * sign), select(cmp(Ogt, x(0), x(1)), d() * sign, c(0.0)));
+            vec![Some(slope(1.0)), Some(slope(-1.0))]
+        },
+    },
+    // remainder(x, y) = x - n·y with n the quotient rounded to even, which (x - r)/y
+    // recovers exactly (see `fmod`). Where n jumps (x/y halfway between integers) each
+    // piece has the same derivative in x, and the primal's n is the one taken for y.
+    MathRule {
+        names: &["remainder"],
+        arity: 2,
+        adjoints: || vec![Some(d()), Some(-(d() * call("round", vec![(x(0) - r()) / x(1)])))],
+    },
+    // Bessel functions of the first kind: J0' = -J1, J1' = J0 - J1/x (1/2 at x = 0, its
+    // limit), Jn' = (J(n-1) - J(n+1))/2, which is -J1 for n = 0 since J(-1) = -J1.
+    MathRule { names: &["j0"], arity: 1, adjoints: || vec![Some(-(d() * call("j1", vec![x(0)])))] },
+    MathRule {
+        names: &["j1"],
+        arity: 1,
+        adjoints: || vec![Some(select(cmp(Oeq, x(0), c(0.0)), d() * 0.5, d() * (call("j0", vec![x(0)]) - r() / x(0))))],
+    },
+    MathRule {
+        names: &["jn"],
+        arity: 2,
+        adjoints: || {
+            vec![None, Some(d() * (call("jn", vec![int_add(x(0), -1), x(1)]) - call("jn", vec![int_add(x(0), 1), x(1)])) * 0.5)]
+        },
+    },
+    // Of the second kind (defined for x >= 0), the same recurrences; at x = 0, where Yn is
+    // infinite, the derivative from the right: infinite with the opposite sign of Yn(0)
+    // (+inf for n >= 0). A zero adjoint gives 0 there.
+    MathRule { names: &["y0"], arity: 1, adjoints: || vec![Some(bessel_y(x(0), -(d() * call("y1", vec![x(0)]))))] },
+    MathRule { names: &["y1"], arity: 1, adjoints: || vec![Some(bessel_y(x(0), d() * (call("y0", vec![x(0)]) - r() / x(0))))] },
+    MathRule {
+        names: &["yn"],
+        arity: 2,
+        adjoints: || {
+            vec![
+                None,
+                Some(bessel_y(
+                    x(1),
+                    d() * (call("yn", vec![int_add(x(0), -1), x(1)]) - call("yn", vec![int_add(x(0), 1), x(1)])) * 0.5,
+                )),
+            ]
+        },
+    },
+    // log|Γ(x)|' = ψ(x), the digamma function, which the C library lacks: zyg's own
+    // (`digamma`, a helper added beside the generated code). At the poles (0 and the
+    // negative integers) ψ is infinite: ±inf, the limit from the right at ±0 being -inf/+inf.
+    // `lgamma_r` writes the sign of Γ(x) through its pointer: an integer, no derivative.
+    MathRule { names: &["lgamma", "gamma"], arity: 1, adjoints: || vec![Some(strong(d() * call("digamma", vec![x(0)])))] },
+    MathRule {
+        names: &["lgamma_r", "lgammaf_r", "lgammal_r"],
+        arity: 2,
+        adjoints: || vec![Some(strong(d() * call("digamma", vec![x(0)]))), None],
+    },
+    // Γ(x)' = Γ(x)·ψ(x); NaN at the poles, where tgamma is NaN or ±inf.
+    MathRule { names: &["tgamma"], arity: 1, adjoints: || vec![Some(strong(d() * r() * call("digamma", vec![x(0)])))] },
     MathRule { names: &["fma", "fmuladd"], arity: 3, adjoints: || vec![Some(d() * x(1)), Some(d() * x(0)), Some(d())] },
     MathRule {
         names: &["copysign"],
@@ -260,7 +368,11 @@ pub fn family(callee: &str) -> Option<&'static MathRule> {
 }
 
 /// The math-call family: calls to a function of `MATH_RULES` (by any spelling, or declared
-/// function-like to one, `conventions`) with the family's argument count.
+/// function-like to one, `conventions`) with the family's argument count; and
+/// `llvm.modf.*` (clang's form of `modf`), whose result is the pair {fraction, integer
+/// part}: the fraction's derivative is 1 (at the integers too: the slope of the pieces on
+/// either side), the integer part's 0, so the fraction's adjoint goes to x and the integer
+/// part's nowhere, and the tangent is {tx, 0}.
 pub struct MathCalls;
 
 impl RuleFamily for MathCalls {
@@ -270,6 +382,9 @@ impl RuleFamily for MathCalls {
 
     fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
         let InstKind::Call { callee: Callee::Direct(name), args, .. } = &cx.func.insts[inst].kind else { return Ok(None) };
+        if name.starts_with("llvm.modf.") && args.len() == 1 {
+            return Ok(Some(Choice::Pullback(Pullback::Modf)));
+        }
         Ok(cx
             .conventions
             .math_rule(name)
@@ -290,6 +405,14 @@ impl RuleFamily for MathCalls {
     fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
         match pullback {
             Pullback::Math(adjoints) => super::emit::reverse(cx, adjoints),
+            Pullback::Modf => {
+                let (d, x) = (cx.d.expect("an active result"), rule_operands_of(cx.kind())[0]);
+                if cx.plan().activity.is_active(x) {
+                    let fraction = cx.cursor().extract(d, 0);
+                    cx.accumulate(x, fraction);
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -297,6 +420,16 @@ impl RuleFamily for MathCalls {
     fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
         match pullback {
             Pullback::Math(adjoints) => super::emit::tangent(cx, adjoints),
+            Pullback::Modf => {
+                let Some(v) = cx.result else { return Ok(()) };
+                let ty = cx.func().ty(v).clone();
+                let x = rule_operands_of(cx.kind())[0];
+                let tx = cx.tangent(x);
+                let zero = cx.constant(Constant::Zero(ty));
+                let t = cx.cursor().insert(zero, tx, 0);
+                cx.set(t);
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -314,34 +447,12 @@ pub const LLVM_INTRINSICS: &[&str] = &[
 /// give a wrong derivative, so the message for a call of one does not suggest it).
 pub fn is_c_math_function(name: &str) -> bool {
     const NAMES: &[&str] = &[
-        "lgamma",
-        "tgamma",
-        "gamma",
-        "asinh",
-        "acosh",
-        "atanh",
-        "j0",
-        "j1",
-        "jn",
-        "y0",
-        "y1",
-        "yn",
         "erfinv",
-        "frexp",
-        "ldexp",
-        "scalbn",
-        "scalbln",
-        "modf",
         "remquo",
-        "remainder",
         "nextafter",
         "nexttoward",
-        "fdim",
         "logb",
         "sincos",
-        "exp10",
-        "pow10",
-        "lgamma_r",
         "significand",
         "cexpf",
         "cexpl",
@@ -423,8 +534,80 @@ pub fn eval_primal(name: &str, a: &[f64]) -> Option<f64> {
         "copysign" => x.copysign(y),
         "hypot" => x.hypot(y),
         "fmod" => x % y,
+        "asinh" => x.asinh(),
+        "acosh" => x.acosh(),
+        "atanh" => x.atanh(),
+        "exp10" => 10f64.powf(x),
+        "ldexp" | "scalbn" | "scalbln" => ldexp(x, y as i32),
+        "frexp" => frexp(x),
+        "fdim" => {
+            if x > y {
+                x - y
+            } else if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else {
+                0.0
+            }
+        }
+        "remainder" => remainder(x, y),
+        "digamma" => digamma(x),
         _ => return None,
     })
+}
+
+/// x·2^n, rounded once (2^n alone may be out of range where x·2^n is not).
+fn ldexp(mut x: f64, n: i32) -> f64 {
+    let mut n = n.clamp(-2200, 2200);
+    while n.abs() > 1000 {
+        let step = 1000 * n.signum();
+        x *= 2f64.powi(step);
+        n -= step;
+    }
+    x * 2f64.powi(n)
+}
+
+/// x - n·y with n = x/y rounded to even, exactly: from fmod's exact remainder.
+fn remainder(x: f64, y: f64) -> f64 {
+    let r = x % y;
+    let (half, magnitude) = (y.abs() / 2.0, r.abs());
+    let odd = ((x - r) / y).round() % 2.0 != 0.0;
+    if magnitude > half || (magnitude == half && odd) {
+        r - y.abs().copysign(r)
+    } else {
+        r
+    }
+}
+
+/// frexp's fraction, in [0.5, 1) in magnitude (x itself for 0, infinities and NaN).
+fn frexp(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let mut m = ldexp(x, -(x.abs().log2().floor() as i32 + 1));
+    while m.abs() >= 1.0 {
+        m /= 2.0;
+    }
+    while m.abs() < 0.5 {
+        m *= 2.0;
+    }
+    m
+}
+
+/// ψ by the method of zyg's helper (`digamma`), for rule tests.
+fn digamma(x: f64) -> f64 {
+    if x < 0.0 {
+        let cot = std::f64::consts::PI / ((x - x.round()) * std::f64::consts::PI).tan();
+        return digamma(1.0 - x) - cot;
+    }
+    let (mut v, mut sum) = (x, 0.0);
+    while v < 10.0 {
+        sum += 1.0 / v;
+        v += 1.0;
+    }
+    let w = 1.0 / (v * v);
+    let coefficients = [1.0 / 12.0, -1.0 / 120.0, 1.0 / 252.0, -1.0 / 240.0, 1.0 / 132.0, -691.0 / 32760.0, 1.0 / 12.0];
+    let tail = coefficients.iter().rev().fold(0.0, |acc, c| (acc + c) * w);
+    v.ln() - 0.5 / v - tail - sum
 }
 
 /// erf by its Maclaurin series and continued fraction tail; accurate to ~1e-15, enough to

@@ -14,6 +14,7 @@ pub mod aggregates;
 pub mod blas;
 pub mod calls;
 pub mod custom;
+pub mod digamma;
 pub mod emit;
 pub mod expr;
 pub mod gpu;
@@ -61,6 +62,8 @@ pub enum Pullback {
     Vector(vectors::VectorOp),
     /// A math function's table rule (`math`): one adjoint expression per call argument.
     Math(Vec<Option<E>>),
+    /// `llvm.modf.*`, whose result is a pair, `{fraction, integer part}` (`math`).
+    Modf,
     /// A floating-point instruction's table rule (`instructions`): one adjoint expression
     /// per operand.
     Arithmetic(Vec<Option<E>>),
@@ -91,7 +94,7 @@ impl Pullback {
             Pullback::Stack(_) => &stacks::Stacks,
             Pullback::Sort(_) => &sorts::Sorts,
             Pullback::Vector(_) => &vectors::Vectors,
-            Pullback::Math(_) => &math::MathCalls,
+            Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
             Pullback::Callee(_) | Pullback::Forward(_) => &calls::Calls,
