@@ -91,7 +91,9 @@ impl RuleFamily for MemCalls {
         let Pullback::Memory(call) = pullback else { return };
         let func = needs.func;
         match (call, &func.insts[inst].kind) {
-            (MemCall::Allocation | MemCall::AlignedAllocation, _) => needs.shadow(func.result(inst).expect("an allocation returns its memory")),
+            (MemCall::Allocation | MemCall::AlignedAllocation, _) => {
+                needs.shadow(func.result(inst).expect("an allocation returns its memory"))
+            }
             (MemCall::Realloc(_), InstKind::Call { args, .. }) => {
                 let memory = func.result(inst).expect("realloc returns its memory");
                 needs.shadow_if_any(args[0]);
