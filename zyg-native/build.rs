@@ -1,4 +1,4 @@
-//! Links MLIR for zyg's `.mlir` input (zyg-driver's src/mlir/) and compiles the two C++ shims.
+//! Links MLIR for zyg's `.mlir` input (zyg-driver's src/mlir/) and compiles the three C++ shims.
 //!
 //! mlir-sys, in its shared mode (`MLIR_SYS_LINK_SHARED=1`, set in `.cargo/config.toml`),
 //! links `-lMLIR` and `-lMLIR-C`. Debian's libmlir-22-dev ships the shared `libMLIR.so`
@@ -14,7 +14,8 @@
 //! this one.
 //!
 //! `src/import.cpp` uses MLIR's C++ API for what the C API lacks (LLVM IR to MLIR), and
-//! `src/cpu_names.cpp` LLVM's (the CPU names a target knows).
+//! `src/cpu_names.cpp` LLVM's (the CPU names a target knows), `src/demangle.cpp` LLVM's
+//! demangler (C++ names for `--fn`).
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/import.cpp");
     println!("cargo:rerun-if-changed=src/cpu_names.cpp");
+    println!("cargo:rerun-if-changed=src/demangle.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     let prefix = PathBuf::from(std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into()));
     let lib = prefix.join("lib");
@@ -67,6 +69,7 @@ fn main() {
         .compiler(compiler(&prefix))
         .file("src/import.cpp")
         .file("src/cpu_names.cpp")
+        .file("src/demangle.cpp")
         .include(prefix.join("include"))
         .flag("-std=c++17")
         .flag("-fno-exceptions")

@@ -1,8 +1,8 @@
-// RUN: %grad-run -O0 %s %t -fno-exceptions | FileCheck %s
-// RUN: %grad-run -O2 %s %t -fno-exceptions | FileCheck %s
+// RUN: %grad-run -O0 %s %t | FileCheck %s
+// RUN: %grad-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// C++17 (-fno-exceptions) aligned operator new and delete (over-aligned types: `operator new(size_t,
+// C++17 aligned operator new and delete (over-aligned types: `operator new(size_t,
 // std::align_val_t)`, its array form and nothrow form, and the sized aligned deletes) as
 // scratch memory. The shadows are as aligned as the memory and freed with it (forward mode
 // calls the same aligned delete on the shadow). Reverse mode against central differences,

@@ -79,12 +79,14 @@ fn add_function_attribute(fv: inkwell::values::FunctionValue<'_>, name: &str) {
     fv.add_attribute(AttributeLoc::Function, attribute);
 }
 
+#[derive(Clone)]
 pub struct GradOptions {
     pub input: PathBuf,
     pub output: PathBuf,
     pub opt_level: u8,
     pub text: bool,
-    /// `--fn`: also export the gradient of this function...
+    /// `--fn`: also export the gradient of this function (a symbol, or a C++ name that
+    /// `names::resolve` finds)...
     pub function: Option<String>,
     /// ...with these argument kinds (default: floats out, the rest const)...
     pub args: Option<Vec<ArgActivity>>,
@@ -193,6 +195,8 @@ pub fn differentiate(
     path: &Path,
     opts: &GradOptions,
 ) -> Result<Option<String>> {
+    let resolved = with_symbol(module, path, opts)?;
+    let opts = &resolved;
     // Nested requests are filled innermost first, one round each (`nesting`).
     loop {
         let requests = find_requests(module, path, opts)?;
@@ -203,6 +207,20 @@ pub fn differentiate(
             return Ok(header);
         }
     }
+}
+
+/// `opts` with `--fn`'s name as the module's symbol (`names::resolve`: a C++ name becomes
+/// the symbol it names), and the export named after the name given (`names::export_stem`)
+/// unless `--name` names it.
+fn with_symbol(module: &inkwell::module::Module<'_>, path: &Path, opts: &GradOptions) -> Result<GradOptions> {
+    let mut resolved = opts.clone();
+    let Some(given) = &opts.function else { return Ok(resolved) };
+    let symbol = crate::names::resolve(module, given, path)?;
+    if resolved.export_name.is_none() && *given != symbol {
+        resolved.export_name = Some(opts.export_name(&crate::names::export_stem(&symbol)));
+    }
+    resolved.function = Some(symbol);
+    Ok(resolved)
 }
 
 /// One round of `differentiate`: fills in `requests` and, when `export`, `--fn`'s export.

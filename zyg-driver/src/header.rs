@@ -26,6 +26,16 @@ fn c_type(ty: &Type) -> String {
     }
 }
 
+/// How the header's comment names `function`: `symbol`, or for C++ `ns::loss(double
+/// const*, int)` (`symbol`); nothing in it can end the comment.
+fn described(function: &str) -> String {
+    let text = match zyg_native::demangle(function) {
+        Some(d) => format!("`{d}` (`{function}`)"),
+        None => format!("`{function}`"),
+    };
+    text.replace("*/", "* /")
+}
+
 /// The header's opening: a comment saying what `name` is, the include guard, C linkage.
 fn opening(name: &str, what: &str) -> String {
     let guard = format!("ZYG_{}_H", name.to_uppercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
@@ -44,7 +54,7 @@ const CLOSING: &str = "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
 /// `struct <name>_tangents` through the first argument.
 pub fn render_forward(name: &str, function: &str, sig: &zyg_ir::Signature, args: &[ArgActivity], width: u32) -> String {
     let what = if width > 1 { "the tangents of its result, several per call" } else { "the tangent of its result" };
-    let mut out = opening(name, &format!("forward mode of `{function}` ({what})"));
+    let mut out = opening(name, &format!("forward mode of {} ({what})", described(function)));
     let mut c_args = Vec::new();
     let several = width > 1 && sig.ret.is_float();
     if several {
@@ -78,7 +88,7 @@ pub fn render_forward(name: &str, function: &str, sig: &zyg_ir::Signature, args:
 /// The header for `name`, the gradient of `function(params)` with arguments `args`: `out`
 /// ones come back, each `dup` one is followed by its shadow.
 pub fn render(name: &str, function: &str, params: &[Type], args: &[ArgActivity]) -> String {
-    let mut out = opening(name, &format!("the gradient of `{function}`"));
+    let mut out = opening(name, &format!("the gradient of {}", described(function)));
     let outs: Vec<(usize, &Type)> = params.iter().enumerate().filter(|(i, _)| args[*i] == ArgActivity::Active).collect();
     let mut c_args: Vec<String> = Vec::new();
     let ret = match outs.len() {

@@ -15,6 +15,7 @@ pub mod input;
 pub mod llvm_io;
 pub mod markers;
 pub mod mlir;
+pub mod names;
 pub mod nesting;
 pub mod opt;
 pub mod paths;

@@ -84,13 +84,17 @@ enum Command {
 /// `--fn` and its options: export the gradient of one function under a C name.
 #[derive(clap::Args)]
 struct Export {
-    /// Also export the gradient of this function.
+    /// Also export the gradient of this function: its symbol, or a C++ name as LLVM's
+    /// demangler (llvm-cxxfilt) prints it: the signature (`ns::loss(double const*, int)`),
+    /// the name alone (`ns::loss`) or a prefix of the signature, when it names one function.
     #[arg(long = "fn", value_name = "NAME")]
     function: Option<String>,
     /// Comma-separated kinds of the exported gradient's arguments: out, const, dup.
     #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
     args: Option<Vec<ArgActivity>>,
-    /// Name of the exported gradient (default: `<NAME>_grad`, or `<NAME>_fwd` in forward mode).
+    /// Name of the exported gradient (default: `<NAME>_grad`, or `<NAME>_fwd` in forward mode;
+    /// for a C++ name, the words of the function's name joined by `_`: `ns::loss` exports
+    /// `ns_loss_grad`).
     #[arg(long, requires = "function")]
     name: Option<String>,
     /// `reverse` (the gradient) or `forward` (the tangent of the result along the tangents

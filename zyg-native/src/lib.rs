@@ -1,8 +1,8 @@
 //! zyg-native: the driver's foreign code, behind safe functions, so that zyg-driver has no
 //! `unsafe` at all (it forbids it). Here: MLIR's C API where melior has no safe form
 //! (parsing a file with its name in the locations, translating to LLVM IR in zyg's LLVM
-//! context); the two C++ shims `build.rs` compiles (`import.cpp`: LLVM IR to MLIR;
-//! `cpu_names.cpp`: the CPUs a target knows); and an ELF constructor that sees whether
+//! context); the three C++ shims `build.rs` compiles (`import.cpp`: LLVM IR to MLIR;
+//! `cpu_names.cpp`: the CPUs a target knows; `demangle.cpp`: LLVM's C++ demangler); and an ELF constructor that sees whether
 //! standard output was closed at the start. zyg-ir's LLVM layer is no place for them: MLIR
 //! is not zyg-ir's business, and the shims are built and linked with MLIR by this crate's
 //! build script.
@@ -17,6 +17,8 @@ extern "C" {
     fn zyg_llvm_to_mlir(module: inkwell::llvm_sys::prelude::LLVMModuleRef, error: *mut *mut c_char) -> *mut c_char;
     /// `cpu_names.cpp`.
     fn zyg_cpu_known(triple: *const c_char, cpu: *const c_char, known: *mut *mut c_char) -> i32;
+    /// `demangle.cpp`.
+    fn zyg_demangle_itanium(name: *const c_char) -> *mut c_char;
 }
 
 /// Parses the MLIR file at `path` (its name in the locations); `None` after a parse error,
@@ -105,6 +107,20 @@ pub fn cpu_known(triple: &CStr, cpu: &str) -> (Option<bool>, String) {
         _ => None,
     };
     (answer, list)
+}
+
+/// The demangled form of an Itanium C++ name (`_ZN2ns4lossEPKdi` is `ns::loss(double
+/// const*, int)`), as LLVM's demangler (llvm-cxxfilt) prints it; `None` for a name that is
+/// not one (a C name).
+pub fn demangle(name: &str) -> Option<String> {
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    let name = CString::new(name).ok()?;
+    // SAFETY: a NUL-terminated string that outlives the call; the result is null or a
+    // malloc'd string, copied and freed here.
+    let text = unsafe { take_malloced(zyg_demangle_itanium(name.as_ptr())) };
+    (!text.is_empty()).then_some(text)
 }
 
 /// Whether standard output was closed when the process started (`zyg ... -o - >&-`).
