@@ -10,8 +10,6 @@
 // RUN: not %zyg grad %t.2.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: %clang -O0 -g -DCASE=3 -S -emit-llvm %s -o %t.3.ll
 // RUN: not %zyg grad %t.3.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=BATCH
-// RUN: %clang -O0 -g -DCASE=4 -S -emit-llvm %s -o %t.4.ll
-// RUN: not %zyg grad %t.4.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=VIRTUAL
 // RUN: %clang -O0 -g -DCASE=5 -S -emit-llvm %s -o %t.5.ll
 // RUN: not %zyg grad %t.5.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=DENSE
 // RUN: %clang -O0 -g -DCASE=6 -S -emit-llvm %s -o %t.6.ll
@@ -25,7 +23,6 @@ double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 double __enzyme_fwdsplit(void *, ...);
 double __enzyme_batch(void *, ...);
-void *__enzyme_virtualreverse(void *);
 void *__enzyme_todense(void *, ...);
 double __enzyme_iter(double, double);
 double __zyg_gradient(void *, ...);
@@ -41,9 +38,6 @@ int main(void) {
 #elif CASE == 3
     // BATCH: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_batch` asks for a batched (vectorised) call, which zyg does not support yet; call the function once per input instead
     d += __enzyme_batch((void *)f, 3.0, 4.0);
-#elif CASE == 4
-    // VIRTUAL: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_virtualreverse` asks for the derivative of a virtual (C++ vtable) call, which zyg does not support yet
-    d += __enzyme_virtualreverse((void *)f) != 0;
 #elif CASE == 5
     // DENSE: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_todense` asks for a sparse-to-dense conversion, which zyg does not support yet
     d += __enzyme_todense((void *)f) != 0;

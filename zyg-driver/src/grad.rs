@@ -277,6 +277,8 @@ fn differentiate_round(
     callsite::rewrite_all(&requests, &written, path)?;
     callsite::remove_dead_markers(&requests);
     crate::conventions::restore_call_sites(module, &aliases);
+    let (prefix, marker) = indirect_names(&ns);
+    zyg_ir::llvm::dispatch::restore(module, &prefix, &marker);
     crate::inlining::release_kept(module, &kept);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     Ok(exported.map(|(_, text)| text))
@@ -322,6 +324,11 @@ fn prepare_and_read(
     roots.extend(export.map(str::to_string));
     crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
     let prepared = prepare::prepare(module, machine, path)?;
+    let (prefix, marker) = indirect_names(ns);
+    let dispatchers = zyg_ir::llvm::dispatch::dispatch_indirect_calls(&prepared, &prefix, &marker);
+    conventions.inactive_functions.insert(marker.clone());
+    conventions.indirect =
+        zyg_transform::IndirectCalls { marker, sites: dispatchers.into_iter().map(|d| (d.name, d.site)).collect() };
     let aliases = crate::conventions::mark_call_sites(&prepared, ns, conventions);
     crate::supervisor::phase("reading the functions to differentiate");
     let mut read = zyg_ir::llvm::read_functions(&prepared, &roots);
@@ -334,6 +341,14 @@ fn prepare_and_read(
         prepare::PREPARE_PIPELINE
     );
     Ok((read, aliases))
+}
+
+/// The names of the dispatchers of calls through pointers (`zyg_ir::llvm::dispatch`) and
+/// of the identity their last branch passes an unknown callee through, in namespace `ns`.
+fn indirect_names(ns: &str) -> (String, String) {
+    let prefix = format!("{ns}.indirect");
+    let marker = format!("{prefix}.callee");
+    (prefix, marker)
 }
 
 /// A transform error as the driver reports it. A callee zyg must differentiate but could

@@ -20,11 +20,6 @@ use zyg_ir::llvm::values::name_of;
 const UNSUPPORTED: &[(&str, &str, &str)] = &[
     ("fwdsplit", "split forward mode", FORWARD_ADVICE),
     ("batch", "a batched (vectorised) call", "call the function once per input instead"),
-    (
-        "virtualreverse",
-        "the derivative of a virtual (C++ vtable) call",
-        "request the gradients of the concrete functions instead",
-    ),
     ("todense", "a sparse-to-dense conversion", "differentiate code on dense arrays instead"),
     ("augmentsize", "the size of split mode's tape", "`__enzyme_augmentfwd` returns a tape on the heap, so no size is needed"),
     ("truncate", "floating-point truncation", "compute in the precision you want instead"),
@@ -47,6 +42,31 @@ fn unsupported(name: &str) -> String {
              `__enzyme_augmentfwd` and `__enzyme_reverse` (and their `__zyg_` spellings); the rest of Enzyme's API is \
              not supported yet"
         ),
+    }
+}
+
+/// Fills in Enzyme's `__enzyme_virtualreverse(f)` (and `__zyg_virtualreverse`), which gives
+/// the shadow of function pointer `f` for a hand-built shadow vtable: `f` itself. zyg does
+/// not reach derivatives through shadow function pointers: a call through a pointer is
+/// differentiated by comparing the primal pointer with the functions it may be
+/// (`zyg_ir::llvm::dispatch`), so a shadow vtable only has to be a valid vtable, as the
+/// primal's is.
+pub fn fill_virtual_reverse(module: &Module) {
+    for f in module.get_functions() {
+        let name = name_of(&f);
+        let asks = name.contains("__enzyme_virtualreverse") || name.starts_with("__zyg_virtualreverse");
+        if !asks || !f.as_global_value().is_declaration() || f.count_params() != 1 {
+            continue;
+        }
+        for u in calls::uses(f) {
+            let FunctionUse::Called(mut call, kind) = u else { continue };
+            if kind == CallKind::Invoke {
+                call = zyg_ir::llvm::invokes::detach(call).0;
+            } else if kind != CallKind::Call {
+                continue;
+            }
+            calls::replace_by_argument(call, 0);
+        }
     }
 }
 
@@ -108,7 +128,6 @@ mod tests {
         assert!(unsupported("__enzyme_fwdsplit").contains("split forward mode"));
         assert!(unsupported("__enzyme_fwdsplit_f").contains("__enzyme_fwddiff"));
         assert!(unsupported("__enzyme_batch").contains("batched"));
-        assert!(unsupported("__enzyme_virtualreverse").contains("virtual"));
         assert!(unsupported("__zyg_frobnicate").contains("not an entry point zyg implements"));
         assert!(is_entry_name("my__enzyme_todense") && is_entry_name("__zyg_x") && !is_entry_name("my__zyg_x"));
     }

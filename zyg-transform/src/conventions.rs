@@ -12,7 +12,7 @@
 
 use crate::rules::{self, MathRule};
 use std::collections::{BTreeMap, BTreeSet};
-use zyg_ir::{Callee, Function, Inst, InstKind, Module};
+use zyg_ir::{Callee, Function, Inst, InstKind, Module, Value};
 
 /// A custom allocator (`__enzyme_allocation_like`): its memory gets a shadow as `malloc`'s
 /// does, zeroed memory of the same size from `calloc`, freed by the adjoint.
@@ -36,6 +36,27 @@ pub struct Conventions {
     pub function_like: BTreeMap<String, String>,
     /// Allocation functions, by name.
     pub allocators: BTreeMap<String, Allocator>,
+    /// Calls through pointers the driver turned into calls of dispatchers
+    /// (`zyg_ir::llvm::dispatch`).
+    pub indirect: IndirectCalls,
+}
+
+/// The dispatchers of calls through pointers (`zyg_ir::llvm::dispatch`): the identity
+/// function their last branch passes an unknown callee through, and where each
+/// dispatcher's call was in the program, for the message that stops a program there.
+#[derive(Clone, Debug, Default)]
+pub struct IndirectCalls {
+    pub marker: String,
+    /// Dispatcher → "file:line:column (in `function`)" of the call it stands for.
+    pub sites: BTreeMap<String, String>,
+}
+
+impl IndirectCalls {
+    /// Whether `v` is the callee an unknown pointer reaches a dispatcher's last branch as.
+    pub fn is_unknown_callee(&self, func: &Function, v: Value) -> bool {
+        let Some(def) = func.def_inst(v) else { return false };
+        matches!(&func.insts[def].kind, InstKind::Call { callee: Callee::Direct(name), .. } if !self.marker.is_empty() && **name == *self.marker)
+    }
 }
 
 impl Conventions {

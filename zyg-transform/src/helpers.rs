@@ -151,6 +151,38 @@ impl Differentiator<'_> {
         }
     }
 
+    /// The calls through pointers to functions no dispatcher knows (`Pullback::UnknownCallee`),
+    /// each with the helper that stops the program there and says why.
+    pub(crate) fn add_unknown_callee_stops(&mut self, func: &Function, pullbacks: &rules::Pullbacks) -> Vec<(Inst, String)> {
+        let calls: Vec<Inst> =
+            rules::chosen(pullbacks).filter(|(_, p)| matches!(p, Pullback::UnknownCallee)).map(|(i, _)| i).collect();
+        calls
+            .into_iter()
+            .map(|inst| {
+                let site = self.conventions.indirect.sites.get(&func.name).cloned().unwrap_or_else(|| func.name.clone());
+                let message = format!(
+                    "zyg: runtime error: {site}: a call through a function pointer reached a function zyg did not differentiate. \
+                     zyg differentiates such a call when the pointer is one of the module's functions of its type \
+                     whose address the program takes; this one came from elsewhere (another file or a library). \
+                     Link the IR of the function it points to into the module (llvm-link), or make the call \
+                     inactive.\n"
+                );
+                (inst, self.abort_helper_for(message))
+            })
+            .collect()
+    }
+
+    /// The helper that prints `message` and stops the program, added once per message.
+    fn abort_helper_for(&mut self, message: String) -> String {
+        if let Some(name) = self.abort_helpers.get(&message) {
+            return name.clone();
+        }
+        let name = format!("__{}_lost_derivative{}", self.namespace, self.abort_helpers.len());
+        self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
+        self.abort_helpers.insert(message, name.clone());
+        name
+    }
+
     /// The stores through nullable shadows the primal checks (`shadows::lossy_stores`), with
     /// the helper that stops the program at each (one per message).
     pub(crate) fn add_lossy_store_checks(
@@ -162,16 +194,7 @@ impl Differentiator<'_> {
         let mut out = Vec::new();
         for inst in shadows::lossy_stores(func, activity, nullable) {
             let message = shadows::lossy_store_message(func, inst);
-            let name = match self.abort_helpers.get(&message) {
-                Some(name) => name.clone(),
-                None => {
-                    let name = format!("__{}_lost_derivative{}", self.namespace, self.abort_helpers.len());
-                    self.output.push(shadows::abort_helper(name.clone(), &message, self.gpu));
-                    self.abort_helpers.insert(message, name.clone());
-                    name
-                }
-            };
-            out.push((inst, name));
+            out.push((inst, self.abort_helper_for(message)));
         }
         out
     }

@@ -42,7 +42,7 @@ mod types;
 mod wrap;
 
 use activity::Activity;
-pub use conventions::{Allocator, Conventions};
+pub use conventions::{Allocator, Conventions, IndirectCalls};
 use cranelift_entity::{EntitySet, SecondaryMap};
 pub use custom::{CustomKind, CustomRule};
 pub use error::TransformError;
@@ -87,6 +87,9 @@ pub struct Plan<'a> {
     /// The stores through nullable shadows that the primal checks (`shadows::lossy_stores`),
     /// with the helper that stops the program where the shadow is null.
     pub lossy_stores: Vec<(Inst, String)>,
+    /// The calls before which the primal stops the program (`Pullback::UnknownCallee`),
+    /// with the helper that says why and stops it.
+    pub stops: Vec<(Inst, String)>,
     pub block_of: SecondaryMap<Inst, Block>,
     pub pullbacks: rules::Pullbacks,
     /// The helpers of copies of mixed fields (`memory::CopyPlan::Fields`), by instruction:
@@ -393,6 +396,7 @@ impl<'m> Differentiator<'m> {
         self.add_blas_helpers(&pullbacks);
         self.add_math_helpers(func, &pullbacks);
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
+        let stops = self.add_unknown_callee_stops(func, &pullbacks);
         let callees = rules::chosen(&pullbacks)
             .filter_map(|(inst, pb)| match pb {
                 Pullback::Callee(g) => Some((inst, (**g).clone())),
@@ -412,6 +416,7 @@ impl<'m> Differentiator<'m> {
             layout,
             nullable,
             lossy_stores,
+            stops,
             recompute,
             thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
             pullbacks,

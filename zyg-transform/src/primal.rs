@@ -30,6 +30,7 @@ pub fn build(plan: &Plan, name: &str) -> Function {
         store_pointer_shadows(plan, &mut primal.p, shadows);
         crate::rules::memcalls::copy_pointer_shadows(plan, &mut primal.p, shadows);
         check_lossy_stores(plan, &mut primal.p, shadows);
+        stop_at_unknown_callees(plan, &mut primal.p);
     }
     // Registered derivatives are refused in vector mode (`Differentiator::generate`).
     let mut custom_tapes = crate::rules::custom::forward(plan, &mut primal.p, &primal.lanes[0]);
@@ -620,6 +621,18 @@ pub(crate) fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMa
             missing = c.binary(zyg_ir::BinOp::And, missing, some);
         }
         c.call(helper, Signature::new(vec![Type::I1], Type::Void), vec![missing]);
+    }
+}
+
+/// Before each call through a pointer no dispatcher knows (`Plan::stops`): stop the
+/// program with the helper's message.
+pub(crate) fn stop_at_unknown_callees(plan: &Plan, p: &mut Function) {
+    for (inst, helper) in &plan.stops {
+        let b = plan.block_of[*inst];
+        let at = position(p, b, *inst);
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        let yes = c.constant(Constant::int(1, 1));
+        c.call(helper, Signature::new(vec![Type::I1], Type::Void), vec![yes]);
     }
 }
 

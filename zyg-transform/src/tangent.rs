@@ -76,6 +76,7 @@ pub fn build(plan: &Plan, tangents: &Tangents) -> Result<Function, TransformErro
         crate::primal::shadow_instructions(plan, &mut t.p, shadows);
         crate::primal::store_pointer_shadows(plan, &mut t.p, shadows);
         crate::primal::check_lossy_stores(plan, &mut t.p, shadows);
+        crate::primal::stop_at_unknown_callees(plan, &mut t.p);
     }
     t.scratch_for_nullable_shadows();
     for lane in 0..t.lanes.len() {

@@ -86,6 +86,7 @@ pub fn request_entry(name: &str) -> Option<Entry> {
 
 /// Every request in the module, in program order.
 pub fn find_requests<'ctx>(module: &Module<'ctx>, path: &Path) -> Result<Vec<Request<'ctx>>> {
+    crate::unfilled::fill_virtual_reverse(module);
     crate::unfilled::check(module, path)?;
     let mut out = Vec::new();
     for f in module.get_functions() {

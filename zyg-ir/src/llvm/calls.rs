@@ -199,6 +199,26 @@ pub fn set_called_function<'ctx>(call: CallSiteValue<'ctx>, to: FunctionValue<'c
     unsafe { LLVMSetOperand(raw, (LLVMGetNumOperands(raw) - 1) as u32, to.as_value_ref()) };
 }
 
+/// Replaces call `call` by its argument `index` (the call's uses use the argument; the
+/// call is erased), when the two have the same type; returns whether it did.
+pub fn replace_by_argument(call: CallSiteValue<'_>, index: u32) -> bool {
+    let raw = call.as_value_ref();
+    // SAFETY: `call` is a live call of a module; its argument is a live value of the same
+    // function; the call is erased only after its uses are replaced.
+    unsafe {
+        if index >= LLVMGetNumArgOperands(raw) {
+            return false;
+        }
+        let arg = LLVMGetOperand(raw, index);
+        if LLVMTypeOf(arg) != LLVMTypeOf(raw) {
+            return false;
+        }
+        LLVMReplaceAllUsesWith(raw, arg);
+        LLVMInstructionEraseFromParent(raw);
+    }
+    true
+}
+
 /// Points every use of `old` at `by` (a function of the same module), then deletes `old`.
 ///
 /// `old` is consumed, but inkwell's handles are `Copy`: other copies of it must not be used

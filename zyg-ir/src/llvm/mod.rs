@@ -6,6 +6,7 @@
 
 pub mod annotations;
 pub mod calls;
+pub mod dispatch;
 pub mod inlined;
 pub mod invokes;
 mod module;

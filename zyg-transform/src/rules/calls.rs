@@ -25,13 +25,17 @@ impl RuleFamily for Calls {
         let (func, activity) = (cx.func, cx.activity);
         let (name, args) = match &func.insts[inst].kind {
             InstKind::Call { callee: Callee::Direct(name), args, .. } => (name, args),
+            InstKind::Call { callee: Callee::Indirect(fp), .. } if cx.conventions.indirect.is_unknown_callee(func, *fp) => {
+                return Ok(Some(Choice::Pullback(Pullback::UnknownCallee)));
+            }
             InstKind::Call { .. } => {
                 return Err(TransformError::at(
                     func,
                     inst,
                     format!(
-                        "indirect calls on active values are not differentiated yet ({}); call the function directly, \
-                         or pass it to the gradient request as a `const` argument so zyg can specialise to it",
+                        "a call through a pointer on active values ({}), and the module takes the address of no \
+                         function of its type, so zyg cannot tell which functions it may reach; call the function \
+                         directly, or pass it to the gradient request as a `const` argument so zyg can specialise to it",
                         active_call_parts(func, inst, activity)
                     ),
                 ))
@@ -116,6 +120,7 @@ impl RuleFamily for Calls {
     fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
         match pullback {
             Pullback::Forward(callee) => Calls::tangent_call(cx, callee),
+            Pullback::UnknownCallee => Ok(()),
             _ => Err(TransformError::at(cx.func(), cx.inst, "internal error: a reverse-mode callee in forward mode")),
         }
     }

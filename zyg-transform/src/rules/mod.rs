@@ -73,6 +73,10 @@ pub enum Pullback {
     Callee(Box<Generated>),
     /// Forward mode's differentiated callee: its tangent function (`calls`).
     Forward(Box<crate::tangent::Tangents>),
+    /// A call through a pointer to none of the functions a dispatcher compares it with
+    /// (`zyg_ir::llvm::dispatch`): the primal stops the program there with a message
+    /// (`Plan::stops`), so the adjoint and tangent have nothing to do (`calls`).
+    UnknownCallee,
     /// An operation on a generated gradient's tape stack, mirrored on its shadow stack
     /// (`stacks`).
     Stack(crate::stack::Op),
@@ -97,7 +101,7 @@ impl Pullback {
             Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
-            Pullback::Callee(_) | Pullback::Forward(_) => &calls::Calls,
+            Pullback::Callee(_) | Pullback::Forward(_) | Pullback::UnknownCallee => &calls::Calls,
         }
     }
 }
