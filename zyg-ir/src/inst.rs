@@ -91,6 +91,84 @@ pub enum Callee {
     Indirect(Value),
 }
 
+/// The integer operations of `atomicrmw` (LLVM's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwOp {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+}
+
+impl RmwOp {
+    pub const ALL: [RmwOp; 11] = [
+        RmwOp::Xchg,
+        RmwOp::Add,
+        RmwOp::Sub,
+        RmwOp::And,
+        RmwOp::Nand,
+        RmwOp::Or,
+        RmwOp::Xor,
+        RmwOp::Max,
+        RmwOp::Min,
+        RmwOp::UMax,
+        RmwOp::UMin,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RmwOp::Xchg => "xchg",
+            RmwOp::Add => "add",
+            RmwOp::Sub => "sub",
+            RmwOp::And => "and",
+            RmwOp::Nand => "nand",
+            RmwOp::Or => "or",
+            RmwOp::Xor => "xor",
+            RmwOp::Max => "max",
+            RmwOp::Min => "min",
+            RmwOp::UMax => "umax",
+            RmwOp::UMin => "umin",
+        }
+    }
+}
+
+/// The memory orderings of an atomic read-modify-write (LLVM's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOrdering {
+    Monotonic,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl AtomicOrdering {
+    pub const ALL: [AtomicOrdering; 5] = [
+        AtomicOrdering::Monotonic,
+        AtomicOrdering::Acquire,
+        AtomicOrdering::Release,
+        AtomicOrdering::AcqRel,
+        AtomicOrdering::SeqCst,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOrdering::Monotonic => "monotonic",
+            AtomicOrdering::Acquire => "acquire",
+            AtomicOrdering::Release => "release",
+            AtomicOrdering::AcqRel => "acq_rel",
+            AtomicOrdering::SeqCst => "seq_cst",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum InstKind {
     Binary {
@@ -154,6 +232,27 @@ pub enum InstKind {
     AtomicFAdd {
         ptr: Value,
         value: Value,
+    },
+    /// `atomicrmw OP ptr, value ORDERING` on an integer (C++'s reference counts, counters
+    /// shared between threads): it carries no derivative. The reader refuses the float and
+    /// pointer forms (zyg's own atomic float additions are `AtomicFAdd`).
+    AtomicRmw {
+        op: RmwOp,
+        ptr: Value,
+        value: Value,
+        ordering: AtomicOrdering,
+        volatile: bool,
+    },
+    /// `cmpxchg ptr, expected, new SUCCESS FAILURE` on an integer (C++'s `weak_ptr::lock`):
+    /// a `{ old, i1 }` pair, carrying no derivative.
+    CmpXchg {
+        ptr: Value,
+        expected: Value,
+        new: Value,
+        success: AtomicOrdering,
+        failure: AtomicOrdering,
+        weak: bool,
+        volatile: bool,
     },
     Gep {
         source_ty: Type,
@@ -311,9 +410,14 @@ impl InstKind {
                 f(*value);
                 f(*ptr);
             }
-            InstKind::AtomicFAdd { ptr, value } => {
+            InstKind::AtomicFAdd { ptr, value } | InstKind::AtomicRmw { ptr, value, .. } => {
                 f(*ptr);
                 f(*value);
+            }
+            InstKind::CmpXchg { ptr, expected, new, .. } => {
+                f(*ptr);
+                f(*expected);
+                f(*new);
             }
             InstKind::Gep { base, indices, .. } => {
                 f(*base);
@@ -366,7 +470,8 @@ impl InstKind {
             InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => Vec::new(),
             InstKind::Load { ptr, .. } => vec![ptr],
             InstKind::Store { value, ptr } => vec![value, ptr],
-            InstKind::AtomicFAdd { ptr, value } => vec![ptr, value],
+            InstKind::AtomicFAdd { ptr, value } | InstKind::AtomicRmw { ptr, value, .. } => vec![ptr, value],
+            InstKind::CmpXchg { ptr, expected, new, .. } => vec![ptr, expected, new],
             InstKind::Gep { base, indices, .. } => {
                 let mut v = vec![base];
                 v.extend(indices.iter_mut());
@@ -400,7 +505,8 @@ impl InstKind {
             InstKind::Alloca { .. } => "alloca",
             InstKind::Load { .. } => "load",
             InstKind::Store { .. } => "store",
-            InstKind::AtomicFAdd { .. } => "atomicrmw",
+            InstKind::AtomicFAdd { .. } | InstKind::AtomicRmw { .. } => "atomicrmw",
+            InstKind::CmpXchg { .. } => "cmpxchg",
             InstKind::Gep { .. } => "getelementptr",
             InstKind::ExtractValue { .. } => "extractvalue",
             InstKind::InsertValue { .. } => "insertvalue",

@@ -23,6 +23,6 @@ pub use function::{
     BlockData, Function, GlobalVar, InstData, Linkage, Module, ScalarKind, SourceLoc, TypeHint, ValueData, ValueDef,
     SHARED_MEMORY,
 };
-pub use inst::{BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, UnOp};
+pub use inst::{AtomicOrdering, BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, RmwOp, UnOp};
 pub use types::{FloatTy, Signature, Type};
 pub use verify::{verify, VerifyError};

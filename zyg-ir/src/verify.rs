@@ -215,7 +215,13 @@ impl Verifier<'_> {
             InstKind::Phi { incoming } if incoming.iter().any(|(_, v)| ty(*v) != result) => {
                 "a phi's incoming values and its result"
             }
-            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } if !pointer(*ptr) => {
+            InstKind::Load { ptr, .. }
+            | InstKind::Store { ptr, .. }
+            | InstKind::AtomicFAdd { ptr, .. }
+            | InstKind::AtomicRmw { ptr, .. }
+            | InstKind::CmpXchg { ptr, .. }
+                if !pointer(*ptr) =>
+            {
                 "an address that is not a pointer"
             }
             InstKind::Gep { base, .. } if !pointer(*base) => "a getelementptr's base is not a pointer",

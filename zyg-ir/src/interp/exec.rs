@@ -185,6 +185,9 @@ impl Interpreter {
                 None
             }
             InstKind::AtomicFAdd { ptr, value } => Some(self.atomic_fadd(frame, *ptr, *value)?),
+            InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => {
+                return Err(InterpError::Unsupported("integer atomics".into()))
+            }
             InstKind::Gep { source_ty, base, indices, .. } => {
                 let base = self.get(frame, *base)?;
                 let indices = indices.iter().map(|i| self.get(frame, *i)).collect::<Result<Vec<_>, _>>()?;

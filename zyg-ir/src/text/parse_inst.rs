@@ -5,7 +5,7 @@ use super::parse::FunctionParser;
 use super::ParseError;
 use crate::entities::{Block, Value};
 use crate::function::{InstData, SourceLoc, ValueData, ValueDef};
-use crate::inst::{BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, UnOp};
+use crate::inst::{AtomicOrdering, BinOp, Callee, CastOp, FloatPred, InstKind, IntPred, RmwOp, UnOp};
 use crate::types::{Signature, Type};
 
 /// LLVM's flags on instructions, which zyg-ir does not keep: fast-math, wrapping, exactness.
@@ -110,14 +110,44 @@ impl FunctionParser<'_> {
                 self.cur.expect_punct(',')?;
                 Ok((InstKind::Store { value, ptr: self.typed_operand()? }, Type::Void))
             }
+            "cmpxchg" => {
+                let weak = self.cur.eat_word("weak");
+                let volatile = self.cur.eat_word("volatile");
+                let ptr = self.typed_operand()?;
+                self.cur.expect_punct(',')?;
+                let expected = self.typed_operand()?;
+                self.cur.expect_punct(',')?;
+                let new = self.typed_operand()?;
+                let success = self.ordering()?;
+                let failure = self.ordering()?;
+                let ty = Type::Struct(vec![self.func.ty(expected).clone(), Type::I1].into());
+                Ok((InstKind::CmpXchg { ptr, expected, new, success, failure, weak, volatile }, ty))
+            }
             "atomicrmw" => {
-                self.cur.expect_word("fadd")?;
+                let volatile = self.cur.eat_word("volatile");
+                let op = if self.cur.eat_word("fadd") {
+                    None
+                } else {
+                    let word = self.cur.word("an atomicrmw operation")?;
+                    match RmwOp::ALL.into_iter().find(|o| o.name() == word) {
+                        Some(op) => Some(op),
+                        None => return self.cur.error(format!("unknown atomicrmw operation `{word}`")),
+                    }
+                };
                 let ptr = self.typed_operand()?;
                 self.cur.expect_punct(',')?;
                 let value = self.typed_operand()?;
-                self.cur.expect_word("monotonic")?;
                 let ty = self.func.ty(value).clone();
-                Ok((InstKind::AtomicFAdd { ptr, value }, ty))
+                match op {
+                    None => {
+                        self.cur.expect_word("monotonic")?;
+                        Ok((InstKind::AtomicFAdd { ptr, value }, ty))
+                    }
+                    Some(op) => {
+                        let ordering = self.ordering()?;
+                        Ok((InstKind::AtomicRmw { op, ptr, value, ordering, volatile }, ty))
+                    }
+                }
             }
             "getelementptr" => self.gep(),
             "extractvalue" | "insertvalue" => self.aggregate(op),
@@ -366,5 +396,16 @@ impl FunctionParser<'_> {
             cases.push((c, self.label()?));
         }
         Ok((InstKind::Switch { value, default, cases }, Type::Void))
+    }
+}
+
+impl FunctionParser<'_> {
+    /// An atomic ordering's name (`acq_rel`).
+    fn ordering(&mut self) -> Result<AtomicOrdering, ParseError> {
+        let word = self.cur.word("an atomic ordering")?;
+        match AtomicOrdering::ALL.into_iter().find(|o| o.name() == word) {
+            Some(o) => Ok(o),
+            None => self.cur.error(format!("unknown atomic ordering `{word}`")),
+        }
     }
 }

@@ -180,6 +180,16 @@ impl<'f> Printer<'f> {
             InstKind::AtomicFAdd { ptr, value } => {
                 format!("atomicrmw fadd {} monotonic", self.operands(&[*ptr, *value]))
             }
+            InstKind::CmpXchg { ptr, expected, new, success, failure, weak, volatile } => {
+                let weak = if *weak { "weak " } else { "" };
+                let volatile = if *volatile { "volatile " } else { "" };
+                let operands = self.operands(&[*ptr, *expected, *new]);
+                format!("cmpxchg {weak}{volatile}{operands} {} {}", success.name(), failure.name())
+            }
+            InstKind::AtomicRmw { op, ptr, value, ordering, volatile } => {
+                let volatile = if *volatile { "volatile " } else { "" };
+                format!("atomicrmw {volatile}{} {} {}", op.name(), self.operands(&[*ptr, *value]), ordering.name())
+            }
             InstKind::Gep { source_ty, base, indices, inbounds } => {
                 let inbounds = if *inbounds { "inbounds " } else { "" };
                 let mut all = vec![*base];

@@ -37,6 +37,9 @@ entry:
   %e = getelementptr inbounds [8 x { double, i32 }], ptr %slot, i64 0, i64 %i, i32 1
   %raw = getelementptr i8, ptr %p, i64 -8
   store i32 7, ptr %e
+  %old = atomicrmw volatile add ptr %e, i32 1 acq_rel
+  %was = atomicrmw umax ptr %e, i32 %old seq_cst
+  %pair = cmpxchg weak ptr %e, i32 %old, i32 %was acq_rel monotonic
   %x = load double, ptr %raw
   store double %x, ptr addrspace(3) %shared
   call void @"odd name"(ptr addrspace(3) %shared)

@@ -41,6 +41,8 @@ impl FunctionReader {
             LLVMAlloca => read_alloca(inst)?,
             LLVMLoad => InstKind::Load { ty: read_type(LLVMTypeOf(inst))?, ptr: self.op(inst, 0)? },
             LLVMStore => InstKind::Store { value: self.op(inst, 0)?, ptr: self.op(inst, 1)? },
+            LLVMAtomicRMW => self.read_atomic_rmw(inst)?,
+            LLVMAtomicCmpXchg => self.read_cmpxchg(inst)?,
             LLVMGetElementPtr => self.read_gep(inst)?,
             LLVMExtractValue => InstKind::ExtractValue { agg: self.op(inst, 0)?, indices: indices(inst) },
             LLVMExtractElement => InstKind::ExtractElement { vec: self.op(inst, 0)?, index: self.op(inst, 1)? },
@@ -59,6 +61,63 @@ impl FunctionReader {
             LLVMRet => InstKind::Ret { value: if LLVMGetNumOperands(inst) > 0 { Some(self.op(inst, 0)?) } else { None } },
             LLVMUnreachable => InstKind::Unreachable,
             _ => return Err(format!("the `{}` instruction is not supported yet", opcode_word(inst))),
+        })
+    }
+
+    /// An integer `atomicrmw`; the float and pointer forms are refused, and so are
+    /// single-thread (`syncscope`) ones.
+    unsafe fn read_atomic_rmw(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        use crate::RmwOp;
+        use inkwell::llvm_sys::LLVMAtomicRMWBinOp::*;
+        let op = match LLVMGetAtomicRMWBinOp(inst) {
+            LLVMAtomicRMWBinOpXchg => RmwOp::Xchg,
+            LLVMAtomicRMWBinOpAdd => RmwOp::Add,
+            LLVMAtomicRMWBinOpSub => RmwOp::Sub,
+            LLVMAtomicRMWBinOpAnd => RmwOp::And,
+            LLVMAtomicRMWBinOpNand => RmwOp::Nand,
+            LLVMAtomicRMWBinOpOr => RmwOp::Or,
+            LLVMAtomicRMWBinOpXor => RmwOp::Xor,
+            LLVMAtomicRMWBinOpMax => RmwOp::Max,
+            LLVMAtomicRMWBinOpMin => RmwOp::Min,
+            LLVMAtomicRMWBinOpUMax => RmwOp::UMax,
+            LLVMAtomicRMWBinOpUMin => RmwOp::UMin,
+            _ => {
+                return Err("`atomicrmw` on floats (an atomic addition into shared memory) is not supported yet: zyg \
+                            differentiates atomic updates of integers only"
+                    .into())
+            }
+        };
+        let value = self.op(inst, 1)?;
+        if !matches!(read_type(LLVMTypeOf(inst))?, crate::Type::Int(_)) {
+            return Err("`atomicrmw` on a pointer or a float is not supported yet: zyg differentiates atomic updates of \
+                        integers only"
+                .into());
+        }
+        if LLVMIsAtomicSingleThread(inst) != 0 {
+            return Err("a single-thread (`syncscope`) `atomicrmw` is not supported yet".into());
+        }
+        let ordering = ordering(LLVMGetOrdering(inst));
+        let volatile = LLVMGetVolatile(inst) != 0;
+        Ok(InstKind::AtomicRmw { op, ptr: self.op(inst, 0)?, value, ordering, volatile })
+    }
+
+    /// An integer `cmpxchg`; others are refused, as `atomicrmw`'s are.
+    unsafe fn read_cmpxchg(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
+        let expected = self.op(inst, 1)?;
+        if !matches!(read_type(LLVMTypeOf(LLVMGetOperand(inst, 1)))?, crate::Type::Int(_)) {
+            return Err("`cmpxchg` of a pointer is not supported yet: zyg differentiates atomic updates of integers only".into());
+        }
+        if LLVMIsAtomicSingleThread(inst) != 0 {
+            return Err("a single-thread (`syncscope`) `cmpxchg` is not supported yet".into());
+        }
+        Ok(InstKind::CmpXchg {
+            ptr: self.op(inst, 0)?,
+            expected,
+            new: self.op(inst, 2)?,
+            success: ordering(LLVMGetCmpXchgSuccessOrdering(inst)),
+            failure: ordering(LLVMGetCmpXchgFailureOrdering(inst)),
+            weak: LLVMGetWeak(inst) != 0,
+            volatile: LLVMGetVolatile(inst) != 0,
         })
     }
 
@@ -243,5 +302,18 @@ fn int_pred(p: LLVMIntPredicate) -> IntPred {
         LLVMIntSGE => IntPred::Sge,
         LLVMIntSLT => IntPred::Slt,
         LLVMIntSLE => IntPred::Sle,
+    }
+}
+
+/// zyg's name for an LLVM atomic ordering (an atomic instruction's are never `unordered`).
+fn ordering(o: inkwell::llvm_sys::LLVMAtomicOrdering) -> crate::AtomicOrdering {
+    use crate::AtomicOrdering;
+    use inkwell::llvm_sys::LLVMAtomicOrdering::*;
+    match o {
+        LLVMAtomicOrderingMonotonic => AtomicOrdering::Monotonic,
+        LLVMAtomicOrderingAcquire => AtomicOrdering::Acquire,
+        LLVMAtomicOrderingRelease => AtomicOrdering::Release,
+        LLVMAtomicOrderingAcquireRelease => AtomicOrdering::AcqRel,
+        _ => AtomicOrdering::SeqCst,
     }
 }

@@ -89,6 +89,19 @@ impl Writer<'_> {
                 inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
                 0,
             ),
+            InstKind::CmpXchg { ptr, expected, new, success, failure, weak, volatile } => {
+                let (p, e, n) = (self.value(*ptr)?, self.value(*expected)?, self.value(*new)?);
+                let made = LLVMBuildAtomicCmpXchg(b, p, e, n, atomic_ordering(*success), atomic_ordering(*failure), 0);
+                LLVMSetWeak(made, i32::from(*weak));
+                LLVMSetVolatile(made, i32::from(*volatile));
+                made
+            }
+            InstKind::AtomicRmw { op, ptr, value, ordering, volatile } => {
+                let made =
+                    LLVMBuildAtomicRMW(b, rmw_op(*op), self.value(*ptr)?, self.value(*value)?, atomic_ordering(*ordering), 0);
+                LLVMSetVolatile(made, i32::from(*volatile));
+                made
+            }
             InstKind::Store { value, ptr } => {
                 let store = LLVMBuildStore(b, self.value(*value)?, self.value(*ptr)?);
                 set_vector_alignment(store, self.func.ty(*value));
@@ -320,5 +333,37 @@ fn int_pred(p: IntPred) -> LLVMIntPredicate {
         IntPred::Sge => LLVMIntSGE,
         IntPred::Slt => LLVMIntSLT,
         IntPred::Sle => LLVMIntSLE,
+    }
+}
+
+/// LLVM's code for an `atomicrmw` operation.
+fn rmw_op(op: crate::RmwOp) -> inkwell::llvm_sys::LLVMAtomicRMWBinOp {
+    use crate::RmwOp;
+    use inkwell::llvm_sys::LLVMAtomicRMWBinOp::*;
+    match op {
+        RmwOp::Xchg => LLVMAtomicRMWBinOpXchg,
+        RmwOp::Add => LLVMAtomicRMWBinOpAdd,
+        RmwOp::Sub => LLVMAtomicRMWBinOpSub,
+        RmwOp::And => LLVMAtomicRMWBinOpAnd,
+        RmwOp::Nand => LLVMAtomicRMWBinOpNand,
+        RmwOp::Or => LLVMAtomicRMWBinOpOr,
+        RmwOp::Xor => LLVMAtomicRMWBinOpXor,
+        RmwOp::Max => LLVMAtomicRMWBinOpMax,
+        RmwOp::Min => LLVMAtomicRMWBinOpMin,
+        RmwOp::UMax => LLVMAtomicRMWBinOpUMax,
+        RmwOp::UMin => LLVMAtomicRMWBinOpUMin,
+    }
+}
+
+/// LLVM's code for an atomic ordering.
+fn atomic_ordering(o: crate::AtomicOrdering) -> inkwell::llvm_sys::LLVMAtomicOrdering {
+    use crate::AtomicOrdering;
+    use inkwell::llvm_sys::LLVMAtomicOrdering::*;
+    match o {
+        AtomicOrdering::Monotonic => LLVMAtomicOrderingMonotonic,
+        AtomicOrdering::Acquire => LLVMAtomicOrderingAcquire,
+        AtomicOrdering::Release => LLVMAtomicOrderingRelease,
+        AtomicOrdering::AcqRel => LLVMAtomicOrderingAcquireRelease,
+        AtomicOrdering::SeqCst => LLVMAtomicOrderingSequentiallyConsistent,
     }
 }
