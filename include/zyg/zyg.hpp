@@ -444,6 +444,14 @@ template <class Mode, class Ret, class R, class... W> struct request {
     }
 };
 
+template <class W> struct is_duplicated : std::false_type {};
+template <class T> struct is_duplicated<Duplicated<T>> : std::true_type {};
+template <class T> struct is_duplicated<DuplicatedNoNeed<T>> : std::true_type {};
+template <class F> struct is_const_object : std::false_type {};
+template <class T> struct is_const_object<Const<T>> : std::bool_constant<std::is_class_v<T>> {};
+
+template <class Mode, class Ret, class Obj, class... W> ZYG_INLINE auto run_object(Obj &f, W... w);
+
 template <class Mode, class Ret, class F, class... W> ZYG_INLINE auto run(F &&f, W... w) {
     static_assert(std::is_same_v<Mode, Reverse> || std::is_same_v<Mode, ReverseWithPrimal> ||
                       std::is_same_v<Mode, Forward>,
@@ -473,26 +481,39 @@ template <class Mode, class Ret, class F, class... W> ZYG_INLINE auto run(F &&f,
                                           w...);
             return Q::deliver(g, &primal);
         }
+    } else if constexpr (is_const_object<std::decay_t<F>>::value) {
+        /* zyg::Const(f): the caller promises that what f reaches is constant. */
+        return run_object<Mode, Ret>(f.value, w...);
     } else {
         using Obj = std::remove_reference_t<F>;
-        using Ps = types<parameter_t<W>...>;
-        using R = std::decay_t<decltype(std::declval<Obj &>()(std::declval<parameter_t<W>>()...))>;
-        using Q = request<Mode, std::conditional_t<std::is_same_v<Ret, no_return_activity>,
-                                                   typename default_return<Mode, R>::type, Ret>,
-                          R, W...>;
-        void *object = const_cast<void *>(static_cast<const volatile void *>(&f));
-        if constexpr (!Q::primal_wanted) {
-            auto *tramp = &invoke<Obj, R, parameter_t<W>...>;
-            return Q::deliver(Q::template make<Ps>((void *)tramp, types<const_tag, void *>{}, const_tag{}, object,
-                                                   w...),
-                              nullptr);
-        } else {
-            std::remove_cv_t<R> primal{}, scratch{};
-            auto *tramp = &invoke_with_primal<Obj, R, parameter_t<W>...>;
-            auto g = Q::template make<Ps>((void *)tramp, types<const_tag, void *, dup_tag, void *, void *>{},
-                                          const_tag{}, object, dup_tag{}, (void *)&primal, (void *)&scratch, w...);
-            return Q::deliver(g, &primal);
-        }
+        static_assert(std::is_empty_v<Obj> || !(is_duplicated<W>::value || ...),
+                      "zyg: a lambda with captures (or a function object with state) is read as a constant, "
+                      "but what it captures by reference may be the memory a zyg::Duplicated argument "
+                      "differentiates, whose derivatives would then be lost. Pass that memory as an argument "
+                      "instead of capturing it, and wrap the callable in zyg::Const(f) to promise that what it "
+                      "captures is constant");
+        return run_object<Mode, Ret>(f, w...);
+    }
+}
+
+/* A lambda or function object, called through a trampoline with the object `const`. */
+template <class Mode, class Ret, class Obj, class... W> ZYG_INLINE auto run_object(Obj &f, W... w) {
+    using Ps = types<parameter_t<W>...>;
+    using R = std::decay_t<decltype(std::declval<Obj &>()(std::declval<parameter_t<W>>()...))>;
+    using Q = request<Mode, std::conditional_t<std::is_same_v<Ret, no_return_activity>,
+                                               typename default_return<Mode, R>::type, Ret>,
+                      R, W...>;
+    void *object = const_cast<void *>(static_cast<const volatile void *>(&f));
+    if constexpr (!Q::primal_wanted) {
+        auto *tramp = &invoke<Obj, R, parameter_t<W>...>;
+        return Q::deliver(Q::template make<Ps>((void *)tramp, types<const_tag, void *>{}, const_tag{}, object, w...),
+                          nullptr);
+    } else {
+        std::remove_cv_t<R> primal{}, scratch{};
+        auto *tramp = &invoke_with_primal<Obj, R, parameter_t<W>...>;
+        auto g = Q::template make<Ps>((void *)tramp, types<const_tag, void *, dup_tag, void *, void *>{}, const_tag{},
+                                      object, dup_tag{}, (void *)&primal, (void *)&scratch, w...);
+        return Q::deliver(g, &primal);
     }
 }
 
@@ -504,7 +525,7 @@ template <class Mode, class F, class... W> ZYG_INLINE auto autodiff(F &&f, W... 
     return detail::run<Mode, detail::no_return_activity>(std::forward<F>(f), w...);
 }
 template <class Mode, class Ret, class F, class... W,
-          std::enable_if_t<detail::is_activity<Ret>::value && !detail::is_activity<std::decay_t<F>>::value, int> = 0>
+          std::enable_if_t<detail::is_activity<Ret>::value, int> = 0>
 ZYG_INLINE auto autodiff(F &&f, W... w) {
     return detail::run<Mode, Ret>(std::forward<F>(f), w...);
 }
