@@ -447,6 +447,13 @@ template <class Mode, class Ret, class R, class... W> struct request {
 template <class W> struct is_duplicated : std::false_type {};
 template <class T> struct is_duplicated<Duplicated<T>> : std::true_type {};
 template <class T> struct is_duplicated<DuplicatedNoNeed<T>> : std::true_type {};
+/* A Duplicated pointer or reference: memory a captured pointer could alias (forward mode's
+ * Duplicated floats are values). */
+template <class W> struct duplicates_memory
+    : std::bool_constant<is_duplicated<W>::value &&
+                         (activity<W>::by_reference || std::is_pointer_v<typename activity<W>::parameter>)> {};
+template <class T> struct duplicates_memory<Active<T>> : std::false_type {};
+template <class T> struct duplicates_memory<Const<T>> : std::false_type {};
 template <class F> struct is_const_object : std::false_type {};
 template <class T> struct is_const_object<Const<T>> : std::bool_constant<std::is_class_v<T>> {};
 
@@ -486,7 +493,7 @@ template <class Mode, class Ret, class F, class... W> ZYG_INLINE auto run(F &&f,
         return run_object<Mode, Ret>(f.value, w...);
     } else {
         using Obj = std::remove_reference_t<F>;
-        static_assert(std::is_empty_v<Obj> || !(is_duplicated<W>::value || ...),
+        static_assert(std::is_empty_v<Obj> || !(duplicates_memory<W>::value || ...),
                       "zyg: a lambda with captures (or a function object with state) is read as a constant, "
                       "but what it captures by reference may be the memory a zyg::Duplicated argument "
                       "differentiates, whose derivatives would then be lost. Pass that memory as an argument "
