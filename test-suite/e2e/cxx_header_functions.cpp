@@ -3,12 +3,17 @@
 // reference parameter, an enum and a bool), a function template's instances, a function
 // returning void (outputs through memory) and zyg::ReverseWithPrimal; each gradient against
 // central differences at several points. At -O0 the header's arguments reach the request
-// through stack slots, which zyg promotes first (zyg-driver's callsite::promote).
+// through stack slots, which zyg promotes first (zyg-driver's callsite::promote), in main
+// alone, which stays `optnone`.
 // RUN: %grad-run -O0 %s %t -I%S/../../include | FileCheck %s
 // RUN: %grad-run -O2 %s %t -I%S/../../include | FileCheck %s
 // RUN: %grad-run -O3 %s %t -I%S/../../include | FileCheck %s
+// The promotion leaves -O0's main unoptimised otherwise: it keeps `optnone`.
+// RUN: FileCheck %s --check-prefix=KEPT < %t.O0.grad.ll
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
+// KEPT: define {{.*}} @main() {{.*}}#[[MAIN:[0-9]+]]
+// KEPT: attributes #[[MAIN]] = { {{.*}}optnone
 extern "C" {
 #include "zyg_check.h"
 }
