@@ -33,6 +33,12 @@ examples/cuda/build/gradcheck
 for opt in -O0 -O2; do
   make -C examples/hessian --no-print-directory clean run ZYG="$PWD/target/release/zyg" OPT="$opt" | tail -2
 done
+# The C++ header's example: a line fit by gradient descent with zyg::autodiff (a capturing
+# lambda and a function with Duplicated parameters), at -O0 and -O2, checked against finite
+# differences and the least-squares solution.
+for opt in -O0 -O2; do
+  make -C examples/cxx --no-print-directory clean run ZYG="$PWD/target/release/zyg" OPT="$opt" | tail -2
+done
 
 # The command-line fuzzer on a fixed range of cases (README, "Robustness"): about two
 # minutes on two cores. Its result joins the lit suite's in the last line.

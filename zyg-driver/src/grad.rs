@@ -197,6 +197,8 @@ pub fn differentiate(
 ) -> Result<Option<String>> {
     let resolved = with_symbol(module, path, opts)?;
     let opts = &resolved;
+    // zyg.hpp's requests at -O0 reach their calls through stack slots (`callsite::promote`).
+    callsite::promote_header_requests(module, machine, path)?;
     // Nested requests are filled innermost first, one round each (`nesting`).
     loop {
         let requests = find_requests(module, path, opts)?;

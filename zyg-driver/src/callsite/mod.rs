@@ -1,15 +1,18 @@
 //! The C entry points (DESIGN.md): finding calls to `__enzyme_autodiff`/`__zyg_autodiff`,
 //! reading their activity markers (`find`), and replacing each call by a call to the
 //! generated gradient, adapting arguments and the result to the call's own (C ABI) types
-//! (`rewrite`).
+//! (`rewrite`). Requests the C++ header makes at -O0 are first brought to the C form
+//! (`promote`).
 //!
 //! This works on the user's module through inkwell's handles and `zyg_ir::llvm`'s safe
 //! queries, since the callers (often `main`) are never read into zyg-ir. Every handle is
 //! tied to the module's context (`'ctx`).
 
 mod find;
+mod promote;
 mod rewrite;
 
+pub use promote::promote_header_requests;
 pub(crate) use rewrite::rewrite_all;
 pub use rewrite::{remove_dead_markers, Target};
 
