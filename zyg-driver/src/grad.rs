@@ -239,10 +239,16 @@ fn differentiate_round(
     // What the program declares about its functions and globals (inactive, function-like,
     // allocators); calls marked inactive at the call site are renamed in the prepared copy.
     let crate::conventions::Declared { mut conventions, kept } = crate::conventions::read(module, path)?;
-    let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &requests, export, &mut conventions)?;
+    let custom = crate::custom::custom_rules(module, path)?;
+    // Functions whose calls must stay calls in the copy zyg reads (`prepare`'s inlining).
+    let keep: std::collections::HashSet<String> = crate::inlining::registered(&custom, &conventions, &[])
+        .into_keys()
+        .chain(conventions.allocators.values().map(|a| a.deallocator.clone()))
+        .chain(kept.iter().cloned())
+        .collect();
+    let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &requests, export, &mut conventions, &keep)?;
     let targets = request_targets(&mut read, &ns, &requests, path)?;
     crate::supervisor::phase("differentiating");
-    let custom = crate::custom::custom_rules(module, path)?;
     let registered = crate::inlining::registered(&custom, &conventions, &aliases);
     let differentiated: Vec<String> = read.module.functions.iter().map(|f| f.name.clone()).collect();
     let requested = requests.iter().map(|r| r.function.clone()).collect();
@@ -320,12 +326,13 @@ fn prepare_and_read(
     requests: &[callsite::Request],
     export: Option<&str>,
     conventions: &mut zyg_transform::Conventions,
+    keep: &std::collections::HashSet<String>,
 ) -> Result<(zyg_ir::llvm::ReadModule, Vec<(String, String)>)> {
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
     roots.extend(export.map(str::to_string));
     crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
-    let prepared = prepare::prepare(module, machine, path)?;
+    let prepared = prepare::prepare(module, machine, path, keep)?;
     let (prefix, marker) = indirect_names(ns);
     let dispatchers = zyg_ir::llvm::dispatch::dispatch_indirect_calls(&prepared, &prefix, &marker);
     conventions.inactive_functions.insert(marker.clone());

@@ -7,6 +7,7 @@ use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::TargetMachine;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The canonicalisation pipeline (DESIGN.md, "Prepare"): promote memory to SSA, simplify,
@@ -17,7 +18,14 @@ use std::path::Path;
 pub const PREPARE_PIPELINE: &str =
     "inferattrs,function(sroa,mem2reg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa)";
 
-pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path) -> Result<Module<'ctx>> {
+/// `keep` names the functions whose calls must stay calls (registered derivatives,
+/// inactive and function-like functions, allocators, `ZYG_KEEP`): see `inline_small_inline_functions`.
+pub fn prepare<'ctx>(
+    module: &Module<'ctx>,
+    machine: &TargetMachine,
+    path: &Path,
+    keep: &HashSet<String>,
+) -> Result<Module<'ctx>> {
     let copy = module.clone();
     for f in copy.get_functions() {
         for name in ["optnone", "noinline"] {
@@ -25,13 +33,64 @@ pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path
             f.remove_enum_attribute(AttributeLoc::Function, kind);
         }
     }
-    copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create())
-        .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() })?;
+    let llvm = |e: inkwell::support::LLVMString| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() };
+    copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create()).map_err(llvm)?;
+    if inline_small_inline_functions(&copy, keep) {
+        copy.run_passes(INLINE_PIPELINE, machine, PassBuilderOptions::create()).map_err(llvm)?;
+    }
     drop_scope_declarations(&copy);
     expand_constant_expressions(&copy);
     copy_byval_arguments(&copy);
+    zyg_ir::llvm::zero_sret_results_of_declarations(&copy);
     dynamic_allocas_to_calls(&copy);
     Ok(copy)
+}
+
+/// After `inline_small_inline_functions`: inline, then canonicalise again.
+const INLINE_PIPELINE: &str =
+    "always-inline,function(sroa,mem2reg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa)";
+
+/// The most instructions (after canonicalisation) of a header function the copy inlines.
+const SMALL_INLINE_FUNCTION: usize = 16;
+
+/// At -O0 clang inlines nothing, so C++'s small header functions (`std::max`, which returns
+/// a reference to one of its arguments; `size()`, `begin()`, iterator operators) stay calls,
+/// and values the optimiser would keep in registers go through the callers' stack slots and
+/// pointers returned by calls, where zyg's type analysis cannot tell an integer's bytes
+/// from a float's: `std::vector::push_back`'s growth was refused at -O0. In the copy zyg
+/// reads, such functions (`linkonce_odr`, defined in a header and mergeable, at most
+/// `SMALL_INLINE_FUNCTION` instructions, not recursive, not in `keep`) are marked
+/// `alwaysinline`, which gives zyg at -O0 the shape clang's inliner gives it at -O1. Returns
+/// whether it marked any.
+fn inline_small_inline_functions(module: &Module<'_>, keep: &HashSet<String>) -> bool {
+    let mut marked = false;
+    let always = Attribute::get_named_enum_kind_id("alwaysinline");
+    for f in module.get_functions() {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if f.count_basic_blocks() == 0
+            || f.get_linkage() != inkwell::module::Linkage::LinkOnceODR
+            || keep.contains(&name)
+            || name.contains("__enzyme_")
+            || name.contains("__zyg_")
+        {
+            continue;
+        }
+        let mut count = 0;
+        let mut recursive = false;
+        for bb in f.get_basic_blocks() {
+            for inst in bb.get_instructions() {
+                count += 1;
+                if let Some((call, _)) = zyg_ir::llvm::calls::call_site(inst) {
+                    recursive |= zyg_ir::llvm::calls::called_function(call) == Some(f);
+                }
+            }
+        }
+        if count <= SMALL_INLINE_FUNCTION && !recursive {
+            f.add_attribute(AttributeLoc::Function, module.get_context().create_enum_attribute(always, 0));
+            marked = true;
+        }
+    }
+    marked
 }
 
 /// `llvm.experimental.noalias.scope.decl` (left where LLVM inlined a function with

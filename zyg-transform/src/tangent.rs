@@ -279,7 +279,12 @@ impl<'p, 'a> Forward<'p, 'a> {
         }
     }
 
-    /// Memory freed by the program has its shadow freed with it.
+    /// Memory freed by the program has its shadow freed with it. The shadow pointer is read
+    /// from shadow memory like any: where a call zyg does not differentiate (a `std::string`
+    /// member) gave the program's pointer a new value, the shadow still holds the one it
+    /// mirrored before, which for a short string is the shadow of its own inline buffer, on
+    /// the stack. Such a pointer is not freed (`off_the_stack`); a heap one that went stale
+    /// is a shadow zyg allocated and never freed, so freeing it is right.
     fn free_shadows(&mut self) {
         let plan = self.plan;
         for (b, inst) in plan.func.inst_order() {
@@ -291,9 +296,10 @@ impl<'p, 'a> Forward<'p, 'a> {
             // The same call on the shadow: a sized or aligned `operator delete` gets the size
             // and alignment it was given (the shadow is as large and as aligned).
             let mut shadow_args = args.clone();
-            shadow_args[0] = shadow;
             let at = crate::primal::position(&self.p, b, inst) + 1;
-            Cursor { func: &mut self.p, block: b, at: Some(at) }.call(name, sig.clone(), shadow_args);
+            let mut c = Cursor { func: &mut self.p, block: b, at: Some(at) };
+            shadow_args[0] = if plan.thread_private.is_some() { shadow } else { off_the_stack(&mut c, shadow) };
+            c.call(name, sig.clone(), shadow_args);
         }
     }
 
@@ -431,4 +437,13 @@ impl<'p, 'a> Tangent<'_, 'p, 'a> {
     pub fn copied_kind(&mut self) -> &mut InstKind {
         &mut self.builder.p.insts[self.inst].kind
     }
+}
+
+/// `p`, or null where `p` points into the stack (at or above the stack pointer: the thread's
+/// frames, this one's and its callers'). Freeing null does nothing, in C and in C++.
+fn off_the_stack(c: &mut Cursor<'_>, p: Value) -> Value {
+    let sp = c.call("llvm.stacksave.p0", Signature::new(vec![], Type::PTR), vec![]).expect("stacksave returns");
+    let on_stack = c.icmp(zyg_ir::IntPred::Uge, p, sp);
+    let null = c.constant(Constant::Null(0));
+    c.select(on_stack, null, p)
 }

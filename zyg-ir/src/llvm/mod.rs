@@ -22,7 +22,10 @@ pub use module::{
     string_attribute_value, FoundType,
 };
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
-pub use rewrite::{copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, restore_dynamic_allocas};
+pub use rewrite::{
+    copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, restore_dynamic_allocas,
+    zero_sret_results_of_declarations,
+};
 
 /// Converts an LLVM type (an inkwell handle) to a zyg-ir type, or says which type is not
 /// supported.

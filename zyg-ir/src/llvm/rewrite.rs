@@ -148,6 +148,48 @@ pub fn copy_byval_arguments(module: &Module<'_>) {
     }
 }
 
+/// Before each call or invoke of a function without a body that returns its result through
+/// an `sret` argument (a `std::string` returned by `ostringstream::str()`), a `memset` of
+/// that memory to zero. The callee constructs its result there, so the primal computes what
+/// it did; zyg reads the `memset` as it reads any, and zeroes the shadow of the result as
+/// well (and its adjoint in the reverse sweep). Without it, the shadow of memory such a
+/// call overwrites kept what it held before: a shadow pointer the call made stale, which
+/// forward mode then freed where the program frees the new pointer.
+pub fn zero_sret_results_of_declarations(module: &Module<'_>) {
+    use inkwell::llvm_sys::target::{LLVMABIAlignmentOfType, LLVMABISizeOfType, LLVMGetModuleDataLayout};
+    let sret = Attribute::get_named_enum_kind_id("sret");
+    // SAFETY: as in `copy_byval_arguments`: values of the live module, argument indices
+    // below the count, `sret` read as the type attribute it is, the builder placed before
+    // an existing instruction.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let layout = LLVMGetModuleDataLayout(m);
+        let ctx = LLVMGetModuleContext(m);
+        let b = Builder::new(ctx);
+        let (i8_ty, i64_ty) = (LLVMInt8TypeInContext(ctx), LLVMInt64TypeInContext(ctx));
+        for inst in instructions(module) {
+            if LLVMIsACallInst(inst).is_null() && LLVMIsAInvokeInst(inst).is_null() {
+                continue;
+            }
+            let callee = LLVMGetCalledValue(inst);
+            if LLVMIsAFunction(callee).is_null() || LLVMIsDeclaration(callee) == 0 {
+                continue;
+            }
+            for i in 0..LLVMGetNumArgOperands(inst) {
+                let attr = LLVMGetCallSiteEnumAttribute(inst, i + 1, sret);
+                if attr.is_null() {
+                    continue;
+                }
+                let ty = LLVMGetTypeAttributeValue(attr);
+                LLVMPositionBuilderBefore(b.0, inst);
+                let size = LLVMConstInt(i64_ty, LLVMABISizeOfType(layout, ty), 0);
+                let zero = LLVMConstInt(i8_ty, 0, 0);
+                LLVMBuildMemSet(b.0, LLVMGetOperand(inst, i), zero, size, LLVMABIAlignmentOfType(layout, ty));
+            }
+        }
+    }
+}
+
 /// Replaces each `alloca T, iN %n` whose count is not the constant 1 by a call to `ptr
 /// @marker(i64 bytes)` (declared when first needed) with the byte count.
 pub fn dynamic_allocas_to_calls(module: &Module<'_>, marker: &str) {

@@ -150,13 +150,78 @@ pub const INACTIVE_LIBRARY_CALLS: &[&str] = &[
     "__signbitl",
 ];
 
+/// C++ standard library functions (libstdc++'s mangled names, by prefix) that never move
+/// derivatives: output to streams (a number printed or formatted into a string is text,
+/// as with `printf` and `sprintf`), `std::string`'s members (they move chars), locale and
+/// stream state, hashing bytes, and the `__throw_*` helpers that only throw. Input
+/// (`operator>>`) is not among them: a number it reads overwrites memory that may hold an
+/// adjoint.
+const INACTIVE_CXX_PREFIXES: &[&str] = &[
+    // std::ostream's members (`operator<<(double)`, `_M_insert<double>`, `put`, `flush`).
+    "_ZNSo",
+    // The free `std::operator<<`s, all output to a stream (a C string, a char, a
+    // std::string, a std::complex), `std::endl`, `std::flush`, `std::__ostream_insert`.
+    "_ZStls",
+    "_ZSt4endlIcSt11char_traitsIcEE",
+    "_ZSt5flushIcSt11char_traitsIcEE",
+    "_ZSt16__ostream_insertIcSt11char_traitsIcEE",
+    // std::string (both ABIs' spellings of basic_string<char>), const and not.
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE",
+    // String streams used for output, stream state and locales.
+    "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEE",
+    "_ZNKSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEE",
+    "_ZNSt7__cxx1115basic_stringbufIcSt11char_traitsIcESaIcEE",
+    "_ZNKSt7__cxx1115basic_stringbufIcSt11char_traitsIcESaIcEE",
+    "_ZNSt8ios_base",
+    "_ZNKSt8ios_base",
+    "_ZNSt9basic_iosIcSt11char_traitsIcEE",
+    "_ZNKSt9basic_iosIcSt11char_traitsIcEE",
+    "_ZNSt6locale",
+    "_ZNKSt6locale",
+    "_ZNKSt5ctypeIcE",
+    // std::to_string's formatting into a string (`__gnu_cxx::__to_xstring`, variadic).
+    "_ZN9__gnu_cxx12__to_xstring",
+    // std::_Hash_bytes (std::hash of a double hashes its bytes: an integer result).
+    "_ZSt11_Hash_bytes",
+    // The standard exceptions' members (a message copied in, `what()`).
+    "_ZNSt9exception",
+    "_ZNKSt9exception",
+    "_ZNSt11logic_error",
+    "_ZNKSt11logic_error",
+    "_ZNSt13runtime_error",
+    "_ZNKSt13runtime_error",
+    "_ZNSt12domain_error",
+    "_ZNSt12length_error",
+    "_ZNSt12out_of_range",
+    "_ZNSt16invalid_argument",
+    "_ZNSt11range_error",
+    "_ZNSt14overflow_error",
+    "_ZNSt15underflow_error",
+    // std::__throw_length_error and the rest: they throw, they compute nothing.
+    "_ZSt19__throw_logic_error",
+    "_ZSt20__throw_length_error",
+    "_ZSt20__throw_out_of_range",
+    "_ZSt24__throw_out_of_range_fmt",
+    "_ZSt17__throw_bad_alloc",
+    "_ZSt28__throw_bad_array_new_length",
+    "_ZSt16__throw_bad_cast",
+    "_ZSt25__throw_bad_function_call",
+    "_ZSt21__throw_bad_optional_access",
+    "_ZSt19__throw_range_error",
+    "_ZSt24__throw_invalid_argument",
+];
+
 /// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`).
 pub fn is_barrier(name: &str) -> bool {
     name.starts_with("llvm.nvvm.barrier")
 }
 
 pub fn is_inert_call(name: &str) -> bool {
-    INERT_CALLS.iter().any(|p| name.starts_with(p)) || DEALLOCATIONS.contains(&name) || INACTIVE_LIBRARY_CALLS.contains(&name)
+    INERT_CALLS.iter().any(|p| name.starts_with(p))
+        || DEALLOCATIONS.contains(&name)
+        || INACTIVE_LIBRARY_CALLS.contains(&name)
+        || INACTIVE_CXX_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 /// Whether a call to `name` (returning `ret`) cannot move a derivative, so that the adjoint

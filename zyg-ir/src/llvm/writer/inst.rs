@@ -28,15 +28,28 @@ unsafe fn with_callee_convention(call: LLVMValueRef, target: LLVMValueRef) -> LL
 /// their element's size, which every array of those elements has (scalars keep LLVM's
 /// default, their natural alignment).
 unsafe fn set_vector_alignment(access: LLVMValueRef, ty: &Type) {
-    if let Type::Vector(_, elem) = ty {
-        let bytes = match &**elem {
-            Type::Float(f) => f.bits().div_ceil(8).min(16),
-            Type::Int(bits) => bits.div_ceil(8).max(1),
-            _ => 8,
-        };
-        LLVMSetAlignment(access, bytes.next_power_of_two());
+    match ty {
+        Type::Vector(_, elem) => {
+            let bytes = match &**elem {
+                Type::Float(f) => f.bits().div_ceil(8).min(16),
+                Type::Int(bits) => bits.div_ceil(8).max(1),
+                _ => 8,
+            };
+            LLVMSetAlignment(access, bytes.next_power_of_two());
+        }
+        // A struct or array holding vectors is 32- or 64-byte aligned by the data layout
+        // (`<4 x double>` under AVX), which LLVM gives a whole-aggregate access by default;
+        // but tape records live in `malloc`ed chunks, 16-byte aligned, and an aligned AVX
+        // store there faults. No more than malloc's alignment is assumed.
+        Type::Struct(_) | Type::Array(..) if LLVMGetAlignment(access) > MALLOC_ALIGNMENT => {
+            LLVMSetAlignment(access, MALLOC_ALIGNMENT);
+        }
+        _ => {}
     }
 }
+
+/// The alignment `malloc` guarantees on the targets zyg writes for (x86-64, AArch64).
+const MALLOC_ALIGNMENT: u32 = 16;
 
 impl Writer<'_> {
     /// Builds the instruction `kind` at the builder's position; `ty` is its result's type.
