@@ -246,7 +246,11 @@ fn differentiate_round(
         .chain(conventions.allocators.values().map(|a| a.deallocator.clone()))
         .chain(kept.iter().cloned())
         .collect();
-    let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &requests, export, &mut conventions, &keep)?;
+    // The functions to read: the requests' and their callbacks, and the exported one.
+    let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
+    roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
+    roots.extend(export.map(str::to_string));
+    let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &roots, &mut conventions, &keep)?;
     let targets = request_targets(&mut read, &ns, &requests, path)?;
     crate::supervisor::phase("differentiating");
     let registered = crate::inlining::registered(&custom, &conventions, &aliases);
@@ -323,14 +327,10 @@ fn prepare_and_read(
     machine: &inkwell::targets::TargetMachine,
     path: &Path,
     ns: &str,
-    requests: &[callsite::Request],
-    export: Option<&str>,
+    roots: &[String],
     conventions: &mut zyg_transform::Conventions,
     keep: &std::collections::HashSet<String>,
 ) -> Result<(zyg_ir::llvm::ReadModule, Vec<(String, String)>)> {
-    let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
-    roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
-    roots.extend(export.map(str::to_string));
     crate::supervisor::phase(&format!("preparing a copy of the module ({})", prepare::PREPARE_PIPELINE));
     let prepared = prepare::prepare(module, machine, path, keep)?;
     let (prefix, marker) = indirect_names(ns);
@@ -340,7 +340,7 @@ fn prepare_and_read(
         zyg_transform::IndirectCalls { marker, sites: dispatchers.into_iter().map(|d| (d.name, d.site)).collect() };
     let aliases = crate::conventions::mark_call_sites(&prepared, ns, conventions);
     crate::supervisor::phase("reading the functions to differentiate");
-    let mut read = zyg_ir::llvm::read_functions(&prepared, &roots);
+    let mut read = zyg_ir::llvm::read_functions(&prepared, roots);
     conventions.mark_globals(&mut read.module);
     zyg_transform::normalize(&mut read.module);
     tracing::info!(
