@@ -28,9 +28,11 @@ pub fn prepare<'ctx>(module: &Module<'ctx>, machine: &TargetMachine, path: &Path
     copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create())
         .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() })?;
     drop_scope_declarations(&copy);
+    zyg_ir::llvm::known_inline_asm_to_instructions(&copy);
     expand_constant_expressions(&copy);
     copy_byval_arguments(&copy);
     dynamic_allocas_to_calls(&copy);
+    zyg_ir::llvm::packed_allocas_to_bytes(&copy);
     Ok(copy)
 }
 

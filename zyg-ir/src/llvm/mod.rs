@@ -5,6 +5,7 @@
 //! `Context`/`Module` that outlive every call.
 
 pub mod annotations;
+mod asm;
 pub mod calls;
 pub mod inlined;
 pub mod invokes;
@@ -16,12 +17,15 @@ mod tbaa;
 pub mod values;
 pub mod writer;
 
+pub use asm::known_inline_asm_to_instructions;
 pub use module::{
     debug_info_version, delete_unused_function, erase_function_metadata, find_type, function_named, parse_ir, parse_llvm_options,
     string_attribute_value, FoundType,
 };
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
-pub use rewrite::{copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, restore_dynamic_allocas};
+pub use rewrite::{
+    copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, packed_allocas_to_bytes, restore_dynamic_allocas,
+};
 
 /// Converts an LLVM type (an inkwell handle) to a zyg-ir type, or says which type is not
 /// supported.
