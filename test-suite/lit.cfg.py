@@ -33,6 +33,11 @@ if os.path.exists("/usr/include/lapacke.h") and any(
     os.path.exists(p) for p in ("/usr/include/cblas.h", "/usr/include/x86_64-linux-gnu/cblas.h")
 ):
     config.available_features.add("blas")
+# Programs using Eigen (Debian's libeigen3-dev: ci/setup.sh) pass `%eigen` to clang and say
+# `REQUIRES: eigen`.
+config.substitutions.append(("%eigen", "-I/usr/include/eigen3"))
+if os.path.exists("/usr/include/eigen3/Eigen/Dense"):
+    config.available_features.add("eigen")
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
 

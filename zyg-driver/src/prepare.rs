@@ -39,10 +39,12 @@ pub fn prepare<'ctx>(
         copy.run_passes(INLINE_PIPELINE, machine, PassBuilderOptions::create()).map_err(llvm)?;
     }
     drop_scope_declarations(&copy);
+    zyg_ir::llvm::known_inline_asm_to_instructions(&copy);
     expand_constant_expressions(&copy);
     copy_byval_arguments(&copy);
     zyg_ir::llvm::zero_sret_results_of_declarations(&copy);
     dynamic_allocas_to_calls(&copy);
+    zyg_ir::llvm::packed_allocas_to_bytes(&copy);
     Ok(copy)
 }
 

@@ -153,6 +153,10 @@ impl BitSummaries {
                 }
             }
             InstKind::Call { .. } if silent.contains(inst) => None,
+            // An allocation function reads its integers as sizes (and alignments), never as
+            // a float: Eigen's `aligned_malloc(rows * cols * 8)`, where the sizes are read
+            // from an object the type analysis cannot tell from its floats.
+            kind if crate::activity::is_allocation(kind) => None,
             InstKind::Call { callee, args, .. } => {
                 let defined = |g: &str| module.function(g).is_some_and(|g| !g.is_declaration());
                 let back = args.iter().enumerate().any(|(j, a)| match (bits.get(*a), callee) {

@@ -136,6 +136,18 @@ pub fn copy_plan(memory: &MemTypes, func: &Function, inst: Inst) -> Result<CopyP
     };
     match memory.copy(func, dst, src, size) {
         Known::All(ScalarKind::Float(f)) => Ok(CopyPlan::Floats(f)),
+        // A copy of a constant size that ends inside a pointer (clang copies a C++ object
+        // without the tail padding a derived class may reuse: Eigen's 10-byte `MapBase`,
+        // a pointer and two bytes, in memory whose bytes 8..16 hold a pointer elsewhere):
+        // the whole pointers' shadows are copied as pointers, the last bytes' shadow byte
+        // by byte, as the copy moves them, so that a pointer put together by two copies
+        // still has its shadow put together.
+        Known::All(ScalarKind::Pointer) if size.is_some_and(|n| n % 8 != 0) => {
+            let n = size.expect("a constant size");
+            let mut pieces: Vec<_> = (0..n / 8).map(|k| (8 * k, 8, ScalarKind::Pointer)).collect();
+            pieces.push((n / 8 * 8, n % 8, ScalarKind::Integer));
+            Ok(CopyPlan::Fields(Arc::new(CopyLayout { period: n, pieces })))
+        }
         Known::All(kind) => {
             let period = match kind {
                 ScalarKind::Pointer => 8,

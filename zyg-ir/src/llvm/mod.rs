@@ -5,6 +5,7 @@
 //! `Context`/`Module` that outlive every call.
 
 pub mod annotations;
+mod asm;
 pub mod calls;
 pub mod dispatch;
 pub mod inlined;
@@ -17,14 +18,15 @@ mod tbaa;
 pub mod values;
 pub mod writer;
 
+pub use asm::known_inline_asm_to_instructions;
 pub use module::{
     debug_info_version, delete_unused_function, erase_function_metadata, find_type, function_named, parse_ir, parse_llvm_options,
     string_attribute_value, FoundType,
 };
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
 pub use rewrite::{
-    copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, restore_dynamic_allocas,
-    zero_sret_results_of_declarations,
+    copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, packed_allocas_to_bytes,
+    restore_dynamic_allocas, zero_sret_results_of_declarations,
 };
 
 /// Converts an LLVM type (an inkwell handle) to a zyg-ir type, or says which type is not

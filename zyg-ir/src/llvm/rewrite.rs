@@ -38,12 +38,12 @@ pub fn expand_constant_expressions(module: &Module<'_>) {
 }
 
 /// An LLVM builder, disposed when dropped.
-struct Builder(LLVMBuilderRef);
+pub(super) struct Builder(pub(super) LLVMBuilderRef);
 
 impl Builder {
     /// # Safety
     /// `context` must be a live context.
-    unsafe fn new(context: LLVMContextRef) -> Self {
+    pub(super) unsafe fn new(context: LLVMContextRef) -> Self {
         Builder(LLVMCreateBuilderInContext(context))
     }
 }
@@ -190,6 +190,45 @@ pub fn zero_sret_results_of_declarations(module: &Module<'_>) {
     }
 }
 
+/// Gives each stack slot whose type zyg cannot read because a packed struct in it moves a
+/// field off its natural offset (clang's C++ classes whose tail padding a derived class
+/// reuses: Eigen's `MapBase` is `<{ ptr, [2 x i8] }>` inside `<{ [8 x i8], .., [8 x i8] }>`)
+/// the type `[n x <A x i8>]`: as many bytes (rounded up to the slot's alignment A) and as
+/// aligned, with no fields. The preparation pipeline's instcombine has already turned the
+/// constant field addresses into byte offsets, so nothing else names the type; what the
+/// bytes hold, zyg's type analysis learns from the loads and stores as for any buffer, and
+/// no field of a layout zyg would compute wrongly is taken as a hint.
+pub fn packed_allocas_to_bytes(module: &Module<'_>) {
+    use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
+    // SAFETY: every value visited belongs to the live module; only allocas of one element
+    // are replaced, each erased once its uses have moved to the new alloca.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let layout = LLVMGetModuleDataLayout(m);
+        let ctx = LLVMGetModuleContext(m);
+        let b = Builder::new(ctx);
+        let i8_ty = LLVMInt8TypeInContext(ctx);
+        for inst in instructions(module) {
+            if LLVMIsAAllocaInst(inst).is_null() || LLVMIsAConstantInt(LLVMGetOperand(inst, 0)).is_null() {
+                continue;
+            }
+            let ty = LLVMGetAllocatedType(inst);
+            if super::raw::read_type(ty).is_ok() {
+                continue;
+            }
+            let align = LLVMGetAlignment(inst).max(1);
+            let count = LLVMConstIntGetZExtValue(LLVMGetOperand(inst, 0));
+            let bytes = (LLVMABISizeOfType(layout, ty) * count).next_multiple_of(u64::from(align));
+            let unit = if align == 1 { i8_ty } else { LLVMVectorType(i8_ty, align) };
+            LLVMPositionBuilderBefore(b.0, inst);
+            let slot = LLVMBuildAlloca(b.0, LLVMArrayType2(unit, bytes / u64::from(align)), c"packed".as_ptr());
+            LLVMSetAlignment(slot, align);
+            LLVMReplaceAllUsesWith(inst, slot);
+            LLVMInstructionEraseFromParent(inst);
+        }
+    }
+}
+
 /// Replaces each `alloca T, iN %n` whose count is not the constant 1 by a call to `ptr
 /// @marker(i64 bytes)` (declared when first needed) with the byte count.
 pub fn dynamic_allocas_to_calls(module: &Module<'_>, marker: &str) {
@@ -285,6 +324,6 @@ unsafe fn function_instructions(f: LLVMValueRef) -> Vec<LLVMValueRef> {
 ///
 /// # Safety
 /// Only that the handles returned are used while the module lives.
-unsafe fn instructions(module: &Module<'_>) -> Vec<LLVMValueRef> {
+pub(super) unsafe fn instructions(module: &Module<'_>) -> Vec<LLVMValueRef> {
     module.get_functions().flat_map(|f| function_instructions(f.as_value_ref())).collect()
 }

@@ -240,9 +240,12 @@ fn derives_shadow(
         InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => shadowed.contains(*arg),
         InstKind::Phi { incoming } => incoming.iter().any(|(_, v)| shadowed.contains(*v)),
         InstKind::Select { then_value, else_value, .. } => shadowed.contains(*then_value) || shadowed.contains(*else_value),
-        // Byte arrays too: SROA leaves a partly promoted `double G[3][3]` as `[64 x i8]`.
+        // Byte arrays too: SROA leaves a partly promoted `double G[3][3]` as `[64 x i8]`,
+        // and preparation gives C++ objects of packed classes `[n x <16 x i8>]` (aligned
+        // bytes: `zyg_ir::llvm::packed_allocas_to_bytes`).
         InstKind::Alloca { ty } => {
-            ty.carries_derivative() || ty.holds_pointers() || matches!(ty, Type::Array(_, e) if **e == Type::I8)
+            let byte = |e: &Type| *e == Type::I8 || matches!(e, Type::Vector(_, b) if **b == Type::I8);
+            ty.carries_derivative() || ty.holds_pointers() || matches!(ty, Type::Array(_, e) if byte(e))
         }
         // A pointer kept in differentiated memory has its shadow in the shadow memory, at
         // the same place (Enzyme's convention: a shadow struct's pointers point to shadows);

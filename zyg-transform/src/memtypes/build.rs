@@ -5,7 +5,7 @@
 use super::classes::{gcd, Classes, Node, Place};
 use super::{type_facts, Places};
 use cranelift_entity::SecondaryMap;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, Module, ScalarKind as Kind, Type, Value};
 
 /// Builds the classes, one function at a time.
@@ -20,6 +20,9 @@ pub(super) struct Builder {
     /// Integer copies (a load only stored elsewhere): (destination, source, bytes), made
     /// once every other fact is known (`finish`).
     integer_copies: Vec<(Place, Place, u64)>,
+    /// Pointer parameters through which their function reaches no memory (`inert`): not
+    /// merged with the arguments.
+    pub(super) inert: HashSet<(String, usize)>,
 }
 
 impl Builder {
@@ -294,6 +297,9 @@ impl Builder {
                 }
                 if module.function(name).is_some_and(|f| !f.is_declaration()) {
                     for (i, a) in args.iter().enumerate() {
+                        if self.inert.contains(&(name.to_string(), i)) {
+                            continue;
+                        }
                         if let Some(at) = self.operand_place(module, func, *a, places) {
                             let param = self.param(name, i);
                             self.merge(param, at);

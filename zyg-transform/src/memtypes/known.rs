@@ -97,7 +97,10 @@ pub(super) fn of_pieces(mut pieces: Vec<(u64, u64, Kind)>, size: u64) -> Known {
         if !kinds.contains(k) {
             kinds.push(*k);
         }
-        if pieces[i + 1..].iter().take_while(|(o2, _, _)| *o2 < o + s).any(|(_, _, k2)| k2 != k) {
+        if let Some((_, _, other)) = pieces[i + 1..].iter().take_while(|(o2, _, _)| *o2 < o + s).find(|(_, _, k2)| k2 != k) {
+            if !kinds.contains(other) {
+                kinds.push(*other);
+            }
             return Known::Conflict(kinds);
         }
     }

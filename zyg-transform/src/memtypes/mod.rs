@@ -26,6 +26,7 @@
 
 mod build;
 mod classes;
+mod inert;
 mod known;
 
 pub use known::{describe_known, may_hold_floats, CopyLayout, Known};
@@ -48,6 +49,7 @@ pub struct MemTypes {
 impl MemTypes {
     pub fn compute(module: &Module) -> MemTypes {
         let mut builder = Builder::default();
+        builder.inert = inert::inert_params(module);
         for func in module.functions.iter().filter(|f| !f.is_declaration()) {
             builder.function(module, func);
         }

@@ -169,7 +169,12 @@ impl FunctionReader {
             self.callees.entry(name.clone()).or_insert_with(|| sig.clone());
             Callee::Direct(name.into())
         } else if !LLVMIsAInlineAsm(called).is_null() {
-            return Err("inline assembly is not supported".into());
+            return Err(format!(
+                "inline assembly `{}` is not supported: zyg reads only empty templates (optimisation barriers, whose \
+                 outputs are their tied inputs), assembler comments, and the SSE/AVX min, max and fused multiply-add \
+                 Eigen writes as asm; write the operation in C or with intrinsics",
+                inline_asm_template(called)
+            ));
         } else {
             Callee::Indirect(self.operand(called)?)
         };
@@ -316,4 +321,17 @@ fn ordering(o: inkwell::llvm_sys::LLVMAtomicOrdering) -> crate::AtomicOrdering {
         LLVMAtomicOrderingAcquireRelease => AtomicOrdering::AcqRel,
         _ => AtomicOrdering::SeqCst,
     }
+}
+
+/// The template of inline asm `asm`, for messages.
+///
+/// # Safety
+/// `asm` must be a live inline asm value.
+unsafe fn inline_asm_template(asm: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    let p = LLVMGetInlineAsmAsmString(asm, &mut len);
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
 }

@@ -201,6 +201,17 @@ impl Writer<'_> {
         }
         let a = LLVMBuildAlloca(tmp, self.lty(ty), NAME.as_ptr());
         LLVMDisposeBuilder(tmp);
+        // zyg-ir keeps no alloca alignment, and the type's own may be less than the
+        // program's: an over-aligned C++ object (Eigen's `Matrix4d` is `alignas(32)` with
+        // AVX) is read with aligned vector instructions by the functions it is passed to.
+        // An object of `alignas(N)` is at least N bytes, so aligning every slot to its size's
+        // largest power of two, up to 64, gives each the alignment it may have asked for.
+        if let Some((size, _)) = ty.natural_layout().filter(|(s, _)| *s >= 16) {
+            let wanted = (1u64 << (63 - size.leading_zeros())).min(64) as u32;
+            if LLVMGetAlignment(a) < wanted {
+                LLVMSetAlignment(a, wanted);
+            }
+        }
         a
     }
 
