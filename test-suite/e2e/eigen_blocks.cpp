@@ -5,7 +5,7 @@
 // RUN: not %grad-run -O0 %s %t %eigen 2>&1 | FileCheck %s --check-prefix=O0
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
-// O0: zyg: error: {{.*}}cannot tell which bytes of this copy carry derivatives and which carry pointers
+// O0: zyg: error: {{.*}}{{cannot tell which bytes of this copy carry derivatives and which carry pointers|copies 64 bits of differentiated memory as an integer}}
 // Blocks of dynamic matrices and vectors: block(), col(), row(), head(), tail(),
 // segment(), written into (a block on the left of an assignment) and read. Reverse mode
 // against central differences, forward mode against the reverse gradient.
