@@ -14,6 +14,7 @@
 //! Errors carry MLIR's locations (`FILE:LINE:COL: message`). The lowered functions carry
 //! debug locations from the MLIR source too, so zyg's own errors name MLIR lines.
 
+mod calls;
 mod export;
 mod lower;
 mod request;
