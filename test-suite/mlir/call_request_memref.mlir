@@ -121,3 +121,27 @@ func.func @grad_dot_a(%a: memref<?xf64>, %da: memref<?xf64>, %b: memref<?xf64>) 
       : ((memref<?xf64>, memref<?xf64>) -> f64, memref<?xf64>, memref<?xf64>, memref<?xf64>) -> ()
   return
 }
+
+// `zyg.args` on a request without memrefs takes the same path: x*y^2 + sin(x).
+func.func @poly(%x: f64, %y: f64) -> f64 {
+  %xy = arith.mulf %x, %y : f64
+  %xyy = arith.mulf %xy, %y : f64
+  %s = math.sin %x : f64
+  %r = arith.addf %xyy, %s : f64
+  return %r : f64
+}
+
+func.func private @__zyg_autodiff_poly((f64, f64) -> f64, f64, f64) -> f64
+func.func private @__zyg_fwddiff_poly((f64, f64) -> f64, f64, f64, f64) -> f64
+
+func.func @grad_poly_y(%x: f64, %y: f64) -> f64 {
+  %f = func.constant @poly : (f64, f64) -> f64
+  %d = func.call @__zyg_autodiff_poly(%f, %x, %y) {zyg.args = "const,out"} : ((f64, f64) -> f64, f64, f64) -> f64
+  return %d : f64
+}
+
+func.func @tangent_poly_x(%x: f64, %tx: f64, %y: f64) -> f64 {
+  %f = func.constant @poly : (f64, f64) -> f64
+  %t = func.call @__zyg_fwddiff_poly(%f, %x, %tx, %y) {zyg.args = ["dup", "const"]} : ((f64, f64) -> f64, f64, f64, f64) -> f64
+  return %t : f64
+}

@@ -15,6 +15,8 @@ double tangent_wloss_x(VIEW, double x, double tx, int64_t n);
 double grad_wloss_sum(VIEW, VIEW, VIEW, int64_t n);
 void grad_dot(VIEW, VIEW, VIEW, VIEW);
 void grad_dot_a(VIEW, VIEW, VIEW);
+double grad_poly_y(double x, double y);
+double tangent_poly_x(double x, double tx, double y);
 
 enum { N = 5 };
 static double w[N], x, xs[3];
@@ -85,6 +87,11 @@ int main(void) {
         memset(da, 0, sizeof da);
         grad_dot_a(ARGS1(w, N), ARGS1(da, N), ARGS1(b, N));
         for (int i = 0; i < N; i++) check_close("grad_dot_a da", da[i], b[i], EXACT_RTOL, EXACT_ATOL);
+
+        /* Scalars with zyg.args: d/dy = 2 x y; along x, (y^2 + cos x) tx. */
+        double y = 0.5 - 0.8 * t;
+        check_close("grad_poly_y", grad_poly_y(x, y), 2 * x * y, EXACT_RTOL, EXACT_ATOL);
+        check_close("tangent_poly_x", tangent_poly_x(x, 0.3, y), (y * y + cos(x)) * 0.3, EXACT_RTOL, EXACT_ATOL);
     }
     return zyg_report();
 }
