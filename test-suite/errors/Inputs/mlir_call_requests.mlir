@@ -186,3 +186,15 @@ func.func @g(%w: memref<?xf64>) {
   return
 }
 // end
+
+// case unranked
+func.func @f(%w: memref<*xf64>, %x: f64) -> f64 {
+  return %x : f64
+}
+func.func private @__zyg_autodiff_f((memref<*xf64>, f64) -> f64, memref<*xf64>, memref<*xf64>, f64) -> f64
+func.func @g(%w: memref<*xf64>, %x: f64) {
+  %f = func.constant @f : (memref<*xf64>, f64) -> f64
+  %d = func.call @__zyg_autodiff_f(%f, %w, %w, %x) : ((memref<*xf64>, f64) -> f64, memref<*xf64>, memref<*xf64>, f64) -> f64
+  return
+}
+// end

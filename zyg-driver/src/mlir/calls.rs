@@ -44,8 +44,9 @@ pub(super) fn requests<'c>(
     Ok(requests)
 }
 
-/// The `func.call`s of request entry points (`__zyg_autodiff_*`...) that pass a memref or
-/// have `zyg.args`, everywhere under `block`, in order.
+/// The `func.call`s of request entry points (`__zyg_autodiff_*`...) that pass a memref
+/// (ranked or not: an unranked one is then refused by name) or have `zyg.args`, everywhere
+/// under `block`, in order.
 fn request_calls<'c, 'a>(block: BlockRef<'c, 'a>, out: &mut Vec<OperationRefMut<'c, 'a>>) {
     let mut next = block.first_operation_mut();
     while let Some(op) = next {
@@ -69,7 +70,7 @@ fn is_descriptor_request(op: &OperationRefMut<'_, '_>) -> bool {
     }
     let callee = op.attribute("callee").ok().and_then(symbol).unwrap_or_default();
     crate::callsite::request_entry(&callee).is_some()
-        && (op.has_attribute("zyg.args") || op.operands().any(|v| v.r#type().is_mem_ref()))
+        && (op.has_attribute("zyg.args") || op.operands().any(|v| v.r#type().is_mem_ref() || v.r#type().is_unranked_mem_ref()))
 }
 
 /// The function a request's first operand names: `func.constant @f`.
@@ -81,12 +82,7 @@ fn named_function<'c: 'a, 'a>(call: &impl OperationLike<'c, 'a>) -> Option<Strin
 
 /// The request `call` makes, checked against the function's signature; its gradient
 /// function is named after the function and `n`, the call's place among them.
-fn check_call(
-    call: &OperationRefMut<'_, '_>,
-    funcs: &HashMap<String, Func>,
-    n: usize,
-    path: &Path,
-) -> Result<GradientRequest> {
+fn check_call(call: &OperationRefMut<'_, '_>, funcs: &HashMap<String, Func>, n: usize, path: &Path) -> Result<GradientRequest> {
     let fail = |message: String| located(call, path, message);
     let callee = call.attribute("callee").ok().and_then(symbol).unwrap_or_default();
     let entry = match crate::callsite::request_entry(&callee) {
@@ -211,7 +207,12 @@ fn kind_word(kind: ArgActivity) -> &'static str {
 
 /// Points `call` at `@gradient`, declared here with the call's type less the function
 /// operand, which it no longer passes.
-fn redirect<'c>(context: &'c melior::Context, module: &melior::ir::Module<'c>, call: &mut OperationRefMut<'c, '_>, gradient: &str) {
+fn redirect<'c>(
+    context: &'c melior::Context,
+    module: &melior::ir::Module<'c>,
+    call: &mut OperationRefMut<'c, '_>,
+    gradient: &str,
+) {
     let operands: Vec<_> = call.operands().skip(1).collect();
     let inputs: Vec<Type<'c>> = operands.iter().map(|v| v.r#type()).collect();
     let results: Vec<Type<'c>> = call.results().map(|v| v.r#type()).collect();

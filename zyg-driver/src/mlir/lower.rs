@@ -220,11 +220,7 @@ struct Asked {
 /// The functions' `zyg.gradient` requests, checked against their signatures, then the
 /// `func.call` requests that pass memrefs or have `zyg.args` (`calls.rs`), whose calls are
 /// pointed at gradient functions of their own.
-fn requests<'c>(
-    context: &'c melior::Context,
-    module: &melior::ir::Module<'c>,
-    path: &Path,
-) -> Result<Vec<GradientRequest>> {
+fn requests<'c>(context: &'c melior::Context, module: &melior::ir::Module<'c>, path: &Path) -> Result<Vec<GradientRequest>> {
     let (funcs, asked) = functions(module, path)?;
     let mut requests = Vec::new();
     let mut gradients: HashMap<String, String> = HashMap::new();
