@@ -72,3 +72,24 @@ func.func @tangent_model(%x: memref<?xf64>, %tx: memref<?xf64>, %y: memref<?xf64
       : ((memref<?xf64>, memref<?xf64>, f64) -> f64, memref<?xf64>, memref<?xf64>, memref<?xf64>, memref<?xf64>, f64, f64) -> f64
   return %t : f64
 }
+
+// The helper itself, which returns nothing: its outputs are dst's values, seeded by dst's
+// shadow (reverse mode), or given their tangents in dst's tangent (forward mode).
+func.func private @__zyg_autodiff_scale((memref<?xf64>, memref<?xf64>, f64) -> (),
+    memref<?xf64>, memref<?xf64>, memref<?xf64>, memref<?xf64>, f64) -> f64
+func.func private @__zyg_fwddiff_scale((memref<?xf64>, memref<?xf64>, f64) -> (),
+    memref<?xf64>, memref<?xf64>, memref<?xf64>, memref<?xf64>, f64, f64)
+
+func.func @grad_scale(%x: memref<?xf64>, %dx: memref<?xf64>, %y: memref<?xf64>, %dy: memref<?xf64>, %k: f64) -> f64 {
+  %f = func.constant @scale_into : (memref<?xf64>, memref<?xf64>, f64) -> ()
+  %dk = func.call @__zyg_autodiff_scale(%f, %x, %dx, %y, %dy, %k)
+      : ((memref<?xf64>, memref<?xf64>, f64) -> (), memref<?xf64>, memref<?xf64>, memref<?xf64>, memref<?xf64>, f64) -> f64
+  return %dk : f64
+}
+
+func.func @tangent_scale(%x: memref<?xf64>, %tx: memref<?xf64>, %y: memref<?xf64>, %ty: memref<?xf64>, %k: f64, %tk: f64) {
+  %f = func.constant @scale_into : (memref<?xf64>, memref<?xf64>, f64) -> ()
+  func.call @__zyg_fwddiff_scale(%f, %x, %tx, %y, %ty, %k, %tk)
+      : ((memref<?xf64>, memref<?xf64>, f64) -> (), memref<?xf64>, memref<?xf64>, memref<?xf64>, memref<?xf64>, f64, f64) -> ()
+  return
+}

@@ -7,6 +7,8 @@
 double model(VIEW, VIEW, double k);
 double grad_model(VIEW, VIEW, VIEW, VIEW, double k);
 double tangent_model(VIEW, VIEW, VIEW, VIEW, double k, double tk);
+double grad_scale(VIEW, VIEW, VIEW, VIEW, double k);
+void tangent_scale(VIEW, VIEW, VIEW, VIEW, double k, double tk);
 
 enum { N = 4 };
 static double x[N], y[N], k;
@@ -42,6 +44,18 @@ int main(void) {
         double got = tangent_model(ARGS1(x, N), ARGS1(tx, N), ARGS1(y, N), ARGS1(ty, N), k, tk);
         check_close("tangent", got, want, 1e-12, 1e-12);
         for (int i = 0; i < N; i++) check_close("ty = tangent of k x", ty[i], tk * x[i] + k * tx[i], EXACT_RTOL, EXACT_ATOL);
+
+        /* scale_into alone (y = k x, no result): seeds in y's shadow, zeroed after. */
+        double dx3[N] = {0}, dy3[N], want_dk3 = 0;
+        for (int i = 0; i < N; i++) dy3[i] = seed[i], want_dk3 += seed[i] * x[i];
+        check_close("scale dk", grad_scale(ARGS1(x, N), ARGS1(dx3, N), ARGS1(y, N), ARGS1(dy3, N), k), want_dk3, EXACT_RTOL, 1e-12);
+        for (int i = 0; i < N; i++) {
+            check_close("scale dx", dx3[i], seed[i] * k, EXACT_RTOL, EXACT_ATOL);
+            check_close("scale dy zeroed", dy3[i], 0.0, EXACT_RTOL, EXACT_ATOL);
+        }
+        double ty3[N] = {0};
+        tangent_scale(ARGS1(x, N), ARGS1(tx, N), ARGS1(y, N), ARGS1(ty3, N), k, tk);
+        for (int i = 0; i < N; i++) check_close("scale ty", ty3[i], tk * x[i] + k * tx[i], EXACT_RTOL, EXACT_ATOL);
     }
     return zyg_report();
 }
