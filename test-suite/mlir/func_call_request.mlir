@@ -5,7 +5,8 @@
 // The C API from MLIR, for scalar functions: a func.call to a declared
 // `__zyg_autodiff_*` function taking the function (func.constant) and its arguments is a
 // request like `__enzyme_autodiff((void *)f, x, y)` in C, its results the gradients.
-// (Memrefs must use zyg.gradient: the C API has no markers for a descriptor.)
+// (With memrefs or `zyg.args` the call is read by zyg's MLIR reader instead, which knows
+// the descriptors: call_request_memref.mlir.)
 func.func @f(%x: f64, %y: f64) -> f64 {
   %p = arith.mulf %x, %y : f64
   %s = math.sin %p : f64

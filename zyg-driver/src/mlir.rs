@@ -6,7 +6,10 @@
 //! LLVM context. Functions that ask for their gradient with a `zyg.gradient` attribute get
 //! a gradient function whose body is an ordinary Enzyme-style request, with the activity
 //! markers that map each memref descriptor (exploded into arguments by the lowering) to
-//! zyg's argument kinds. From there the module takes the same path as a `.ll` input.
+//! zyg's argument kinds; so does each `func.call @__zyg_autodiff_NAME(%f, ...)` (or
+//! `__zyg_fwddiff_NAME`) that passes memrefs or has `zyg.args`, which is pointed at a
+//! gradient function of its own before lowering (`calls`). From there the module takes the
+//! same path as a `.ll` input.
 //!
 //! `-o OUT.mlir` writes the result back as MLIR's LLVM dialect (`import.cpp`, MLIR's C++
 //! importer, since the C API only translates the other way).
@@ -14,6 +17,7 @@
 //! Errors carry MLIR's locations (`FILE:LINE:COL: message`). The lowered functions carry
 //! debug locations from the MLIR source too, so zyg's own errors name MLIR lines.
 
+mod calls;
 mod export;
 mod lower;
 mod request;
@@ -31,7 +35,8 @@ pub fn is_mlir(path: &Path) -> bool {
 }
 
 /// Reads, checks, lowers and translates the MLIR module at `path` into `context`, with each
-/// `zyg.gradient` request turned into a gradient function that holds an Enzyme-style request.
+/// `zyg.gradient` request (and `func.call` request with memrefs) turned into a gradient
+/// function that holds an Enzyme-style request.
 pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'ctx>> {
     let (module, requests) = lower::read(context, path)?;
     request::add_gradients(&module, &requests, path)?;
@@ -82,6 +87,37 @@ func.func @f(%a: memref<?xf64>, %x: f64, %n: index) -> f64 attributes {zyg.gradi
         assert!(text.contains("@zyg_dup"), "{text}");
         let back = to_text(&module, Path::new("out.mlir")).expect("MLIR text");
         assert!(String::from_utf8_lossy(&back).contains("llvm.func @df("));
+    }
+
+    #[test]
+    fn call_request_gets_a_gradient_of_its_own() {
+        let (_dir, path) = read(
+            r#"
+func.func @f(%a: memref<?xf64>, %x: f64) -> f64 {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<?xf64>
+  %p = arith.mulf %v, %x : f64
+  return %p : f64
+}
+func.func private @__zyg_autodiff_f((memref<?xf64>, f64) -> f64, memref<?xf64>, memref<?xf64>, f64) -> f64
+func.func @g(%a: memref<?xf64>, %da: memref<?xf64>, %x: f64) -> f64 {
+  %f = func.constant @f : (memref<?xf64>, f64) -> f64
+  %d = func.call @__zyg_autodiff_f(%f, %a, %da, %x) : ((memref<?xf64>, f64) -> f64, memref<?xf64>, memref<?xf64>, f64) -> f64
+  return %d : f64
+}
+"#,
+        );
+        let context = Context::create();
+        let module = read_module(&context, &path).expect("lowered");
+        // The call now calls zyg's gradient function (the descriptor twice, x), internal,
+        // whose body is the request with the descriptor's markers.
+        let gradient = module.get_function("f.zyg.mlir.call.0").expect("the call's gradient function");
+        assert_eq!(gradient.count_params(), 11);
+        assert_eq!(gradient.get_linkage(), inkwell::module::Linkage::Internal);
+        let text = module.print_to_string().to_string();
+        assert!(text.contains("call double @f.zyg.mlir.call.0("), "{text}");
+        assert!(!text.contains("call double @__zyg_autodiff_f("), "{text}");
+        assert!(text.contains("@__zyg_autodiff.mlir.f.zyg.mlir.call.0(ptr @f, ptr @zyg_dup"), "{text}");
     }
 
     #[test]

@@ -11,13 +11,13 @@ use melior::dialect::DialectRegistry;
 use melior::ir::attribute::{ArrayAttribute, FlatSymbolRefAttribute, StringAttribute, TypeAttribute};
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, MemRefType};
-use melior::ir::{Attribute, BlockLike, Location, OperationRef, RegionLike, ShapedTypeLike, Type, TypeLike, ValueLike};
+use melior::ir::{Attribute, BlockLike, Location, OperationRef, RegionLike, ShapedTypeLike, Type, TypeLike};
 use melior::pass::PassManager;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
-use zyg_transform::ArgActivity;
+use zyg_transform::{ArgActivity, Entry};
 
 /// The conversion to the LLVM dialect: MLIR's own passes, in dependency order (strided
 /// metadata makes `affine.apply`, affine makes `scf`, `scf` makes `cf`). `arith-expand`
@@ -109,7 +109,7 @@ pub(super) fn read<'ctx>(llvm: &'ctx Context, path: &Path) -> Result<(Module<'ct
         return Err(diagnostics.take(path, "cannot parse MLIR"));
     };
     check_dialects(&module, path)?;
-    let requests = requests(&module, path)?;
+    let requests = requests(&context, &module, path)?;
     tracing::info!(requests = requests.len(), "read MLIR; lowering to the LLVM dialect");
 
     let passes = PassManager::new(&context);
@@ -138,11 +138,11 @@ fn for_this_machine(module: &Module<'_>, path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn op_name(op: &OperationRef<'_, '_>) -> String {
+pub(super) fn op_name<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> String {
     op.name().as_string_ref().as_str().unwrap_or("?").to_string()
 }
 
-fn located(op: &OperationRef<'_, '_>, path: &Path, message: String) -> DriverError {
+pub(super) fn located<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, path: &Path, message: String) -> DriverError {
     let at = place(op.location()).unwrap_or_else(|| path.display().to_string());
     DriverError::Mlir(format!("{at}: {message}"))
 }
@@ -187,12 +187,12 @@ fn classify(ty: Type<'_>) -> Arg {
 }
 
 /// A `func.func` at the top of the module.
-struct Func {
-    args: Vec<Arg>,
-    results: Vec<Arg>,
-    body: bool,
+pub(super) struct Func {
+    pub args: Vec<Arg>,
+    pub results: Vec<Arg>,
+    pub body: bool,
     /// `FILE:LINE:COL`.
-    at: String,
+    pub at: String,
     signature: String,
 }
 
@@ -201,7 +201,7 @@ fn function_type<'c>(op: &OperationRef<'c, '_>) -> Option<FunctionType<'c>> {
     FunctionType::try_from(TypeAttribute::try_from(attr).ok()?.value()).ok()
 }
 
-fn symbol(attr: Attribute<'_>) -> Option<String> {
+pub(super) fn symbol(attr: Attribute<'_>) -> Option<String> {
     if let Ok(s) = FlatSymbolRefAttribute::try_from(attr) {
         return Some(s.value().to_string());
     }
@@ -217,12 +217,11 @@ struct Asked {
     c_interface: bool,
 }
 
-/// The functions' `zyg.gradient` requests, checked against their signatures; calls to
-/// `__zyg_autodiff`-style functions with memref arguments are refused (they go through
-/// the C API, which knows nothing of descriptors).
-fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<GradientRequest>> {
+/// The functions' `zyg.gradient` requests, checked against their signatures, then the
+/// `func.call` requests that pass memrefs or have `zyg.args` (`calls.rs`), whose calls are
+/// pointed at gradient functions of their own.
+fn requests<'c>(context: &'c melior::Context, module: &melior::ir::Module<'c>, path: &Path) -> Result<Vec<GradientRequest>> {
     let (funcs, asked) = functions(module, path)?;
-    check_request_calls(module, path)?;
     let mut requests = Vec::new();
     let mut gradients: HashMap<String, String> = HashMap::new();
     for a in asked {
@@ -234,20 +233,24 @@ fn requests(module: &melior::ir::Module<'_>, path: &Path) -> Result<Vec<Gradient
         if let Some(first) = gradients.insert(a.gradient.clone(), a.function.clone()) {
             return Err(fail(format!("`@{}` is already the gradient of `@{first}`", a.gradient)));
         }
-        let kinds = request_kinds(f, &a).map_err(fail)?;
+        let kinds = request_kinds(f, a.words.as_deref(), &a.function, Entry::Gradient).map_err(fail)?;
         check_signature(f, &a.function).map_err(fail)?;
         let request = GradientRequest {
             function: a.function.clone(),
             gradient: a.gradient.clone(),
+            entry: Entry::Gradient,
             args: f.args.clone(),
+            result: f.results.first().cloned(),
             kinds,
             c_interface: a.c_interface,
+            internal: false,
             at: f.at.clone(),
         };
         let declared = check_declared_gradient(&funcs, &request)?;
         tracing::info!(function = %a.function, gradient = %a.gradient, declared, "MLIR gradient request");
         requests.push(request);
     }
+    requests.extend(super::calls::requests(context, module, &funcs, path)?);
     Ok(requests)
 }
 
@@ -281,32 +284,48 @@ fn asked_gradient(f: &OperationRef<'_, '_>, name: &str, path: &Path) -> Result<A
     let gradient = f.attribute("zyg.gradient").ok().and_then(symbol).ok_or_else(|| {
         located(f, path, format!("`zyg.gradient` on `@{name}` must name its gradient: `zyg.gradient = @{name}_grad`"))
     })?;
-    let words = match f.attribute("zyg.args") {
-        Ok(attr) => Some(kind_words(attr).ok_or_else(|| {
-            located(f, path, "`zyg.args` must be an array of strings: [\"out\", \"const\", \"dup\", ...]".into())
-        })?),
-        Err(_) => None,
-    };
+    let words = args_attribute(f, path)?;
     Ok(Asked { function: name.to_string(), gradient, words, c_interface: f.has_attribute("llvm.emit_c_interface") })
 }
 
-/// The kinds of the arguments of `f`: as `zyg.args` gives them, or the defaults.
-fn request_kinds(f: &Func, a: &Asked) -> std::result::Result<Vec<ArgActivity>, String> {
-    let Some(words) = &a.words else { return Ok(f.args.iter().map(Arg::default_kind).collect()) };
+/// The words of an operation's `zyg.args` attribute, if it has one.
+pub(super) fn args_attribute<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, path: &Path) -> Result<Option<Vec<String>>> {
+    let Ok(attr) = op.attribute("zyg.args") else { return Ok(None) };
+    let words = kind_words(attr).ok_or_else(|| {
+        located(
+            op,
+            path,
+            "`zyg.args` must be an array of strings, [\"dup\", \"out\", \"const\"], or one string of them \
+             separated by commas, \"dup,out,const\""
+                .into(),
+        )
+    })?;
+    Ok(Some(words))
+}
+
+/// The kinds of the arguments of `f` (named `function`) in `entry`'s mode: as `zyg.args`
+/// gives them (`words`), or the defaults.
+pub(super) fn request_kinds(
+    f: &Func,
+    words: Option<&[String]>,
+    function: &str,
+    entry: Entry,
+) -> std::result::Result<Vec<ArgActivity>, String> {
+    let Some(words) = words else { return Ok(f.args.iter().map(|a| a.default_kind(entry)).collect()) };
     if words.len() != f.args.len() {
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         return Err(format!(
             "`zyg.args` gives {} but `@{}` has {}",
             plural(words.len(), "kind"),
-            a.function,
+            function,
             plural(f.args.len(), "argument")
         ));
     }
-    words.iter().zip(&f.args).enumerate().map(|(i, (w, arg))| kind_for(w, arg, i, &a.function)).collect()
+    words.iter().zip(&f.args).enumerate().map(|(i, (w, arg))| kind_for(w, arg, i, function, entry)).collect()
 }
 
 /// Refuses arguments and results zyg cannot differentiate.
-fn check_signature(f: &Func, function: &str) -> std::result::Result<(), String> {
+pub(super) fn check_signature(f: &Func, function: &str) -> std::result::Result<(), String> {
     for (i, a) in f.args.iter().enumerate() {
         if let Arg::Other { text } = a {
             return Err(format!(
@@ -349,56 +368,30 @@ fn check_declared_gradient(funcs: &HashMap<String, Func>, request: &GradientRequ
     Ok(true)
 }
 
+/// `["dup", "const"]` or `"dup,const"`.
 fn kind_words(attr: Attribute<'_>) -> Option<Vec<String>> {
+    if let Ok(text) = StringAttribute::try_from(attr) {
+        return Some(text.value().split(',').map(|w| w.trim().to_string()).collect());
+    }
     let array = ArrayAttribute::try_from(attr).ok()?;
     (0..array.len())
         .map(|i| array.element(i).ok().and_then(|a| StringAttribute::try_from(a).ok()).map(|s| s.value().to_string()))
         .collect()
 }
 
-fn kind_for(word: &str, arg: &Arg, i: usize, function: &str) -> std::result::Result<ArgActivity, String> {
+fn kind_for(word: &str, arg: &Arg, i: usize, function: &str, entry: Entry) -> std::result::Result<ArgActivity, String> {
+    let forward = entry == Entry::Forward;
     let Some(kind) = ArgActivity::parse(word).filter(|_| word != "dupnoneed") else {
-        return Err(format!("`zyg.args`: unknown kind `{word}` (expected out, const or dup)"));
+        let expected = if forward { "dup or const" } else { "out, const or dup" };
+        return Err(format!("`zyg.args`: unknown kind `{word}` (expected {expected})"));
     };
-    let fits = matches!(
-        (kind, arg),
-        (ArgActivity::Const, _) | (ArgActivity::Active, Arg::Float { .. }) | (ArgActivity::Dup, Arg::MemRef { .. })
-    );
-    if fits {
-        Ok(kind)
-    } else {
-        Err(format!(
-            "`zyg.args`: argument {i} of `@{function}` is a `{}` and cannot be `{word}` (floats are out or const, \
-             memrefs dup or const, integers const)",
-            arg.text()
-        ))
+    if arg.allows(kind, entry) {
+        return Ok(kind);
     }
-}
-
-/// `func.call @__zyg_autodiff...(...)` with memref operands: the C API's markers cannot
-/// describe a descriptor, so such a request must be a `zyg.gradient` attribute.
-fn check_request_calls(module: &melior::ir::Module<'_>, path: &Path) -> Result<()> {
-    let mut error = None;
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op_name(&op) != "func.call" {
-            return WalkResult::Advance;
-        }
-        let callee = op.attribute("callee").ok().and_then(symbol).unwrap_or_default();
-        if crate::callsite::request_entry(&callee).is_none() {
-            return WalkResult::Advance;
-        }
-        if op.operands().any(|v| v.r#type().is_mem_ref()) {
-            error = Some(located(
-                &op,
-                path,
-                format!(
-                    "`@{callee}` is given a memref: a memref's descriptor has no C-API markers; ask for the gradient \
-                     with `zyg.gradient = @NAME` on the function instead"
-                ),
-            ));
-            return WalkResult::Interrupt;
-        }
-        WalkResult::Advance
-    });
-    error.map_or(Ok(()), Err)
+    let rule = if forward {
+        "in forward mode floats are dup (followed by their tangent) or const, memrefs dup or const, integers const"
+    } else {
+        "floats are out or const, memrefs dup or const, integers const"
+    };
+    Err(format!("`zyg.args`: argument {i} of `@{function}` is a `{}` and cannot be `{word}` ({rule})", arg.text()))
 }

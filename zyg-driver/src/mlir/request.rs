@@ -1,6 +1,9 @@
-//! `zyg.gradient` requests: after lowering, the gradient function of each, whose body is an
-//! Enzyme-style request (`__zyg_autodiff` with activity markers) that zyg then fills in
-//! like any other.
+//! Gradient requests made in MLIR: after lowering, the gradient function of each, whose
+//! body is an Enzyme-style request (`__zyg_autodiff` or `__zyg_fwddiff` with activity
+//! markers) that zyg then fills in like any other. Two kinds of MLIR ask for one: a
+//! `zyg.gradient` attribute on a function, and a `func.call` of a declared
+//! `__zyg_autodiff_NAME`/`__zyg_fwddiff_NAME` that passes memrefs or has `zyg.args`
+//! (`calls.rs`), whose call is pointed at a gradient function of its own before lowering.
 //!
 //! The lowering passes a memref as its descriptor's fields, one argument each: the
 //! allocated pointer, the aligned pointer, the offset, the sizes and the strides. The
@@ -10,11 +13,12 @@
 //! the primal's shape).
 //!
 //! The gradient's signature is what `func.func private @GRAD(...)` lowers to, so MLIR code
-//! in the module can declare and call it: each argument, each `dup` memref followed by its
-//! shadow, and as results the gradients of the `out` arguments in order (several come back
-//! as a struct, as MLIR returns several results). A function with `llvm.emit_c_interface`
-//! also gets `_mlir_ciface_GRAD`, MLIR's C interface for it: descriptors by pointer, and
-//! several results through a pointer in the first argument.
+//! in the module can declare and call it: each argument, each `dup` one followed by its
+//! shadow (in forward mode a `dup` float by its tangent), and as results the gradients of
+//! the `out` arguments in order (several come back as a struct, as MLIR returns several
+//! results), or in forward mode the tangent of the function's float result. A function with
+//! `llvm.emit_c_interface` also gets `_mlir_ciface_GRAD`, MLIR's C interface for it:
+//! descriptors by pointer, and several results through a pointer in the first argument.
 
 use crate::error::{DriverError, Result};
 use inkwell::module::{Linkage, Module};
@@ -22,7 +26,7 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, FunctionTy
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
 use inkwell::AddressSpace;
 use std::path::Path;
-use zyg_transform::ArgActivity;
+use zyg_transform::{ArgActivity, Entry};
 
 /// An MLIR function argument (or result), as zyg sees it; `text` is its MLIR type.
 #[derive(Clone, Debug)]
@@ -48,32 +52,65 @@ impl Arg {
         }
     }
 
-    /// Without `zyg.args`: floats out, memrefs dup, the rest const.
-    pub fn default_kind(&self) -> ArgActivity {
+    /// Without `zyg.args`: floats out (in forward mode dup: followed by their tangent),
+    /// memrefs dup, the rest const.
+    pub fn default_kind(&self, entry: Entry) -> ArgActivity {
         match self {
+            Arg::Float { .. } if entry == Entry::Forward => ArgActivity::Dup,
             Arg::Float { .. } => ArgActivity::Active,
             Arg::MemRef { .. } => ArgActivity::Dup,
             _ => ArgActivity::Const,
         }
     }
+
+    /// Whether `kind` is one this argument may have in `entry`'s mode: const always; a
+    /// memref dup; a float out in reverse mode, dup (with its tangent) in forward mode.
+    pub fn allows(&self, kind: ArgActivity, entry: Entry) -> bool {
+        let forward = entry == Entry::Forward;
+        match (kind, self) {
+            (ArgActivity::Const, _) | (ArgActivity::Dup, Arg::MemRef { .. }) => true,
+            (ArgActivity::Active, Arg::Float { .. }) => !forward,
+            (ArgActivity::Dup, Arg::Float { .. }) => forward,
+            _ => false,
+        }
+    }
 }
 
-/// `func.func @function(...) attributes {zyg.gradient = @gradient}`.
+/// `func.func @function(...) attributes {zyg.gradient = @gradient}`, or a `func.call`
+/// request pointed at the gradient function `@gradient`.
 #[derive(Clone, Debug)]
 pub struct GradientRequest {
     pub function: String,
     pub gradient: String,
+    /// `Entry::Gradient` (reverse mode) or `Entry::Forward`.
+    pub entry: Entry,
     pub args: Vec<Arg>,
+    /// The function's result, if any (its tangent is forward mode's result).
+    pub result: Option<Arg>,
     pub kinds: Vec<ArgActivity>,
     /// `llvm.emit_c_interface` on the function: the gradient gets `_mlir_ciface_GRAD` too.
     pub c_interface: bool,
-    /// `FILE:LINE:COL` of the function.
+    /// The gradient is zyg's own, for one `func.call`: internal to the module.
+    pub internal: bool,
+    /// `FILE:LINE:COL` of the function (of the call, for a `func.call` request).
     pub at: String,
 }
 
 impl GradientRequest {
     /// The gradient's MLIR type, as `func.func private @GRAD(...)` would declare it.
     pub fn mlir_signature(&self) -> String {
+        let inputs = self.mlir_inputs();
+        let results = self.mlir_results();
+        let results = match results.as_slice() {
+            [one] => one.to_string(),
+            _ => format!("({})", results.join(", ")),
+        };
+        format!("({}) -> {results}", inputs.join(", "))
+    }
+
+    /// The gradient's MLIR argument types: each argument's, a `dup` one's again for its
+    /// shadow or tangent.
+    pub fn mlir_inputs(&self) -> Vec<&str> {
         let mut inputs = Vec::new();
         for (a, k) in self.args.iter().zip(&self.kinds) {
             inputs.push(a.text());
@@ -81,12 +118,17 @@ impl GradientRequest {
                 inputs.push(a.text());
             }
         }
-        let outs: Vec<&str> = self.outs().map(|(a, _)| a.text()).collect();
-        let results = match outs.as_slice() {
-            [one] => one.to_string(),
-            _ => format!("({})", outs.join(", ")),
-        };
-        format!("({}) -> {results}", inputs.join(", "))
+        inputs
+    }
+
+    /// The gradient's MLIR result types: the `out` arguments' (reverse mode), or the float
+    /// result's (its tangent, forward mode).
+    pub fn mlir_results(&self) -> Vec<&str> {
+        match (self.entry, &self.result) {
+            (Entry::Forward, Some(r @ Arg::Float { .. })) => vec![r.text()],
+            (Entry::Forward, _) => Vec::new(),
+            _ => self.outs().map(|(a, _)| a.text()).collect(),
+        }
     }
 
     fn outs(&self) -> impl Iterator<Item = (&Arg, usize)> + '_ {
@@ -153,8 +195,11 @@ fn gradient_type<'ctx>(
         spans.push(span);
         at += a.width();
     }
-    let outs: Vec<BasicTypeEnum<'ctx>> =
-        r.outs().map(|(_, i)| BasicTypeEnum::try_from(params[spans[i].start]).expect("a float")).collect();
+    let outs: Vec<BasicTypeEnum<'ctx>> = match r.entry {
+        // The tangent of the function's float result.
+        Entry::Forward => function.get_type().get_return_type().filter(|t| t.is_float_type()).into_iter().collect(),
+        _ => r.outs().map(|(_, i)| BasicTypeEnum::try_from(params[spans[i].start]).expect("a float")).collect(),
+    };
     Ok(match outs.as_slice() {
         [] => ctx.void_type().fn_type(&types, false),
         [one] => one.fn_type(&types, false),
@@ -203,13 +248,15 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
     let fn_type = gradient_type(module, r, function, path)?;
     let gradient = declare_gradient(module, r, fn_type)?;
 
-    // The request: `__zyg_autodiff(@function, marker, value[, shadow], ...)`.
+    // The request: `__zyg_autodiff(@function, marker, value[, shadow], ...)` (or
+    // `__zyg_fwddiff`).
     let ptr = ctx.ptr_type(AddressSpace::default());
     let request_type = match fn_type.get_return_type() {
         None => ctx.void_type().fn_type(&[ptr.into()], true),
         Some(t) => t.fn_type(&[ptr.into()], true),
     };
-    let request = module.add_function(&format!("__zyg_autodiff.mlir.{}", r.gradient), request_type, None);
+    let entry_point = if r.entry == Entry::Forward { "__zyg_fwddiff" } else { "__zyg_autodiff" };
+    let request = module.add_function(&format!("{entry_point}.mlir.{}", r.gradient), request_type, None);
     let entry = ctx.append_basic_block(gradient, "entry");
     let b = ctx.create_builder();
     b.position_at_end(entry);
@@ -220,11 +267,15 @@ fn gradient_function<'ctx>(module: &Module<'ctx>, r: &GradientRequest, path: &Pa
         None => b.build_return(None),
     }
     .map_err(|e| internal(path, e.to_string()))?;
+    if r.internal {
+        gradient.set_linkage(Linkage::Internal);
+    }
     Ok(gradient)
 }
 
 /// The request's arguments: the function, then for each of its arguments a marker and the
-/// gradient's parameters `given` (a dup memref's pointers with their shadows').
+/// gradient's parameters `given` (a dup memref's pointers with their shadows', a dup
+/// float, in forward mode, with its tangent).
 fn request_arguments<'ctx>(
     module: &Module<'ctx>,
     r: &GradientRequest,
@@ -248,6 +299,14 @@ fn request_arguments<'ctx>(
                     } else {
                         args.extend([marker(module, ArgActivity::Const), primal[field].into()]);
                     }
+                }
+            }
+            (_, ArgActivity::Dup) => {
+                // A float in forward mode, followed by its tangent.
+                let tangent = &given[next..next + w];
+                next += w;
+                for (v, t) in primal.iter().zip(tangent) {
+                    args.extend([marker(module, ArgActivity::Dup), (*v).into(), (*t).into()]);
                 }
             }
             _ => {
