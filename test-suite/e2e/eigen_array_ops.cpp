@@ -15,6 +15,7 @@
 extern "C" {
 #include "zyg_check.h"
 }
+#include "zyg_loss_check.hpp"
 using namespace Eigen;
 
 #define N 8
@@ -25,24 +26,4 @@ static double loss(const double *p) {
     return (a.square() * a.sin()).sum() + a.maxCoeff() - a.minCoeff() + s.array().exp().sum() + s.lpNorm<1>();
 }
 
-static double loss_ctx(const double *p, void *) { return loss(p); }
-
-int main() {
-    for (int t = 0; t < 3; t++) {
-        double p[N], dp[N] = {0};
-        for (int k = 0; k < N; k++)
-            p[k] = 0.4 + 0.23 * k - 0.07 * k * (k % 3) + 0.31 * t;
-        __enzyme_autodiff((void *)loss, enzyme_dup, p, dp);
-        check_array_fd("gradient vs FD", loss_ctx, 0, p, N, dp);
-        for (int d = 0; d < 2; d++) {
-            double dir[N], want = 0;
-            for (int k = 0; k < N; k++) {
-                dir[k] = (k + d) % 3 == 0 ? 1.0 : -0.5;
-                want += dir[k] * dp[k];
-            }
-            double tangent = __enzyme_fwddiff((void *)loss, enzyme_dup, p, dir);
-            check_close("tangent vs gradient", tangent, want, 1e-10, 1e-12);
-        }
-    }
-    return zyg_report();
-}
+int main() { return check_loss<loss, N>(); }
