@@ -120,10 +120,32 @@ pub fn module_bytes(module: &Module, output: &Path, text: bool) -> Result<Vec<u8
     Ok(if crate::mlir::is_mlir(output) {
         crate::mlir::to_text(module, output)? // MLIR's LLVM dialect (src/mlir/)
     } else if text {
-        module.print_to_string().to_bytes().to_vec()
+        text_form(module, output)?
     } else {
         module.write_bitcode_to_memory().as_slice().to_vec()
     })
+}
+
+/// The module as LLVM assembly. LLVM prints it whole into a file, then it is read back:
+/// the C API's string of it ends at the first NUL byte, and LLVM writes a target triple or
+/// data layout as it is, so a corrupt input's NUL there once gave a cut-off `.ll` and exit
+/// status 0. Text that holds a NUL cannot be read back as assembly, so it is refused.
+fn text_form(module: &Module, output: &Path) -> Result<Vec<u8>> {
+    let io = |e: std::io::Error| DriverError::Io { path: output.to_path_buf(), source: e };
+    let file = tempfile::NamedTempFile::new().map_err(io)?;
+    module.print_to_file(file.path()).map_err(|e| DriverError::Llvm { path: output.to_path_buf(), message: e.to_string() })?;
+    let bytes = std::fs::read(file.path()).map_err(io)?;
+    if let Some(at) = bytes.iter().position(|b| *b == 0) {
+        let line = bytes[..at].iter().filter(|b| **b == b'\n').count() + 1;
+        return Err(DriverError::Llvm {
+            path: output.to_path_buf(),
+            message: format!(
+                "the module's text form would hold a NUL byte (line {line}: a target triple, data layout or name \
+                 with one, as in a corrupt input), which LLVM assembly cannot carry; write bitcode instead"
+            ),
+        });
+    }
+    Ok(bytes)
 }
 
 /// Writes the module atomically (see `Outputs`); `-` is standard output.

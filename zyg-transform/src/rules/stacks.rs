@@ -51,8 +51,10 @@ impl RuleFamily for Stacks {
             return Err(TransformError::at(
                 cx.func,
                 inst,
-                "internal error: the shadow of a generated gradient's tape stack may be null (the tape reached the \
-                 gradient through memory zyg does not differentiate)",
+                "this differentiates a gradient zyg generated earlier (a nested derivative) whose tape reaches it \
+                 through memory zyg does not differentiate here, so the tape's shadow may be null; differentiating a \
+                 gradient that way is not supported yet: request the higher derivative from a function that makes \
+                 the inner request itself (see README, Higher-order derivatives)",
             ));
         }
         if !cx.forward && matches!(op, Op::PushKeep | Op::PopKeep | Op::Unpush) {
