@@ -19,6 +19,8 @@ pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'
         let bytes = read_input(path)?;
         let _bound = is_bitcode(&bytes)
             .then(|| AddressSpaceBound::new(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
+        let _time =
+            is_bitcode(&bytes).then(|| CpuTimeBound::new(BITCODE_SECONDS_BASE + bytes.len() as u64 / BITCODE_BYTES_PER_SECOND));
         parse_ir(context, &bytes, path)?
     };
     crate::supervisor::phase(&format!("verifying {}", path.display()));
@@ -72,6 +74,39 @@ pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], path: &Path) -> Resu
 /// much again per byte of bitcode (an LLVM module takes some ten times its bitcode's size).
 const BITCODE_BUDGET_BASE: u64 = 2 << 30;
 const BITCODE_BUDGET_PER_BYTE: u64 = 64;
+
+/// The same counts can make it loop for hours (a constant array of billions of elements,
+/// built one by one): while it reads, the process's CPU time is bounded to what it used
+/// plus this many seconds and one more per this many bytes of bitcode (LLVM reads some
+/// hundreds of megabytes a second). Past it the kernel stops the process (SIGXCPU), which
+/// the supervising parent reports as the reader's failure.
+const BITCODE_SECONDS_BASE: u64 = 20;
+const BITCODE_BYTES_PER_SECOND: u64 = 1 << 20;
+
+/// A bound on CPU time (`RLIMIT_CPU`), lifted again when dropped (as `AddressSpaceBound`).
+pub struct CpuTimeBound {
+    old: (u64, u64),
+}
+
+impl CpuTimeBound {
+    /// The CPU time used so far plus `seconds` (never above the hard limit); `None` when the
+    /// limits cannot be read or set.
+    pub fn new(seconds: u64) -> Option<Self> {
+        use nix::sys::resource::{getrlimit, getrusage, setrlimit, Resource, UsageWho};
+        let old = getrlimit(Resource::RLIMIT_CPU).ok()?;
+        let used = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+        let spent = (used.user_time().tv_sec() + used.system_time().tv_sec()).max(0) as u64;
+        let want = (spent + 1 + seconds).min(old.1).min(old.0);
+        setrlimit(Resource::RLIMIT_CPU, want, old.1).ok().map(|()| CpuTimeBound { old })
+    }
+}
+
+impl Drop for CpuTimeBound {
+    fn drop(&mut self) {
+        // Restoring the soft limit read in `new` (at most the hard limit).
+        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CPU, self.old.0, self.old.1);
+    }
+}
 
 /// Bitcode's magic numbers: raw (`BC` C0DE) or in its wrapper (0x0B17C0DE).
 fn is_bitcode(bytes: &[u8]) -> bool {

@@ -390,6 +390,7 @@ fn signal_name(sig: libc::c_int) -> String {
         libc::SIGILL => "SIGILL",
         libc::SIGFPE => "SIGFPE",
         libc::SIGTRAP => "SIGTRAP",
+        libc::SIGXCPU => "SIGXCPU, its CPU time limit",
         _ => return format!("signal {sig}"),
     };
     name.to_string()
