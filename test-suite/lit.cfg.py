@@ -38,6 +38,13 @@ if os.path.exists("/usr/include/lapacke.h") and any(
 config.substitutions.append(("%eigen", "-I/usr/include/eigen3"))
 if os.path.exists("/usr/include/eigen3/Eigen/Dense"):
     config.available_features.add("eigen")
+# `%valgrind EXE` runs a linked gradient program under valgrind's memcheck, failing on any
+# memory error and on memory definitely lost (ci/setup.sh installs valgrind); without
+# valgrind it runs the program as it is.
+valgrind = shutil.which("valgrind")
+config.substitutions.append(
+    ("%valgrind", valgrind + " -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite" if valgrind else "")
+)
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
 

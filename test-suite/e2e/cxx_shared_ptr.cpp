@@ -1,5 +1,7 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
+// RUN: %valgrind %t.O0.exe > /dev/null
 // RUN: %grad-run -O2 %s %t | FileCheck %s
+// RUN: %valgrind %t.O2.exe > /dev/null
 // RUN: %grad-run -O3 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
@@ -7,6 +9,9 @@
 // held by make_shared and by a shared_ptr of `new`, copies sharing them, a weak_ptr locked
 // (its reference counts are atomic read-modify-writes and a compare-exchange, which carry no
 // derivative), and the last owner freeing the memory. Reverse and forward mode against closed forms and central differences at several points.
+// Under valgrind (%valgrind) the generated code makes no invalid access or free, frees
+// what it allocates, and frees shadows with `free` (forward mode once released calloc'ed
+// shadows with operator delete: a mismatched free).
 #include "zyg_check.h"
 #include <memory>
 

@@ -1,5 +1,7 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
+// RUN: %valgrind %t.O0.exe > /dev/null
 // RUN: %grad-run -O2 %s %t | FileCheck %s
+// RUN: %valgrind %t.O2.exe > /dev/null
 // RUN: %grad-run -O3 %s %t.native -march=native | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
@@ -11,6 +13,9 @@
 // through a vtable into a comparison with the functions of its type whose address the
 // module takes (the vtables' entries) and a direct call of the one it is. Against closed
 // forms and central differences, several inputs.
+// Under valgrind (%valgrind) the generated code makes no invalid access or free, frees
+// what it allocates, and frees shadows with `free` (forward mode once released calloc'ed
+// shadows with operator delete: a mismatched free).
 #include "zyg_check.h"
 #include <memory>
 

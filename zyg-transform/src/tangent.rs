@@ -288,18 +288,18 @@ impl<'p, 'a> Forward<'p, 'a> {
     fn free_shadows(&mut self) {
         let plan = self.plan;
         for (b, inst) in plan.func.inst_order() {
-            let InstKind::Call { callee: Callee::Direct(name), args, sig, .. } = &plan.func.insts[inst].kind else { continue };
+            let InstKind::Call { callee: Callee::Direct(name), args, .. } = &plan.func.insts[inst].kind else { continue };
             let freed = plan.conventions.frees(name);
             let Some(shadow) = args.first().filter(|_| freed).and_then(|p| self.lanes[self.lane].shadows.get(p)).copied() else {
                 continue;
             };
-            // The same call on the shadow: a sized or aligned `operator delete` gets the size
-            // and alignment it was given (the shadow is as large and as aligned).
-            let mut shadow_args = args.clone();
+            // Every shadow comes from `calloc` or `aligned_alloc` (`memcalls::shadow_allocation`),
+            // whatever allocated the memory (`operator new`, a custom allocator), so `free`
+            // releases it, not the program's deallocator (valgrind: "mismatched free").
             let at = crate::primal::position(&self.p, b, inst) + 1;
             let mut c = Cursor { func: &mut self.p, block: b, at: Some(at) };
-            shadow_args[0] = if plan.thread_private.is_some() { shadow } else { off_the_stack(&mut c, shadow) };
-            c.call(name, sig.clone(), shadow_args);
+            let shadow = if plan.thread_private.is_some() { shadow } else { off_the_stack(&mut c, shadow) };
+            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![shadow]);
         }
     }
 
