@@ -58,7 +58,7 @@ fn zyg_grad(input: &Path, output: &Path) -> Result<(), String> {
         forward: false,
         width: 1,
     };
-    match std::panic::catch_unwind(|| zyg_driver::grad(&opts)) {
+    match std::panic::catch_unwind(|| zyg_driver::grad(std::slice::from_ref(&opts))) {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(format!("{e:#}")),
         Err(panic) => Err(format!(

@@ -108,13 +108,16 @@ impl GradOptions {
     }
 }
 
-pub fn run(opts: &GradOptions) -> Result<()> {
+/// `zyg grad`: one `GradOptions` per `--fn` (the same input, output and flags), or one
+/// without an export.
+pub fn run(all: &[GradOptions]) -> Result<()> {
+    let opts = all.first().expect("at least one set of options");
     check_paths(opts)?;
     let path = opts.input.as_path();
     let context = Context::create();
     let module = llvm_io::read_module(&context, path)?;
     let machine = llvm_io::target_machine(&module, path)?;
-    let header = differentiate(&module, &machine, path, opts)?;
+    let header = differentiate_all(&module, &machine, path, all)?;
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
         tracing::info!(%pipeline, "optimising the module");
@@ -209,6 +212,24 @@ pub fn differentiate(
             return Ok(header);
         }
     }
+}
+
+/// `differentiate` with each `--fn` in turn (the first fills in the requests as well; the
+/// others find none left); the exports' C prototypes one after another, each header block
+/// with its own include guard.
+pub fn differentiate_all(
+    module: &inkwell::module::Module<'_>,
+    machine: &inkwell::targets::TargetMachine,
+    path: &Path,
+    all: &[GradOptions],
+) -> Result<Option<String>> {
+    let mut header: Option<String> = None;
+    for opts in all {
+        if let Some(text) = differentiate(module, machine, path, opts)? {
+            header.get_or_insert_with(String::new).push_str(&text);
+        }
+    }
+    Ok(header)
 }
 
 /// `opts` with `--fn`'s name as the module's symbol (`names::resolve`: a C++ name becomes

@@ -81,22 +81,26 @@ enum Command {
     },
 }
 
-/// `--fn` and its options: export the gradient of one function under a C name.
+/// `--fn` and its options: export the gradient of functions under C names. `--fn` may be
+/// given several times; then `--args` and `--name`, when given, are given as often, the
+/// n-th for the n-th function.
 #[derive(clap::Args)]
 struct Export {
     /// Also export the gradient of this function: its symbol, or a C++ name as LLVM's
     /// demangler (llvm-cxxfilt) prints it: the signature (`ns::loss(double const*, int)`),
     /// the name alone (`ns::loss`) or a prefix of the signature, when it names one function.
+    /// May be given several times.
     #[arg(long = "fn", value_name = "NAME")]
-    function: Option<String>,
-    /// Comma-separated kinds of the exported gradient's arguments: out, const, dup.
-    #[arg(long, value_delimiter = ',', requires = "function", value_parser = parse_kind)]
-    args: Option<Vec<ArgActivity>>,
+    function: Vec<String>,
+    /// Comma-separated kinds of the exported gradient's arguments: out, const, dup (once per
+    /// `--fn` when several are given).
+    #[arg(long, requires = "function", value_parser = parse_kinds)]
+    args: Vec<Vec<ArgActivity>>,
     /// Name of the exported gradient (default: `<NAME>_grad`, or `<NAME>_fwd` in forward mode;
     /// for a C++ name, the words of the function's name joined by `_`: `ns::loss` exports
-    /// `ns_loss_grad`).
+    /// `ns_loss_grad`); once per `--fn` when several are given.
     #[arg(long, requires = "function")]
-    name: Option<String>,
+    name: Vec<String>,
     /// `reverse` (the gradient) or `forward` (the tangent of the result along the tangents
     /// given after each float and pointer argument).
     #[arg(long, requires = "function", value_enum, default_value_t = Mode::Reverse)]
@@ -106,7 +110,7 @@ struct Export {
     /// result come back through a struct pointer, the first argument.
     #[arg(long, requires = "function", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     width: u32,
-    /// Write the exported gradient's C prototype to this file.
+    /// Write the exported gradients' C prototypes to this file.
     #[arg(long, requires = "function")]
     header: Option<PathBuf>,
 }
@@ -118,8 +122,13 @@ enum Mode {
     Forward,
 }
 
-fn parse_kind(word: &str) -> Result<ArgActivity, String> {
-    ArgActivity::parse(word).ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
+fn parse_kinds(list: &str) -> Result<Vec<ArgActivity>, String> {
+    list.split(',')
+        .map(|word| {
+            ArgActivity::parse(word)
+                .ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -182,26 +191,52 @@ fn watch(command: &Command) -> zyg_driver::supervisor::Watch {
     zyg_driver::supervisor::Watch { input: input.clone(), outputs }
 }
 
-fn options(input: PathBuf, output: PathBuf, opt_level: u8, text: bool, e: Export) -> GradOptions {
-    GradOptions {
-        input,
-        output,
-        opt_level,
-        text,
-        function: e.function,
-        args: e.args,
-        export_name: e.name,
-        header: e.header,
-        forward: matches!(e.mode, Mode::Forward),
-        width: e.width,
+/// One `GradOptions` per `--fn` (one without an export when there is none), the n-th
+/// `--args` and `--name` for the n-th function.
+fn options(
+    input: PathBuf,
+    output: PathBuf,
+    opt_level: u8,
+    text: bool,
+    e: Export,
+) -> Result<Vec<GradOptions>, zyg_driver::DriverError> {
+    let n = e.function.len();
+    for (flag, given) in [("--args", e.args.len()), ("--name", e.name.len())] {
+        if given > 1 && given != n {
+            return Err(zyg_driver::DriverError::Usage(format!(
+                "{flag} is given {given} times for {n} --fn: give it once per --fn, in the same order, or (for one --fn) once"
+            )));
+        }
+        if given == 1 && n > 1 {
+            return Err(zyg_driver::DriverError::Usage(format!(
+                "{flag} is given once for {n} --fn: give it once per --fn, in the same order"
+            )));
+        }
     }
+    let functions: Vec<Option<String>> = if n == 0 { vec![None] } else { e.function.into_iter().map(Some).collect() };
+    Ok(functions
+        .into_iter()
+        .enumerate()
+        .map(|(i, function)| GradOptions {
+            input: input.clone(),
+            output: output.clone(),
+            opt_level,
+            text,
+            function,
+            args: e.args.get(i).cloned(),
+            export_name: e.name.get(i).cloned(),
+            header: e.header.clone(),
+            forward: matches!(e.mode, Mode::Forward),
+            width: e.width,
+        })
+        .collect())
 }
 
 fn run(command: Command) -> Result<(), zyg_driver::DriverError> {
     match command {
-        Command::Grad { input, output, opt_level, text, export } => grad(&options(input, output, opt_level, text, export)),
+        Command::Grad { input, output, opt_level, text, export } => grad(&options(input, output, opt_level, text, export)?),
         Command::Opt { input, output, passes, text, export } => {
-            zyg_driver::opt::run(&options(input, output, 0, text, export), &passes)
+            zyg_driver::opt::run(&options(input, output, 0, text, export)?, &passes)
         }
         Command::Compile { input, output, target, gpu, cpu, opt_level, libdevice } => {
             zyg_driver::compile::run(&zyg_driver::compile::CompileOptions {

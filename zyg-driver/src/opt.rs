@@ -74,7 +74,8 @@ pub fn without_fixpoint_checks(passes: &str) -> String {
 
 /// `grad` options come from `opts` (its input, output and `-O` level are not used: the
 /// pipeline says what to run).
-pub fn run(opts: &GradOptions, passes: &str) -> Result<()> {
+pub fn run(all: &[GradOptions], passes: &str) -> Result<()> {
+    let opts = all.first().expect("at least one set of options");
     grad::check_paths(opts)?;
     let path = opts.input.as_path();
     let context = Context::create();
@@ -107,7 +108,7 @@ pub fn run(opts: &GradOptions, passes: &str) -> Result<()> {
     for step in steps {
         if step == "grad" || step == "zyg-grad" {
             flush(&mut pending)?;
-            header = grad::differentiate(&module, &machine, path, opts)?.or(header);
+            header = grad::differentiate_all(&module, &machine, path, all)?.or(header);
         } else {
             pending.push(step);
         }
