@@ -386,6 +386,11 @@ impl<'f> Cursor<'f> {
         total
     }
 
+    /// `free(ptr)`: releases memory zyg allocated (shadows, tapes, chunks, copies).
+    pub fn free(&mut self, ptr: Value) {
+        self.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![ptr]);
+    }
+
     pub fn br(&mut self, dest: Block) {
         self.emit(InstKind::Br { dest }, Type::Void);
     }

@@ -77,7 +77,7 @@ impl Differentiator<'_> {
         let dret = (kind == Entry::Reverse).then(|| all[given]);
         let grads = call_adjoint(&mut c, func, spec, &generated, tape, dret);
         if kind == Entry::Reverse {
-            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![tape]);
+            c.free(tape);
         }
         c.ret(grads);
         self.finish_entry(spec, kind, w, name, sig)

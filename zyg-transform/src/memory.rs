@@ -446,7 +446,7 @@ fn shadow_realloc_with(name: String, moving: bool) -> Function {
     let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64, Type::I1], Type::Void);
     c.call("llvm.memmove.p0.p0.i64", memcpy, vec![new, old, kept, volatile]);
     if moving {
-        c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![old]);
+        c.free(old);
     }
     c.ret(Some(new));
     f
@@ -460,7 +460,7 @@ pub fn realloc_adjoint(namespace: &str, ty: FloatTy) -> Function {
     let mut c = Cursor::at_end(&mut f, entry);
     let kept = kept_bytes(&mut c, old, bytes);
     c.call(&copy_adjoint_name(namespace, ty), copy_adjoint_signature(), vec![new, old, kept]);
-    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![new]);
+    c.free(new);
     c.ret(None);
     f
 }

@@ -137,8 +137,7 @@ impl<'p, 'a> Primal<'p, 'a> {
                 let shadows: Vec<Value> = self.lanes.iter().filter_map(|lane| lane.get(&p).copied()).collect();
                 for shadow in shadows {
                     let at = position(&self.p, b, inst) + 1;
-                    let sig = Signature::new(vec![Type::PTR], Type::Void);
-                    Cursor { func: &mut self.p, block: b, at: Some(at) }.call("free", sig, vec![shadow]);
+                    Cursor { func: &mut self.p, block: b, at: Some(at) }.free(shadow);
                 }
             }
             let resumes = self.p.terminator(b).is_some_and(|t| matches!(self.p.insts[t].kind, InstKind::Resume { .. }));

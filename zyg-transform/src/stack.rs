@@ -158,7 +158,7 @@ fn plain_release(namespace: &str) -> Function {
     let chunk = f.params[0];
     let entry = f.entry().expect("entry");
     let mut c = Cursor::at_end(&mut f, entry);
-    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    c.free(chunk);
     c.ret(None);
     f
 }
@@ -250,7 +250,7 @@ fn release_chunk(namespace: &str) -> Function {
     c.ret(None);
 
     c.switch_to(drop);
-    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    c.free(chunk);
     c.ret(None);
     f
 }
@@ -441,7 +441,7 @@ fn unpush(namespace: &str) -> Function {
     c.switch_to(first);
     let back = c.i64(-CHUNK_HEADER);
     let chunk = c.byte_offset(record, back);
-    c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![chunk]);
+    c.free(chunk);
     c.br(done);
 
     c.switch_to(done);

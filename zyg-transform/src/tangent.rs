@@ -299,7 +299,7 @@ impl<'p, 'a> Forward<'p, 'a> {
             let at = crate::primal::position(&self.p, b, inst) + 1;
             let mut c = Cursor { func: &mut self.p, block: b, at: Some(at) };
             let shadow = if plan.thread_private.is_some() { shadow } else { off_the_stack(&mut c, shadow) };
-            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![shadow]);
+            c.free(shadow);
         }
     }
 

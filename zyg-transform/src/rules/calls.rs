@@ -12,7 +12,7 @@ use crate::alphas::Alphas;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
 use crate::{ArgActivity, Spec};
-use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Signature, Type, Value};
+use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Type, Value};
 
 pub struct Calls;
 
@@ -101,7 +101,7 @@ impl RuleFamily for Calls {
         }
         let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
         if callee.boxed {
-            c.call("free", Signature::new(vec![Type::PTR], Type::Void), vec![slot]);
+            c.free(slot);
         }
         let mut k = 0;
         for (a, arg) in args.iter().zip(&callee.args) {

@@ -118,8 +118,7 @@ impl RuleFamily for MemCalls {
                 // Going back past the allocation: its shadow is no longer needed.
                 let memory = func.result(cx.inst).expect("an allocation returns its memory");
                 let shadow = cx.shadow(memory)?;
-                let free = Signature::new(vec![Type::PTR], Type::Void);
-                cx.cursor().call("free", free, vec![shadow]);
+                cx.cursor().free(shadow);
             }
             MemCall::Realloc(elem) => {
                 let InstKind::Call { args, .. } = cx.kind() else { return Ok(()) };

@@ -140,7 +140,7 @@ impl RuleFamily for Sorts {
             cx.cursor().call(&name, permute_signature(), vec![shadow, n, size, permutation]);
         }
         cx.set_lane(0);
-        cx.cursor().call("free", Signature::new(vec![Type::PTR], Type::Void), vec![permutation]);
+        cx.cursor().free(permutation);
         Ok(())
     }
 
@@ -163,7 +163,7 @@ impl RuleFamily for Sorts {
             }
         }
         cx.set_lane(0);
-        cx.cursor().call("free", Signature::new(vec![Type::PTR], Type::Void), vec![permutation]);
+        cx.cursor().free(permutation);
         Ok(())
     }
 
