@@ -17,10 +17,11 @@ pub fn read_module<'ctx>(context: &'ctx Context, path: &Path) -> Result<Module<'
         crate::mlir::read_module(context, path)?
     } else {
         let bytes = read_input(path)?;
-        let _bound = is_bitcode(&bytes)
-            .then(|| AddressSpaceBound::new(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
+        let bitcode = is_bitcode(&bytes);
+        let _memory =
+            bitcode.then(|| ResourceBound::address_space(BITCODE_BUDGET_BASE + BITCODE_BUDGET_PER_BYTE * bytes.len() as u64));
         let _time =
-            is_bitcode(&bytes).then(|| CpuTimeBound::new(BITCODE_SECONDS_BASE + bytes.len() as u64 / BITCODE_BYTES_PER_SECOND));
+            bitcode.then(|| ResourceBound::cpu_time(BITCODE_SECONDS_BASE + bytes.len() as u64 / BITCODE_BYTES_PER_SECOND));
         parse_ir(context, &bytes, path)?
     };
     crate::supervisor::phase(&format!("verifying {}", path.display()));
@@ -83,63 +84,52 @@ const BITCODE_BUDGET_PER_BYTE: u64 = 64;
 const BITCODE_SECONDS_BASE: u64 = 20;
 const BITCODE_BYTES_PER_SECOND: u64 = 1 << 20;
 
-/// A bound on CPU time (`RLIMIT_CPU`), lifted again when dropped (as `AddressSpaceBound`).
-pub struct CpuTimeBound {
-    old: (u64, u64),
-}
-
-impl CpuTimeBound {
-    /// The CPU time used so far plus `seconds` (never above the hard limit); `None` when the
-    /// limits cannot be read or set.
-    pub fn new(seconds: u64) -> Option<Self> {
-        use nix::sys::resource::{getrlimit, getrusage, setrlimit, Resource, UsageWho};
-        let old = getrlimit(Resource::RLIMIT_CPU).ok()?;
-        let used = getrusage(UsageWho::RUSAGE_SELF).ok()?;
-        let spent = (used.user_time().tv_sec() + used.system_time().tv_sec()).max(0) as u64;
-        let want = (spent + 1 + seconds).min(old.1).min(old.0);
-        setrlimit(Resource::RLIMIT_CPU, want, old.1).ok().map(|()| CpuTimeBound { old })
-    }
-}
-
-impl Drop for CpuTimeBound {
-    fn drop(&mut self) {
-        // Restoring the soft limit read in `new` (at most the hard limit).
-        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CPU, self.old.0, self.old.1);
-    }
-}
-
 /// Bitcode's magic numbers: raw (`BC` C0DE) or in its wrapper (0x0B17C0DE).
 fn is_bitcode(bytes: &[u8]) -> bool {
     bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b])
 }
 
-/// A bound on the address space (`RLIMIT_AS`), lifted again when dropped. Process-wide:
-/// for a single-threaded process, around one step (reading bitcode).
-pub struct AddressSpaceBound {
+/// A soft resource limit lowered around one step (reading bitcode) and lifted again when
+/// dropped. Process-wide: for a single-threaded process.
+pub struct ResourceBound {
+    resource: nix::sys::resource::Resource,
     /// The soft and hard limits before.
     old: (u64, u64),
 }
 
-impl AddressSpaceBound {
-    /// The current address space plus `extra` bytes (never above the hard limit); `None`
-    /// when the limits cannot be read or set.
-    pub fn new(extra: u64) -> Option<Self> {
-        use nix::sys::resource::{getrlimit, setrlimit, Resource};
+impl ResourceBound {
+    /// The address space (`RLIMIT_AS`): what the process uses now plus `extra` bytes.
+    pub fn address_space(extra: u64) -> Option<Self> {
         let pages: u64 = std::fs::read_to_string("/proc/self/statm").ok()?.split_whitespace().next()?.parse().ok()?;
         let page = u64::try_from(nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok()??).ok()?;
-        let old = getrlimit(Resource::RLIMIT_AS).ok()?;
-        let want = pages.saturating_mul(page).saturating_add(extra).min(old.1);
+        Self::lower(nix::sys::resource::Resource::RLIMIT_AS, pages.saturating_mul(page).saturating_add(extra))
+    }
+
+    /// CPU time (`RLIMIT_CPU`, whole seconds): what the process has used plus `seconds`.
+    pub fn cpu_time(seconds: u64) -> Option<Self> {
+        use nix::sys::resource::{getrusage, UsageWho};
+        let used = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+        let spent = (used.user_time().tv_sec() + used.system_time().tv_sec()).max(0) as u64;
+        Self::lower(nix::sys::resource::Resource::RLIMIT_CPU, spent + 1 + seconds)
+    }
+
+    /// The soft limit of `resource` lowered to `want` (never above the hard limit); `None`
+    /// when it is that low already, or the limits cannot be read or set.
+    fn lower(resource: nix::sys::resource::Resource, want: u64) -> Option<Self> {
+        use nix::sys::resource::{getrlimit, setrlimit};
+        let old = getrlimit(resource).ok()?;
+        let want = want.min(old.1);
         if want >= old.0 {
             return None;
         }
-        setrlimit(Resource::RLIMIT_AS, want, old.1).ok().map(|()| AddressSpaceBound { old })
+        setrlimit(resource, want, old.1).ok().map(|()| ResourceBound { resource, old })
     }
 }
 
-impl Drop for AddressSpaceBound {
+impl Drop for ResourceBound {
     fn drop(&mut self) {
-        // Restoring the soft limit read in `new` (at most the hard limit).
-        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, self.old.0, self.old.1);
+        // Restoring the soft limit read in `lower` (at most the hard limit).
+        let _ = nix::sys::resource::setrlimit(self.resource, self.old.0, self.old.1);
     }
 }
 
