@@ -10,13 +10,20 @@ use inkwell::targets::TargetMachine;
 use std::collections::HashSet;
 use std::path::Path;
 
+/// The function passes of the canonical shape, run by `PREPARE_PIPELINE` and again after
+/// inlining (`INLINE_PIPELINE`). A macro, so that both pipelines are literals `concat!` joins.
+macro_rules! canonicalise {
+    () => {
+        "function(sroa,mem2reg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa)"
+    };
+}
+
 /// The canonicalisation pipeline (DESIGN.md, "Prepare"): promote memory to SSA, simplify,
 /// then put loops in simplified, LCSSA form.
 /// `inferattrs` first gives the declarations of C library functions the attributes clang
 /// gives them only when optimising (`ilogb` touches only errno), so that `-O0` input tells
 /// zyg as much about its callees as `-O2` input does.
-pub const PREPARE_PIPELINE: &str =
-    "inferattrs,function(sroa,mem2reg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa)";
+pub const PREPARE_PIPELINE: &str = concat!("inferattrs,", canonicalise!());
 
 /// `keep` names the functions whose calls must stay calls (registered derivatives,
 /// inactive and function-like functions, allocators, `ZYG_KEEP`): see `inline_small_inline_functions`.
@@ -49,8 +56,7 @@ pub fn prepare<'ctx>(
 }
 
 /// After `inline_small_inline_functions`: inline, then canonicalise again.
-const INLINE_PIPELINE: &str =
-    "always-inline,function(sroa,mem2reg,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa)";
+const INLINE_PIPELINE: &str = concat!("always-inline,", canonicalise!());
 
 /// The most instructions (after canonicalisation) of a header function the copy inlines.
 const SMALL_INLINE_FUNCTION: usize = 16;
