@@ -311,7 +311,7 @@ unsafe fn call_site_attributes(call: LLVMValueRef) -> Vec<(u32, Vec<LLVMAttribut
 
 /// Copies `from`'s call-site attributes to `to`, each argument's moved by `shift` places
 /// (1 when `to` passes one argument more in front, -1 when one less).
-unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef, shift: i64) {
+pub(super) unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef, shift: i64) {
     let args = i64::from(LLVMGetNumArgOperands(to));
     for (index, attrs) in call_site_attributes(from) {
         let to_index =

@@ -10,13 +10,6 @@ use inkwell::llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSe
 use inkwell::llvm_sys::prelude::*;
 use inkwell::values::{AsValueRef, CallSiteValue, InstructionValue};
 
-/// The attribute indices of a call site: the return value, the function, each argument.
-unsafe fn attribute_indices(call: LLVMValueRef) -> Vec<u32> {
-    let mut out = vec![inkwell::llvm_sys::LLVMAttributeReturnIndex, inkwell::llvm_sys::LLVMAttributeFunctionIndex];
-    out.extend(1..=LLVMGetNumArgOperands(call));
-    out
-}
-
 /// Builds, at `builder`, a call site like `from` (callee, function type, arguments,
 /// attributes, calling convention, source location): a plain call, or with `dests` an
 /// invoke to (normal, unwind).
@@ -35,14 +28,7 @@ unsafe fn rebuild(
             LLVMBuildInvoke2(builder, fn_ty, callee, args.as_mut_ptr(), args.len() as u32, normal, unwind, name.as_ptr())
         }
     };
-    for index in attribute_indices(from) {
-        let n = LLVMGetCallSiteAttributeCount(from, index);
-        let mut attrs = vec![std::ptr::null_mut(); n as usize];
-        LLVMGetCallSiteAttributes(from, index, attrs.as_mut_ptr());
-        for a in attrs {
-            LLVMAddCallSiteAttribute(made, index, a);
-        }
-    }
+    super::dispatch::copy_attributes(from, made, 0);
     LLVMSetInstructionCallConv(made, LLVMGetInstructionCallConv(from));
     LLVMInstructionSetDebugLoc(made, LLVMInstructionGetDebugLoc(from));
     made
