@@ -25,9 +25,9 @@ unsafe fn with_callee_convention(call: LLVMValueRef, target: LLVMValueRef) -> LL
 /// zyg-ir does not keep a load's or store's alignment, and LLVM's default for a vector is
 /// its whole size (16 for `<2 x double>`), which clang `-O2` code does not promise: its
 /// vector accesses to a `double` array are aligned to a `double`. So vector accesses get
-/// their element's size, which every array of those elements has (scalars keep LLVM's
-/// default, their natural alignment).
-unsafe fn set_vector_alignment(access: LLVMValueRef, ty: &Type) {
+/// their element's size, which every array of those elements has, and struct and array
+/// accesses at most malloc's (below); scalars keep LLVM's default, their natural alignment.
+unsafe fn set_access_alignment(access: LLVMValueRef, ty: &Type) {
     match ty {
         Type::Vector(_, elem) => {
             let bytes = match &**elem {
@@ -91,7 +91,7 @@ impl Writer<'_> {
             InstKind::Alloca { ty } => self.alloca(ty),
             InstKind::Load { ty, ptr } => {
                 let load = LLVMBuildLoad2(b, self.lty(ty), self.value(*ptr)?, name);
-                set_vector_alignment(load, ty);
+                set_access_alignment(load, ty);
                 load
             }
             InstKind::AtomicFAdd { ptr, value } => LLVMBuildAtomicRMW(
@@ -117,7 +117,7 @@ impl Writer<'_> {
             }
             InstKind::Store { value, ptr } => {
                 let store = LLVMBuildStore(b, self.value(*value)?, self.value(*ptr)?);
-                set_vector_alignment(store, self.func.ty(*value));
+                set_access_alignment(store, self.func.ty(*value));
                 store
             }
             InstKind::Gep { source_ty, base, indices, inbounds } => self.gep(source_ty, *base, indices, *inbounds)?,
