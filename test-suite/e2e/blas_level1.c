@@ -41,8 +41,6 @@ int main(void) {
         p2[k] = cos(0.9 * k) * 1.5;
         p3[k] = 0.5 - 0.17 * k;
     }
-    check_point("p1", p1);
-    check_point("p2", p2);
-    check_point("p3", p3);
+    check_points(p1, p2, p3);
     return zyg_report();
 }

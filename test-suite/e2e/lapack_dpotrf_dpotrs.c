@@ -55,13 +55,7 @@ static double f(const double *p) {
 
 int main(void) {
     double p1[NP], p2[NP], p3[NP];
-    for (int k = 0; k < NP; k++) {
-        p1[k] = sin(0.7 * k + 0.2);
-        p2[k] = cos(1.9 * k) * 0.8;
-        p3[k] = 0.4 - 0.05 * k;
-    }
-    check_point("p1", p1);
-    check_point("p2", p2);
-    check_point("p3", p3);
+    fill_points(p1, p2, p3, 0.05);
+    check_points(p1, p2, p3);
     return zyg_report();
 }

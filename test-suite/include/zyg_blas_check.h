@@ -41,4 +41,21 @@ __attribute__((unused)) static void check_point(const char *label, const double 
     snprintf(name, sizeof name, "%s forward=reverse", label);
     check_close(name, t, along, 1e-5, 1e-6);
 }
+
+/* The points most tests check at: p1 and p2 smooth patterns, p3 a ramp down by `slope`. */
+__attribute__((unused)) static void fill_points(double *p1, double *p2, double *p3, double slope) {
+    for (int k = 0; k < NP; k++) {
+        p1[k] = sin(0.7 * k + 0.2);
+        p2[k] = cos(1.9 * k) * 0.8;
+        p3[k] = 0.4 - slope * k;
+    }
+}
+
+/* check_point at each of the three points. */
+__attribute__((unused)) static void check_points(const double *p1, const double *p2, const double *p3) {
+    check_point("p1", p1);
+    check_point("p2", p2);
+    check_point("p3", p3);
+}
+
 #endif
