@@ -2,8 +2,11 @@
 // RUN: %grad-run -O1 %s %t %eigen | FileCheck %s
 // RUN: %grad-run -O2 %s %t %eigen | FileCheck %s
 // RUN: %grad-run -O3 %s %t.v3 %eigen %march-v3 | FileCheck %s
+// RUN: not %grad-run -O0 %s %t %eigen 2>&1 | FileCheck %s --check-prefix=O0
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
+// At -O0 zyg refuses, naming the copy whose bytes the type analysis cannot tell apart:
+// O0: zyg: error: {{.*}}compile with -O1 or higher
 // Rotations: a Quaterniond built from four parameters and normalised, applied to a vector,
 // and an AngleAxisd (angle, normalised axis) turned into a rotation matrix.
 // Reverse mode against central differences at three points; forward mode (__enzyme_fwddiff)
