@@ -87,6 +87,11 @@ pub fn read(module: &Module, path: &Path) -> Result<Declared> {
     }
     for f in module.get_functions() {
         let name = name_of(&f);
+        // The plugin's mark (`inlining::KEPT_ATTRIBUTE`) on functions `-flto`'s compile kept
+        // out of line for the link, where zyg runs: kept as `ZYG_KEEP`'s are.
+        if string_attribute(f, crate::inlining::KEPT_ATTRIBUTE).is_some() {
+            out.kept.push(name.clone());
+        }
         if ["enzyme_inactive", "enzyme_inactive_noblock"].iter().any(|a| string_attribute(f, a).is_some()) {
             out.conventions.inactive_functions.insert(name.clone());
         }

@@ -108,6 +108,94 @@ impl GradOptions {
     }
 }
 
+/// `--fn` and its options, as given (`zyg grad`'s command line, the plugin's options): the
+/// functions, and for them `--args` and `--name` (none, once for one function, or once per
+/// function in the same order).
+#[derive(Clone, Debug, Default)]
+pub struct Exports {
+    pub functions: Vec<String>,
+    pub args: Vec<Vec<ArgActivity>>,
+    pub names: Vec<String>,
+    pub header: Option<PathBuf>,
+    pub forward: bool,
+    /// `--width` (0 is taken as 1).
+    pub width: u32,
+}
+
+impl Exports {
+    /// One `GradOptions` per function (one without an export when there is none), the n-th
+    /// `--args` and `--name` for the n-th function.
+    pub fn options(self, input: PathBuf, output: PathBuf, opt_level: u8, text: bool) -> Result<Vec<GradOptions>> {
+        let n = self.functions.len();
+        for (flag, given) in [("--args", self.args.len()), ("--name", self.names.len())] {
+            if given > 1 && given != n {
+                return Err(DriverError::Usage(format!(
+                    "{flag} is given {given} times for {n} --fn: give it once per --fn, in the same order, or (for one --fn) once"
+                )));
+            }
+            if given > 0 && n == 0 {
+                return Err(DriverError::Usage(format!("{flag} is given without --fn: it is for --fn's exported gradient")));
+            }
+            if given == 1 && n > 1 {
+                return Err(DriverError::Usage(format!(
+                    "{flag} is given once for {n} --fn: give it once per --fn, in the same order"
+                )));
+            }
+        }
+        let functions: Vec<Option<String>> = if n == 0 { vec![None] } else { self.functions.into_iter().map(Some).collect() };
+        Ok(functions
+            .into_iter()
+            .enumerate()
+            .map(|(i, function)| GradOptions {
+                input: input.clone(),
+                output: output.clone(),
+                opt_level,
+                text,
+                function,
+                args: self.args.get(i).cloned(),
+                export_name: self.names.get(i).cloned(),
+                header: self.header.clone(),
+                forward: self.forward,
+                width: self.width.max(1),
+            })
+            .collect())
+    }
+
+    /// Keeps the functions `module` defines (with their `--args` and `--name`): in a build
+    /// of several files, each file exports the gradients of its own functions.
+    pub fn keep_defined_in(&mut self, module: &inkwell::module::Module<'_>, path: &Path) {
+        let defined: Vec<bool> = self
+            .functions
+            .iter()
+            .map(|f| {
+                crate::names::resolve(module, f, path)
+                    .ok()
+                    .and_then(|symbol| module.get_function(&symbol))
+                    .is_some_and(|fv| !fv.as_global_value().is_declaration())
+            })
+            .collect();
+        fn keep<T>(list: &mut Vec<T>, defined: &[bool]) {
+            if list.len() == defined.len() {
+                let mut i = 0;
+                list.retain(|_| (defined[i], i += 1).0);
+            }
+        }
+        keep(&mut self.args, &defined);
+        keep(&mut self.names, &defined);
+        keep(&mut self.functions, &defined);
+    }
+}
+
+/// `--args`'s list of argument kinds.
+pub fn parse_kinds(list: &str) -> std::result::Result<Vec<ArgActivity>, String> {
+    list.split(',')
+        .map(|word| {
+            ArgActivity::parse(word)
+                .ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
+        })
+        .collect()
+}
+
 /// `zyg grad`: one `GradOptions` per `--fn` (the same input, output and flags), or one
 /// without an export.
 pub fn run(all: &[GradOptions]) -> Result<()> {
@@ -261,12 +349,7 @@ fn differentiate_round(
     // allocators); calls marked inactive at the call site are renamed in the prepared copy.
     let crate::conventions::Declared { mut conventions, kept } = crate::conventions::read(module, path)?;
     let custom = crate::custom::custom_rules(module, path)?;
-    // Functions whose calls must stay calls in the copy zyg reads (`prepare`'s inlining).
-    let keep: std::collections::HashSet<String> = crate::inlining::registered(&custom, &conventions, &[])
-        .into_keys()
-        .chain(conventions.allocators.values().map(|a| a.deallocator.clone()))
-        .chain(kept.iter().cloned())
-        .collect();
+    let keep = calls_to_keep(&custom, &conventions, &kept);
     // The functions to read: the requests' and their callbacks, and the exported one.
     let mut roots: Vec<String> = requests.iter().map(|r| r.function.clone()).collect();
     roots.extend(requests.iter().flat_map(|r| r.callbacks.iter().map(|(_, f)| f.clone())));
@@ -315,6 +398,28 @@ fn differentiate_round(
     crate::inlining::release_kept(module, &kept);
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     Ok(exported.map(|(_, text)| text))
+}
+
+/// Functions whose calls must stay calls in the copy zyg reads (`prepare`'s inlining):
+/// those with a registered derivative or convention, deallocators, `ZYG_KEEP`'s.
+fn calls_to_keep(
+    custom: &[zyg_transform::CustomRule],
+    conventions: &zyg_transform::Conventions,
+    kept: &[String],
+) -> std::collections::HashSet<String> {
+    crate::inlining::registered(custom, conventions, &[])
+        .into_keys()
+        .chain(conventions.allocators.values().map(|a| a.deallocator.clone()))
+        .chain(kept.iter().cloned())
+        .collect()
+}
+
+/// The functions whose calls zyg must see in `module` (`calls_to_keep`), for the plugin,
+/// which keeps them out of line until zyg runs.
+pub fn kept_calls(module: &inkwell::module::Module<'_>, path: &Path) -> Result<std::collections::HashSet<String>> {
+    let crate::conventions::Declared { conventions, kept } = crate::conventions::read(module, path)?;
+    let custom = crate::custom::custom_rules(module, path)?;
+    Ok(calls_to_keep(&custom, &conventions, &kept))
 }
 
 /// Step "find requests": calls to `__enzyme_autodiff` and friends (and `--fn`'s export name

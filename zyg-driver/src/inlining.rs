@@ -56,8 +56,22 @@ pub fn registered(
     out
 }
 
-/// Takes `noinline` and `optnone`, which `ZYG_KEEP` added for zyg's sake, off the kept
-/// functions, so that LLVM optimises and inlines them in zyg's output like any other.
+/// The string attribute the plugin puts on functions it keeps out of line in `-flto`'s
+/// compile (`plugin::Stage::FullLtoPreLink`), read back as `ZYG_KEEP` is at the link.
+pub const KEPT_ATTRIBUTE: &str = "zyg-kept";
+
+/// Keeps `f` out of line as `ZYG_KEEP` does (`noinline`), marked so that zyg gives it back
+/// to the optimiser once it has read the calls (`release_kept`).
+pub fn mark_kept(f: FunctionValue<'_>) {
+    let context = f.get_type().get_context();
+    let noinline = inkwell::attributes::Attribute::get_named_enum_kind_id("noinline");
+    f.add_attribute(inkwell::attributes::AttributeLoc::Function, context.create_enum_attribute(noinline, 0));
+    f.add_attribute(inkwell::attributes::AttributeLoc::Function, context.create_string_attribute(KEPT_ATTRIBUTE, ""));
+}
+
+/// Takes `noinline` and `optnone`, which `ZYG_KEEP` (or `mark_kept`) added for zyg's sake,
+/// off the kept functions, so that LLVM optimises and inlines them in zyg's output like any
+/// other.
 pub fn release_kept(module: &Module, kept: &[String]) {
     for name in kept {
         let Some(f) = module.get_function(name) else { continue };
@@ -65,6 +79,7 @@ pub fn release_kept(module: &Module, kept: &[String]) {
             let kind = inkwell::attributes::Attribute::get_named_enum_kind_id(attr);
             f.remove_enum_attribute(inkwell::attributes::AttributeLoc::Function, kind);
         }
+        f.remove_string_attribute(inkwell::attributes::AttributeLoc::Function, KEPT_ATTRIBUTE);
     }
 }
 

@@ -19,10 +19,11 @@ pub mod names;
 pub mod nesting;
 pub mod opt;
 pub mod paths;
+pub mod plugin;
 pub mod prepare;
 pub mod supervisor;
 pub mod target;
 pub mod unfilled;
 
 pub use error::DriverError;
-pub use grad::{run as grad, GradOptions};
+pub use grad::{run as grad, Exports, GradOptions};

@@ -55,6 +55,9 @@ enum Command {
         #[command(flatten)]
         export: Export,
     },
+    /// Print where the pass plugin `libzyg_plugin.so` is, for `clang -fpass-plugin=` and
+    /// `opt -load-pass-plugin=` (README, "One-step builds").
+    PluginPath,
     /// Lower LLVM IR to native code (`.o`, `.s`, `.so`) or, with `--target nvptx64`, to PTX.
     Compile {
         /// Input module (`.ll`, `.bc`, `.mlir`, `-`).
@@ -94,7 +97,7 @@ struct Export {
     function: Vec<String>,
     /// Comma-separated kinds of the exported gradient's arguments: out, const, dup (once per
     /// `--fn` when several are given).
-    #[arg(long, requires = "function", value_parser = parse_kinds)]
+    #[arg(long, requires = "function", value_parser = grad::parse_kinds)]
     args: Vec<Vec<ArgActivity>>,
     /// Name of the exported gradient (default: `<NAME>_grad`, or `<NAME>_fwd` in forward mode;
     /// for a C++ name, the words of the function's name joined by `_`: `ns::loss` exports
@@ -122,15 +125,6 @@ enum Mode {
     Forward,
 }
 
-fn parse_kinds(list: &str) -> Result<Vec<ArgActivity>, String> {
-    list.split(',')
-        .map(|word| {
-            ArgActivity::parse(word)
-                .ok_or_else(|| format!("unknown argument kind `{word}` (expected out, const, dup or dupnoneed)"))
-        })
-        .collect()
-}
-
 fn main() -> ExitCode {
     // Command-line mistakes end like every other failure: `zyg: error:`, status 1 (clap's
     // own convention is status 2).
@@ -142,7 +136,7 @@ fn main() -> ExitCode {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
                 ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                     eprint!("{}", e.render());
-                    eprintln!("zyg: error: a command is needed: grad, opt or compile");
+                    eprintln!("zyg: error: a command is needed: grad, opt, compile or plugin-path");
                 }
                 _ => eprint!("zyg: {}", e.render()),
             }
@@ -166,6 +160,18 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("zyg: internal error: {info}\nzyg: please report this, with the input that caused it");
     }));
+    if let Command::PluginPath = cli.command {
+        return match zyg_driver::plugin::installed_path() {
+            Ok(path) => {
+                println!("{}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("zyg: error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     // The work runs in a child process, so that even LLVM stopping the process ends as
     // `zyg: error:` with no temporary file left (src/supervisor.rs).
     let watch = watch(&cli.command);
@@ -186,13 +192,13 @@ fn watch(command: &Command) -> zyg_driver::supervisor::Watch {
             (input, vec![output.clone()], export.header.clone())
         }
         Command::Compile { input, output, .. } => (input, vec![output.clone()], None),
+        Command::PluginPath => unreachable!("`zyg plugin-path` runs without a supervisor"),
     };
     outputs.extend(header);
     zyg_driver::supervisor::Watch { input: input.clone(), outputs }
 }
 
-/// One `GradOptions` per `--fn` (one without an export when there is none), the n-th
-/// `--args` and `--name` for the n-th function.
+/// One `GradOptions` per `--fn` (`zyg_driver::Exports::options`).
 fn options(
     input: PathBuf,
     output: PathBuf,
@@ -200,36 +206,15 @@ fn options(
     text: bool,
     e: Export,
 ) -> Result<Vec<GradOptions>, zyg_driver::DriverError> {
-    let n = e.function.len();
-    for (flag, given) in [("--args", e.args.len()), ("--name", e.name.len())] {
-        if given > 1 && given != n {
-            return Err(zyg_driver::DriverError::Usage(format!(
-                "{flag} is given {given} times for {n} --fn: give it once per --fn, in the same order, or (for one --fn) once"
-            )));
-        }
-        if given == 1 && n > 1 {
-            return Err(zyg_driver::DriverError::Usage(format!(
-                "{flag} is given once for {n} --fn: give it once per --fn, in the same order"
-            )));
-        }
-    }
-    let functions: Vec<Option<String>> = if n == 0 { vec![None] } else { e.function.into_iter().map(Some).collect() };
-    Ok(functions
-        .into_iter()
-        .enumerate()
-        .map(|(i, function)| GradOptions {
-            input: input.clone(),
-            output: output.clone(),
-            opt_level,
-            text,
-            function,
-            args: e.args.get(i).cloned(),
-            export_name: e.name.get(i).cloned(),
-            header: e.header.clone(),
-            forward: matches!(e.mode, Mode::Forward),
-            width: e.width,
-        })
-        .collect())
+    let exports = zyg_driver::Exports {
+        functions: e.function,
+        args: e.args,
+        names: e.name,
+        header: e.header,
+        forward: matches!(e.mode, Mode::Forward),
+        width: e.width,
+    };
+    exports.options(input, output, opt_level, text)
 }
 
 fn run(command: Command) -> Result<(), zyg_driver::DriverError> {
@@ -238,6 +223,7 @@ fn run(command: Command) -> Result<(), zyg_driver::DriverError> {
         Command::Opt { input, output, passes, text, export } => {
             zyg_driver::opt::run(&options(input, output, 0, text, export)?, &passes)
         }
+        Command::PluginPath => unreachable!("`zyg plugin-path` is answered in `main`"),
         Command::Compile { input, output, target, gpu, cpu, opt_level, libdevice } => {
             zyg_driver::compile::run(&zyg_driver::compile::CompileOptions {
                 input,

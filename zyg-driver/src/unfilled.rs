@@ -28,7 +28,7 @@ const UNSUPPORTED: &[(&str, &str, &str)] = &[
 const FORWARD_ADVICE: &str = "use `__enzyme_fwddiff` (forward mode, primal and tangents in one call) instead";
 
 /// Whether a function name is one of Enzyme's or zyg's entry points.
-fn is_entry_name(name: &str) -> bool {
+pub(crate) fn is_entry_name(name: &str) -> bool {
     name.contains("__enzyme_") || name.starts_with("__zyg_")
 }
 

@@ -1,0 +1,213 @@
+//! zyg inside LLVM's pipeline: what `libzyg_plugin.so` (the `zyg-plugin` crate) does with
+//! the module clang, opt or lld hands it. The plugin's C++ shim decides where it runs
+//! (`Stage`); this module does the work with the same steps as `zyg grad`
+//! (`grad::differentiate_all`), on the module in place, without reading or writing files
+//! and without rerunning a pipeline: the host's own pipeline optimises what zyg wrote.
+
+use crate::error::{DriverError, Result};
+use crate::grad::{self, Exports, GradOptions};
+use inkwell::module::Module;
+use std::path::{Path, PathBuf};
+
+/// Where in the host's pipeline the pass runs (the numbers are the shim's `Stage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// A compile without LTO, early (before the inliner): fill in every request; an export
+    /// (`-zyg-fn`) whose function is not in this file is left to the file that has it.
+    Compile,
+    /// `-flto`'s compile: the requests wait for the link, where the whole program is one
+    /// module; functions zyg must see called are kept out of line until then.
+    FullLtoPreLink,
+    /// `-flto=thin`'s compile: each file is optimised alone at link time, so a request
+    /// cannot see the other files; refused when there are requests.
+    ThinLtoPreLink,
+    /// Full LTO at link time: fill in every request and export.
+    LtoLink,
+    /// The pass named in pipeline text (`-passes=zyg`, `zyg-grad<...>`): as `zyg grad`.
+    Pass,
+    /// The end of a compile's pipeline: a request still there is filled in (or refused).
+    Last,
+}
+
+impl Stage {
+    pub fn from_number(n: u32) -> Option<Stage> {
+        Some(match n {
+            0 => Stage::Compile,
+            1 => Stage::FullLtoPreLink,
+            2 => Stage::ThinLtoPreLink,
+            3 => Stage::LtoLink,
+            4 => Stage::Pass,
+            5 => Stage::Last,
+            _ => return None,
+        })
+    }
+}
+
+/// The plugin's options: `zyg-grad<fn=f;args=out,dup;name=g;mode=forward;width=2;header=f.h>`
+/// or the same from `-mllvm -zyg-fn=f -mllvm -zyg-args=out,dup ...`.
+#[derive(Debug, Default)]
+pub struct Params {
+    pub exports: Exports,
+    /// Log level: 0 warnings, 1 info, 2 debug (`ZYG_LOG` overrides, as for `zyg`).
+    pub verbose: u32,
+}
+
+/// Reads `key=value;...` (keys `fn`, `args`, `name` as often as there are functions; `mode`,
+/// `width`, `header`, `verbose` once).
+pub fn parse_params(text: &str) -> Result<Params> {
+    let usage = |message: String| DriverError::Usage(format!("the plugin's options (`{text}`): {message}"));
+    let mut params = Params::default();
+    for item in text.split(';').map(str::trim).filter(|i| !i.is_empty()) {
+        let (key, value) = item.split_once('=').ok_or_else(|| usage(format!("`{item}` is not key=value")))?;
+        let value = value.trim();
+        match key.trim() {
+            "fn" if value.is_empty() => return Err(usage("fn= needs a function name (zyg-grad<fn=NAME>)".into())),
+            "fn" => params.exports.functions.push(value.to_string()),
+            "args" => params.exports.args.push(grad::parse_kinds(value).map_err(usage)?),
+            "name" => params.exports.names.push(value.to_string()),
+            "mode" => {
+                params.exports.forward = match value {
+                    "forward" => true,
+                    "reverse" => false,
+                    other => return Err(usage(format!("mode={other}: expected reverse or forward"))),
+                }
+            }
+            "width" => {
+                params.exports.width = value
+                    .parse()
+                    .ok()
+                    .filter(|w| (1..=64).contains(w))
+                    .ok_or_else(|| usage(format!("width={value}: expected 1 to 64")))?
+            }
+            "header" => params.exports.header = Some(PathBuf::from(value)),
+            "verbose" => params.verbose = value.parse().map_err(|_| usage(format!("verbose={value}: expected 0, 1 or 2")))?,
+            other => {
+                return Err(usage(format!("unknown option `{other}` (expected fn, args, name, mode, width, header, verbose)")))
+            }
+        }
+    }
+    Ok(params)
+}
+
+/// Fills in `module`'s requests (and exports) as `stage` asks; whether it changed the
+/// module.
+pub fn fill(module: &Module<'_>, stage: Stage, params: &Params) -> Result<bool> {
+    let path = source_path(module);
+    let asked = has_requests(module);
+    match stage {
+        Stage::FullLtoPreLink => {
+            if asked {
+                keep_registered_out_of_line(module, &path)?;
+            }
+            return Ok(asked);
+        }
+        Stage::ThinLtoPreLink if asked => {
+            return Err(DriverError::Unsupported {
+                path,
+                message: "gradient requests in a ThinLTO build (-flto=thin): zyg differentiates the whole program at \
+                          link time with full LTO; build with -flto (or -flto=full)"
+                    .into(),
+            })
+        }
+        Stage::ThinLtoPreLink => return Ok(false),
+        _ => {}
+    }
+    let mut exports = params.exports.clone();
+    if matches!(stage, Stage::Compile | Stage::Last) {
+        // Each file of a program is compiled with the same flags: an export belongs to the
+        // file that defines its function (and is written once, at the pipeline's start).
+        if stage == Stage::Last {
+            exports = Exports { header: None, ..Exports::default() };
+        }
+        exports.keep_defined_in(module, &path);
+    }
+    if !asked && exports.functions.is_empty() {
+        return Ok(false);
+    }
+    let header_file = exports.header.clone();
+    let all: Vec<GradOptions> = exports.options(path.clone(), PathBuf::from("-"), 0, false)?;
+    let machine = crate::llvm_io::target_machine(module, &path)?;
+    let header = grad::differentiate_all(module, &machine, &path, &all).map_err(|e| in_another_file(e, module, stage))?;
+    if let (Some(file), Some(text)) = (&header_file, header) {
+        crate::llvm_io::write_atomically(file, text.as_bytes(), 0o644)?;
+    }
+    Ok(true)
+}
+
+/// The module's source file (clang's `source_filename`), for messages.
+fn source_path(module: &Module<'_>) -> PathBuf {
+    let name = module.get_source_file_name().to_string_lossy().into_owned();
+    if name.is_empty() {
+        PathBuf::from(module.get_name().to_string_lossy().into_owned())
+    } else {
+        PathBuf::from(name)
+    }
+}
+
+/// Whether the module calls any of zyg's or Enzyme's entry points (cheap: a look at its
+/// declarations), so that a file without requests costs nothing.
+fn has_requests(module: &Module<'_>) -> bool {
+    module.get_functions().any(|f| {
+        f.as_global_value().is_declaration()
+            && crate::unfilled::is_entry_name(&f.get_name().to_string_lossy())
+            && !zyg_ir::llvm::calls::uses(f).is_empty()
+    })
+}
+
+/// Marks `noinline` the functions whose calls zyg must see (registered derivatives,
+/// inactive and function-like declarations, allocators), so that `-flto`'s compile-time
+/// optimisation does not inline them before the link, where zyg runs; zyg's link-time pass
+/// takes the mark off again (`inlining::release_kept`), as for `ZYG_KEEP`.
+fn keep_registered_out_of_line(module: &Module<'_>, path: &Path) -> Result<()> {
+    for name in grad::kept_calls(module, path)? {
+        let Some(f) = module.get_function(&name).filter(|f| !f.as_global_value().is_declaration()) else { continue };
+        crate::inlining::mark_kept(f);
+    }
+    Ok(())
+}
+
+/// A transform error about a function with no body, in a compile of one file: the function
+/// may well be in another file of the program; says how to give zyg the whole program.
+fn in_another_file(e: DriverError, module: &Module<'_>, stage: Stage) -> DriverError {
+    let DriverError::Transform { path, source, mut note } = e else { return e };
+    let declared = |name: &str| module.get_function(name).is_some_and(|f| f.as_global_value().is_declaration());
+    if stage == Stage::Compile && source.callee.as_deref().is_some_and(declared) {
+        note.push_str(&format!(
+            "\nzyg: note: `{}` is not defined in {}; if another file of the program defines it, compile every file \
+             with -flto and link with -fuse-ld=lld -Wl,--load-pass-plugin=$(zyg plugin-path), so that zyg sees the \
+             whole program (README, \"Programs of several files\")",
+            source.callee.as_deref().unwrap_or_default(),
+            path.display()
+        ));
+    }
+    DriverError::Transform { path, source, note }
+}
+
+/// The plugin's file name.
+pub const PLUGIN_FILE: &str = "libzyg_plugin.so";
+
+/// Where `libzyg_plugin.so` is (`zyg plugin-path`): `$ZYG_PLUGIN` if set, else beside the
+/// `zyg` binary's directory as installed (`<prefix>/bin/zyg`, `<prefix>/lib/libzyg_plugin.so`),
+/// else in the same directory (cargo's `target/release`).
+pub fn installed_path() -> Result<PathBuf> {
+    if let Some(given) = std::env::var_os("ZYG_PLUGIN") {
+        let given = PathBuf::from(given);
+        return if given.is_file() {
+            Ok(given)
+        } else {
+            Err(DriverError::Usage(format!("ZYG_PLUGIN={}: no such file", given.display())))
+        };
+    }
+    let exe = std::env::current_exe().map_err(|e| DriverError::Usage(format!("cannot tell where zyg is installed: {e}")))?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let bin = exe.parent().unwrap_or(Path::new("."));
+    let candidates = [bin.join("../lib").join(PLUGIN_FILE), bin.join(PLUGIN_FILE)];
+    candidates.iter().find(|c| c.is_file()).map(|c| c.canonicalize().unwrap_or_else(|_| c.clone())).ok_or_else(|| {
+        DriverError::Usage(format!(
+            "{PLUGIN_FILE} is not installed beside {} (looked for {}); build it with `cargo build --release` and \
+             install it with install.sh (README, \"Install\"), or set ZYG_PLUGIN",
+            exe.display(),
+            candidates.iter().map(|c| c.display().to_string()).collect::<Vec<_>>().join(" and ")
+        ))
+    })
+}
