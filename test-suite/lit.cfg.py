@@ -47,6 +47,19 @@ config.substitutions.append(
 )
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
+# The pass plugin (`zyg plugin-path`): beside the zyg binary in cargo's target directory, or
+# $ZYG_PLUGIN. `%plugin-run OPT SRC TMP` builds a program in one step through it and runs it
+# (bin/plugin-run.sh); `%plugin` is its path, for clang's -fpass-plugin= and opt's
+# -load-pass-plugin=. lld (ci/setup.sh: lld-22) links the plugin's LTO tests (`REQUIRES: lld`).
+plugin = os.environ.get("ZYG_PLUGIN", os.path.join(os.path.dirname(zyg), "libzyg_plugin.so"))
+config.substitutions.append(("%plugin-run", "bash " + os.path.join(config.test_source_root, "bin", "plugin-run.sh")))
+config.substitutions.append(("%plugin", plugin))
+config.environment["ZYG_PLUGIN"] = plugin
+lld = shutil.which("ld.lld-22") or shutil.which("ld.lld")
+if lld:
+    config.available_features.add("lld")
+    config.substitutions.append(("%lld", lld))
+config.substitutions.append(("%opt", os.path.join(llvm_bin, "opt")))
 
 # `%march-v3` asks clang for x86-64-v3 (AVX2, FMA: masked loads and stores, wider vectors)
 # where this machine runs such code, and for the baseline elsewhere, so a test keeps its

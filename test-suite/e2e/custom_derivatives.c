@@ -1,5 +1,6 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
 // RUN: %grad-run -O2 %s %t | FileCheck %s
+// RUN: %plugin-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // Registered derivatives win over the body. `mystery` stores its input to a global, which

@@ -1,6 +1,7 @@
 // RUN: %grad-run -O2 %s %t | FileCheck %s
 // RUN: %grad-run -O3 %s %t | FileCheck %s
 // RUN: not %grad-run -O0 %s %t 2>&1 | FileCheck %s --check-prefix=O0
+// RUN: %plugin-run -O2 %s %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // std::function holding lambdas (one capturing an active value by copy) and a free function, called through its type-erased invoker: a

@@ -3,6 +3,8 @@
 // RUN: %grad-run -O2 %s %t %eigen | FileCheck %s
 // RUN: %grad-run -O3 %s %t.v3 %eigen %march-v3 | FileCheck %s
 // RUN: not %grad-run -O0 %s %t %eigen 2>&1 | FileCheck %s --check-prefix=O0
+// One step through the pass plugin: refused on the early code, filled in after -O2's simplification.
+// RUN: %plugin-run -O2 %s %t %eigen | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // O0: zyg: error: {{.*}}{{cannot tell which bytes of this copy carry derivatives and which carry pointers|copies 64 bits of differentiated memory as an integer}}

@@ -38,6 +38,15 @@ pub struct Declared {
     pub kept: Vec<String>,
 }
 
+/// The names (parts of names) of the arrays that declare conventions.
+pub(crate) const REGISTRATIONS: [&str; 5] = [
+    "__enzyme_inactivefn",
+    "__enzyme_inactivenoblockfn",
+    "__enzyme_inactive_global",
+    "__enzyme_function_like",
+    "__enzyme_allocation_like",
+];
+
 /// Reads every convention of the module.
 pub fn read(module: &Module, path: &Path) -> Result<Declared> {
     let mut out = Declared::default();
@@ -54,15 +63,7 @@ pub fn read(module: &Module, path: &Path) -> Result<Declared> {
                 continue;
             }
         }
-        let kind = [
-            "__enzyme_inactivefn",
-            "__enzyme_inactivenoblockfn",
-            "__enzyme_inactive_global",
-            "__enzyme_function_like",
-            "__enzyme_allocation_like",
-        ]
-        .into_iter()
-        .find(|k| name.contains(k));
+        let kind = REGISTRATIONS.iter().copied().find(|k| name.contains(k));
         let Some(kind) = kind else { continue };
         let Some(init) = init else {
             return Err(fail("a registration must be defined, with an initializer".into()));

@@ -14,7 +14,7 @@ use zyg_transform::{CustomKind, CustomRule};
 
 /// The registrations zyg reads, by the prefix of the global's name: what they hold.
 #[derive(Clone, Copy, PartialEq)]
-enum Registration {
+pub(crate) enum Registration {
     /// `{f, augmented forward, reverse}`
     EnzymeGradient,
     /// `{f, pullback}`
@@ -23,7 +23,8 @@ enum Registration {
     Tangent,
 }
 
-const REGISTRATIONS: &[(&str, Registration)] = &[
+/// The names (prefixes) of the registration arrays, and what each registers.
+pub(crate) const REGISTRATIONS: &[(&str, Registration)] = &[
     ("__enzyme_register_gradient", Registration::EnzymeGradient),
     ("__zyg_pullback", Registration::Pullback),
     ("__enzyme_register_derivative", Registration::Tangent),

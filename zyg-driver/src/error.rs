@@ -35,3 +35,12 @@ pub enum DriverError {
 }
 
 pub type Result<T> = std::result::Result<T, DriverError>;
+
+impl DriverError {
+    /// Whether zyg refused the code it was asked to differentiate (a construct it does not
+    /// support, a value it cannot type): raised while reading and differentiating, before
+    /// anything is written into the module.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, DriverError::Transform { .. } | DriverError::Unsupported { .. } | DriverError::Read { .. })
+    }
+}

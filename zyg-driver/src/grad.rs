@@ -293,11 +293,42 @@ pub fn differentiate(
     // Nested requests are filled innermost first, one round each (`nesting`).
     loop {
         let requests = find_requests(module, path, opts)?;
-        let round = crate::nesting::next_round(&requests, opts.function.as_deref(), path)?;
-        let now = requests.into_iter().zip(&round.now).filter(|(_, &now)| now).map(|(r, _)| r).collect();
-        let header = differentiate_round(module, machine, path, opts, now, round.last)?;
-        if round.last {
-            return Ok(header);
+        let round = match crate::nesting::next_round(&requests, opts.function.as_deref(), path) {
+            Ok(round) => round,
+            Err(e) => {
+                reattach(requests.iter());
+                return Err(e);
+            }
+        };
+        let (now, later): (Vec<_>, Vec<_>) = requests.into_iter().zip(&round.now).partition(|(_, &now)| now);
+        let later: Vec<_> = later.into_iter().map(|(r, _)| r).collect();
+        let now: Vec<_> = now.into_iter().map(|(r, _)| r).collect();
+        // Requests made with invoke are taken apart when found (`callsite::find_requests`);
+        // those this round does not fill in are put back together for the next round, and
+        // all of them when zyg refuses the round, which it does before it changes the
+        // module: a caller that tries again later (the plugin) finds the module as it was.
+        let now_detached: Vec<_> = now.iter().filter_map(|r| r.unwind.map(|p| (p, r.call))).collect();
+        let outcome = differentiate_round(module, machine, path, opts, now, round.last);
+        reattach(later.iter());
+        match outcome {
+            Err(e) if e.is_refusal() => {
+                for (placeholder, call) in now_detached {
+                    zyg_ir::llvm::invokes::reattach(placeholder, call);
+                }
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+            Ok(header) if round.last => return Ok(header),
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Puts requests made with invoke back together (`zyg_ir::llvm::invokes::reattach`).
+fn reattach<'a, 'ctx: 'a>(requests: impl Iterator<Item = &'a callsite::Request<'ctx>>) {
+    for r in requests {
+        if let Some(placeholder) = r.unwind {
+            zyg_ir::llvm::invokes::reattach(placeholder, r.call);
         }
     }
 }

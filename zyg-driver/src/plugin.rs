@@ -27,6 +27,9 @@ pub enum Stage {
     Pass,
     /// The end of a compile's pipeline: a request still there is filled in (or refused).
     Last,
+    /// After -O1..3's simplification: the requests zyg refused in `Compile` (whose code was
+    /// not yet simplified, as at -O0), tried again on code shaped as clang's -O2 output.
+    Deferred,
 }
 
 impl Stage {
@@ -38,13 +41,16 @@ impl Stage {
             3 => Stage::LtoLink,
             4 => Stage::Pass,
             5 => Stage::Last,
+            6 => Stage::Deferred,
             _ => return None,
         })
     }
 }
 
-/// The plugin's options: `zyg-grad<fn=f;args=out,dup;name=g;mode=forward;width=2;header=f.h>`
-/// or the same from `-mllvm -zyg-fn=f -mllvm -zyg-args=out,dup ...`.
+/// The plugin's options: `zyg-grad<fn=f;args=out:dup;name=g;mode=forward;width=2;header=f.h>`
+/// or the same from `-mllvm -zyg-fn=f -mllvm -zyg-args=out,dup ...`. (LLVM's pipeline text
+/// ends a pass at a comma, even inside `<...>`: kinds there are separated by `:`, and a C++
+/// function is named by its symbol or its name without the parameter list.)
 #[derive(Debug, Default)]
 pub struct Params {
     pub exports: Exports,
@@ -63,7 +69,8 @@ pub fn parse_params(text: &str) -> Result<Params> {
         match key.trim() {
             "fn" if value.is_empty() => return Err(usage("fn= needs a function name (zyg-grad<fn=NAME>)".into())),
             "fn" => params.exports.functions.push(value.to_string()),
-            "args" => params.exports.args.push(grad::parse_kinds(value).map_err(usage)?),
+            // In opt's pipeline text a comma ends the pass, so kinds may be separated by `:`.
+            "args" => params.exports.args.push(grad::parse_kinds(&value.replace(':', ",")).map_err(usage)?),
             "name" => params.exports.names.push(value.to_string()),
             "mode" => {
                 params.exports.forward = match value {
@@ -91,16 +98,24 @@ pub fn parse_params(text: &str) -> Result<Params> {
 
 /// Fills in `module`'s requests (and exports) as `stage` asks; whether it changed the
 /// module.
-pub fn fill(module: &Module<'_>, stage: Stage, params: &Params) -> Result<bool> {
+pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> Result<bool> {
     let path = source_path(module);
     let asked = has_requests(module);
-    match stage {
-        Stage::FullLtoPreLink => {
-            if asked {
-                keep_registered_out_of_line(module, &path)?;
-            }
-            return Ok(asked);
+    if stage == Stage::Deferred {
+        if !asked || module.get_global_metadata_size(DEFERRED) == 0 {
+            return Ok(false);
         }
+        let machine = crate::llvm_io::target_machine(module, &path)?;
+        let all = Exports::default().options(path.clone(), PathBuf::from("-"), 0, false)?;
+        grad::differentiate_all(module, &machine, &path, &all).map_err(|e| in_another_file(e, module, stage))?;
+        // The generated functions get the simplification the pipeline gave the program
+        // before this point; its optimisation follows.
+        run_passes(module, &machine, &path, DEFERRED_CLEANUP)?;
+        return Ok(true);
+    }
+    match stage {
+        // Every file: the registrations may be in one without requests.
+        Stage::FullLtoPreLink => return keep_registered_out_of_line(module, &path),
         Stage::ThinLtoPreLink if asked => {
             return Err(DriverError::Unsupported {
                 path,
@@ -125,13 +140,48 @@ pub fn fill(module: &Module<'_>, stage: Stage, params: &Params) -> Result<bool> 
         return Ok(false);
     }
     let header_file = exports.header.clone();
+    let exporting = !exports.functions.is_empty();
     let all: Vec<GradOptions> = exports.options(path.clone(), PathBuf::from("-"), 0, false)?;
     let machine = crate::llvm_io::target_machine(module, &path)?;
-    let header = grad::differentiate_all(module, &machine, &path, &all).map_err(|e| in_another_file(e, module, stage))?;
+    run_passes(module, &machine, &path, "always-inline")?;
+    let header = match grad::differentiate_all(module, &machine, &path, &all) {
+        Ok(header) => header,
+        // Refused on code not yet simplified: with -O1 and above, tried again once the
+        // pipeline has simplified it (`Stage::Deferred`), with the registered functions
+        // kept out of line until then. The module is as it was (`grad::differentiate`).
+        Err(e) if stage == Stage::Compile && level > 0 && e.is_refusal() && !exporting => {
+            tracing::info!("zyg refused the requests on the early code; trying again after simplification: {e}");
+            keep_registered_out_of_line(module, &path)?;
+            let context = module.get_context();
+            module
+                .add_global_metadata(DEFERRED, &context.metadata_node(&[]))
+                .map_err(|e| DriverError::Llvm { path: path.clone(), message: e.to_string() })?;
+            return Ok(true);
+        }
+        Err(e) => return Err(in_another_file(e, module, stage)),
+    };
     if let (Some(file), Some(text)) = (&header_file, header) {
         crate::llvm_io::write_atomically(file, text.as_bytes(), 0o644)?;
     }
     Ok(true)
+}
+
+/// Named metadata marking a module whose requests wait for `Stage::Deferred`.
+const DEFERRED: &str = "zyg.deferred";
+
+/// What the generated functions of `Stage::Deferred` get: the inliner and the function
+/// simplification the program's code had before that point.
+const DEFERRED_CLEANUP: &str = "cgscc(inline),function(sroa,early-cse,instcombine<no-verify-fixpoint>,gvn,simplifycfg)";
+
+/// Runs LLVM passes on the module. Before `differentiate_all`: `always-inline`, which the
+/// host's pipeline runs later. `zyg grad` reads clang's output, where `always_inline`
+/// functions are already inlined, and requests rely on it: zyg.hpp's `zyg::autodiff` is
+/// such a function, and the function it differentiates becomes a constant only once its
+/// call is inlined into the caller.
+fn run_passes(module: &Module<'_>, machine: &inkwell::targets::TargetMachine, path: &Path, passes: &str) -> Result<()> {
+    module
+        .run_passes(passes, machine, inkwell::passes::PassBuilderOptions::create())
+        .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })
 }
 
 /// The module's source file (clang's `source_filename`), for messages.
@@ -148,9 +198,10 @@ fn source_path(module: &Module<'_>) -> PathBuf {
 /// declarations), so that a file without requests costs nothing.
 fn has_requests(module: &Module<'_>) -> bool {
     module.get_functions().any(|f| {
-        f.as_global_value().is_declaration()
-            && crate::unfilled::is_entry_name(&f.get_name().to_string_lossy())
-            && !zyg_ir::llvm::calls::uses(f).is_empty()
+        let name = f.get_name().to_string_lossy();
+        // zyg.hpp's requests are calls of a function template, `zyg::detail::__zyg_autodiff<...>`.
+        let entry = crate::unfilled::is_entry_name(&name) || crate::callsite::request_entry(&name).is_some();
+        f.as_global_value().is_declaration() && entry && !zyg_ir::llvm::calls::uses(f).is_empty()
     })
 }
 
@@ -158,25 +209,41 @@ fn has_requests(module: &Module<'_>) -> bool {
 /// inactive and function-like declarations, allocators), so that `-flto`'s compile-time
 /// optimisation does not inline them before the link, where zyg runs; zyg's link-time pass
 /// takes the mark off again (`inlining::release_kept`), as for `ZYG_KEEP`.
-fn keep_registered_out_of_line(module: &Module<'_>, path: &Path) -> Result<()> {
+fn keep_registered_out_of_line(module: &Module<'_>, path: &Path) -> Result<bool> {
+    // The registrations themselves: nothing refers to them, so LTO would drop them before
+    // the link's pass reads them.
+    let registrations: Vec<_> = module
+        .get_globals()
+        .filter(|g| {
+            let name = g.get_name().to_string_lossy();
+            crate::custom::REGISTRATIONS.iter().any(|(prefix, _)| name.starts_with(prefix))
+                || crate::conventions::REGISTRATIONS.iter().any(|part| name.contains(part))
+        })
+        .collect();
+    let mut changed = !registrations.is_empty();
+    if changed {
+        zyg_ir::llvm::append_to_used(module, &registrations);
+    }
     for name in grad::kept_calls(module, path)? {
         let Some(f) = module.get_function(&name).filter(|f| !f.as_global_value().is_declaration()) else { continue };
         crate::inlining::mark_kept(f);
+        changed = true;
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// A transform error about a function with no body, in a compile of one file: the function
 /// may well be in another file of the program; says how to give zyg the whole program.
 fn in_another_file(e: DriverError, module: &Module<'_>, stage: Stage) -> DriverError {
     let DriverError::Transform { path, source, mut note } = e else { return e };
-    let declared = |name: &str| module.get_function(name).is_some_and(|f| f.as_global_value().is_declaration());
-    if stage == Stage::Compile && source.callee.as_deref().is_some_and(declared) {
+    let declared = |name: &&String| module.get_function(name).is_some_and(|f| f.as_global_value().is_declaration());
+    // The callee without a body, or the requested function itself.
+    let missing = source.callee.as_ref().filter(declared).or(Some(&source.diagnostic.function).filter(declared));
+    if let (Some(name), Stage::Compile | Stage::Deferred) = (missing, stage) {
         note.push_str(&format!(
-            "\nzyg: note: `{}` is not defined in {}; if another file of the program defines it, compile every file \
+            "\nzyg: note: `{name}` is not defined in {}; if another file of the program defines it, compile every file \
              with -flto and link with -fuse-ld=lld -Wl,--load-pass-plugin=$(zyg plugin-path), so that zyg sees the \
              whole program (README, \"Programs of several files\")",
-            source.callee.as_deref().unwrap_or_default(),
             path.display()
         ));
     }

@@ -45,7 +45,8 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     }
 }
 
-/// Fills in the requests of `module` for `stage` (src/plugin.cpp's `Stage`) with the
+/// Fills in the requests of `module` for `stage` (src/plugin.cpp's `Stage`) in a pipeline
+/// of optimisation level `level` (0-3) with the
 /// options `params` (`key=value;...`). Returns 0 (unchanged), 1 (changed) or -1 with the
 /// error in `*message` (free it with `zyg_plugin_free_message`); the error has already
 /// been printed as `zyg: error: ...`.
@@ -57,6 +58,7 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 pub unsafe extern "C" fn zyg_plugin_fill(
     module: LLVMModuleRef,
     stage: u32,
+    level: u32,
     params: *const c_char,
     message: *mut *mut c_char,
 ) -> i32 {
@@ -65,7 +67,7 @@ pub unsafe extern "C" fn zyg_plugin_fill(
     // SAFETY: the module is the host's, alive for this call. It is borrowed, never
     // disposed: `ManuallyDrop` keeps inkwell's `Drop` (which would dispose it) from running.
     let module = ManuallyDrop::new(unsafe { inkwell::module::Module::new(module) });
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&module, stage, &params)));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&module, stage, level, &params)));
     let error = match outcome {
         Ok(Ok(changed)) => return i32::from(changed),
         Ok(Err(e)) => format!("zyg: error: {e}"),
@@ -94,11 +96,11 @@ pub unsafe extern "C" fn zyg_plugin_free_message(message: *mut c_char) {
     }
 }
 
-fn run(module: &inkwell::module::Module<'_>, stage: u32, params: &str) -> Result<bool, zyg_driver::DriverError> {
+fn run(module: &inkwell::module::Module<'_>, stage: u32, level: u32, params: &str) -> Result<bool, zyg_driver::DriverError> {
     let stage = Stage::from_number(stage).expect("src/plugin.cpp passes a known stage");
     let params = plugin::parse_params(params)?;
     start_logging(params.verbose);
-    plugin::fill(module, stage, &params)
+    plugin::fill(module, stage, level, &params)
 }
 
 /// zyg's log (warnings, and `-zyg-verbose`'s detail) on standard error, set up once per

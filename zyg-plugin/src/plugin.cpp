@@ -30,12 +30,13 @@ enum class Stage : unsigned {
   LtoLink = 3,        // full LTO at link time (lld): fill every request, whole program
   Pass = 4,           // `-passes=zyg` or `zyg-grad<...>` (opt, or clang's -fpass-plugin pipeline text)
   Last = 5,           // the end of a compile's pipeline: anything left is an error
+  Deferred = 6,       // after -O1..3's simplification: requests zyg refused early, tried again
 };
 
 extern "C" {
 // src/lib.rs. Returns 0 (module unchanged), 1 (changed) or -1 (failed; `*message` is the
 // error, freed with `zyg_plugin_free_message`).
-int zyg_plugin_fill(LLVMModuleRef module, unsigned stage, const char *params, char **message);
+int zyg_plugin_fill(LLVMModuleRef module, unsigned stage, unsigned level, const char *params, char **message);
 void zyg_plugin_free_message(char *message);
 }
 
@@ -86,12 +87,14 @@ constexpr const char *FailedMark = "zyg.failed";
 
 struct ZygPass : PassInfoMixin<ZygPass> {
   Stage stage;
+  // The pipeline's optimisation level (0-3).
+  unsigned level;
   // Parameters in `zyg-grad<...>`'s syntax; empty: the `-zyg-*` options'.
   std::string params;
   bool explicitParams;
 
-  ZygPass(Stage stage, std::string params = "", bool explicitParams = false)
-      : stage(stage), params(std::move(params)), explicitParams(explicitParams) {}
+  ZygPass(Stage stage, OptimizationLevel level, std::string params = "", bool explicitParams = false)
+      : stage(stage), level(level.getSpeedupLevel()), params(std::move(params)), explicitParams(explicitParams) {}
 
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     // After an error the compile goes on to its end; zyg's later stages say nothing more.
@@ -99,7 +102,7 @@ struct ZygPass : PassInfoMixin<ZygPass> {
       return PreservedAnalyses::all();
     std::string text = explicitParams ? params : optionParams();
     char *message = nullptr;
-    int result = zyg_plugin_fill(wrap(&M), static_cast<unsigned>(stage), text.c_str(), &message);
+    int result = zyg_plugin_fill(wrap(&M), static_cast<unsigned>(stage), level, text.c_str(), &message);
     if (result < 0) {
       // The message is printed by Rust as `zyg: error: ...`; this makes the compile fail.
       M.getOrInsertNamedMetadata(FailedMark);
@@ -123,28 +126,37 @@ extern "C" void zyg_register_pass_builder_callbacks(PassBuilder &PB) {
   // Early in every compile, before the inliner: registered derivatives and call boundaries
   // are still there, and the rest of the pipeline optimises the gradients with the program.
   PB.registerPipelineEarlySimplificationEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase phase) {
+      [](ModulePassManager &MPM, OptimizationLevel level, ThinOrFullLTOPhase phase) {
         Stage stage = Stage::Compile;
         if (phase == ThinOrFullLTOPhase::FullLTOPreLink)
           stage = Stage::FullLtoPreLink;
         else if (phase == ThinOrFullLTOPhase::ThinLTOPreLink)
           stage = Stage::ThinLtoPreLink;
-        MPM.addPass(ZygPass(stage));
+        MPM.addPass(ZygPass(stage, level));
       });
+  // After -O1..3's simplification (inlining, SROA, GVN), before its optimisation
+  // (vectorisation, unrolling): requests zyg refused on the early code are tried again on
+  // code shaped as `zyg grad` sees clang's output, and the rest of the pipeline optimises
+  // the gradients.
+  PB.registerOptimizerEarlyEPCallback([](ModulePassManager &MPM, OptimizationLevel level, ThinOrFullLTOPhase phase) {
+    if (!isLtoPreLink(phase))
+      MPM.addPass(ZygPass(Stage::Deferred, level));
+  });
   // The end of a compile's pipeline: a request still there (one another pass made) is
   // filled in, or is an error; never left for the linker to miss.
-  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel, ThinOrFullLTOPhase phase) {
+  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel level, ThinOrFullLTOPhase phase) {
     if (!isLtoPreLink(phase))
-      MPM.addPass(ZygPass(Stage::Last));
+      MPM.addPass(ZygPass(Stage::Last, level));
   });
   // Full LTO (`clang -flto -fuse-ld=lld -Wl,--load-pass-plugin=...`): the whole program.
   PB.registerFullLinkTimeOptimizationEarlyEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(ZygPass(Stage::LtoLink)); });
-  // Pipeline text: `-passes=zyg,default<O2>`, `-passes='zyg-grad<fn=f;args=out,dup>'`.
+      [](ModulePassManager &MPM, OptimizationLevel level) { MPM.addPass(ZygPass(Stage::LtoLink, level)); });
+  // Pipeline text: `-passes=zyg,default<O2>`, `-passes='zyg-grad<fn=f;args=out:dup>'` (a comma
+  // ends a pass in LLVM's pipeline text, even inside `<...>`).
   PB.registerPipelineParsingCallback(
       [](StringRef name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
         if (name == "zyg") {
-          MPM.addPass(ZygPass(Stage::Pass));
+          MPM.addPass(ZygPass(Stage::Pass, OptimizationLevel::O0));
           return true;
         }
         if (name.consume_front("zyg-grad")) {
@@ -156,7 +168,7 @@ extern "C" void zyg_register_pass_builder_callbacks(PassBuilder &PB) {
             return false;
           if (params.empty())
             params = "fn=";
-          MPM.addPass(ZygPass(Stage::Pass, params, true));
+          MPM.addPass(ZygPass(Stage::Pass, OptimizationLevel::O0, params, true));
           return true;
         }
         return false;

@@ -259,3 +259,41 @@ pub fn erase_function_metadata(function: FunctionValue<'_>, kind: &str) {
         LLVMGlobalEraseMetadata(function.as_value_ref(), id);
     }
 }
+
+/// Adds `globals` to `@llvm.used`, which keeps them, unreferenced as they may be, through
+/// every optimisation and LTO's symbol resolution (the plugin's `-flto` compile keeps the
+/// program's registrations this way for zyg's pass at the link).
+pub fn append_to_used<'ctx>(module: &Module<'ctx>, globals: &[inkwell::values::GlobalValue<'ctx>]) {
+    use inkwell::values::BasicValue;
+    let context = module.get_context();
+    let ptr = context.ptr_type(inkwell::AddressSpace::default());
+    let mut elements: Vec<LLVMValueRef> = Vec::new();
+    if let Some(old) = module.get_global("llvm.used") {
+        if let Some(init) = old.get_initializer() {
+            // SAFETY: the operands of a live constant array of the module.
+            unsafe {
+                let array = init.as_value_ref();
+                for i in 0..LLVMGetNumOperands(array).max(0) as u32 {
+                    elements.push(LLVMGetOperand(array, i));
+                }
+            }
+        }
+        // SAFETY: `@llvm.used` is read by LLVM by name only; nothing in the module refers
+        // to it, so deleting it leaves no dangling use.
+        unsafe { old.delete() };
+    }
+    for g in globals {
+        let value = g.as_pointer_value().as_value_ref();
+        if !elements.contains(&value) {
+            elements.push(value);
+        }
+    }
+    // SAFETY: every element is a pointer constant (a global) of this module's context.
+    let values: Vec<inkwell::values::PointerValue<'ctx>> =
+        elements.into_iter().map(|v| unsafe { inkwell::values::PointerValue::new(v) }).collect();
+    let array = ptr.const_array(&values);
+    let used = module.add_global(array.get_type(), None, "llvm.used");
+    used.set_linkage(inkwell::module::Linkage::Appending);
+    used.set_section(Some("llvm.metadata"));
+    used.set_initializer(&array.as_basic_value_enum());
+}
