@@ -20,11 +20,12 @@
 #                         [FORWARD] [WIDTH <n>] [HEADER <file.h>]])
 #
 # Adds `-fpass-plugin=${ZYG_PLUGIN}` to the target's C and C++ compile options and links
-# Zyg::headers (PUBLIC, so targets linking this one find the headers too); each file's
-# requests are filled in as clang compiles it, at every optimisation level. The target's C
-# and C++ compilers must be clang 22, which the plugin is built for: configure with
+# Zyg::headers (for the target and for what links it); each file's requests are filled in
+# as clang compiles it, at every optimisation level. The project's C and C++ compilers
+# (those it enables) must be clang 22, which the plugin is built for: configure with
 # -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 (anything else is a
-# FATAL_ERROR saying so). Call it once per target.
+# FATAL_ERROR saying so). Call it once per target. Requests are Enzyme's __enzyme_autodiff
+# and zyg.h's __zyg_autodiff; zyg.hpp's zyg::autodiff is not filled in by the plugin yet.
 #
 # LTO: a request whose differentiated code calls functions defined in other files of the
 # target needs the whole program, which full LTO gives: `-flto` is added to the compile and
@@ -41,12 +42,14 @@
 # each export's name; both are lists with one entry per function, in the same order (or
 # left out). FORWARD exports forward mode's tangent functions (`<function>_fwd`), WIDTH
 # vector mode's, HEADER writes the C prototypes to a file (relative to the build
-# directory). These become `-mllvm -zyg-fn=...` compile options; other `-mllvm -zyg-*`
-# options (e.g. `-zyg-verbose=1`) may be added with
+# directory). Quote a C++ name with spaces: EXPORT "ns::loss(double const*, int)" (README,
+# "The command line", says how C++ names are written). These become `-mllvm -zyg-fn=...`
+# options of every C and C++ compile of the target (a file without the function ignores
+# them); other `-mllvm -zyg-*` options (e.g. `-zyg-verbose=1`) may be added with
 # `target_compile_options(<target> PRIVATE "SHELL:-mllvm -zyg-verbose=1")`. EXPORT cannot be
 # combined with LTO: lld reads `-mllvm` options before it loads the plugin, so the link
-# cannot be told which functions to export; there, call __enzyme_autodiff in a function of
-# your own and export that one.
+# cannot be told which functions to export; there, write a function of your own that calls
+# __enzyme_autodiff, and call it.
 
 if(CMAKE_VERSION VERSION_LESS 3.15)
   # target_link_options, SHELL: option groups, $<COMPILE_LANGUAGE:C,CXX>.
@@ -135,7 +138,6 @@ function(zyg_target_gradients target)
   endif()
 
   # Exports: one -zyg-fn per function, the n-th -zyg-args and -zyg-name for the n-th.
-  set(exports "")
   list(LENGTH arg_EXPORT n)
   if(n EQUAL 0 AND (arg_ARGS OR arg_NAME OR arg_FORWARD OR arg_WIDTH OR arg_HEADER))
     message(FATAL_ERROR "${me}: ARGS, NAME, FORWARD, WIDTH and HEADER are for EXPORT's functions; EXPORT names none")
@@ -151,33 +153,39 @@ function(zyg_target_gradients target)
       message(FATAL_ERROR "${me}: ${list_name} gives ${given} values for ${n} EXPORT functions: give one per function, in the same order, or none")
     endif()
   endforeach()
+  # All of them as one `SHELL:` group: CMake drops a repeated compile option, and two
+  # functions may well have the same ARGS. Each value is quoted (a C++ name may have spaces:
+  # `ns::loss(double const*, int)`).
+  set(words "")
   foreach(fn IN LISTS arg_EXPORT)
-    # Quoted: a C++ name may have spaces (`ns::loss(double const*, int)`).
-    list(APPEND exports "SHELL:-mllvm \"-zyg-fn=${fn}\"")
+    string(APPEND words " -mllvm \"-zyg-fn=${fn}\"")
   endforeach()
   foreach(kinds IN LISTS arg_ARGS)
-    list(APPEND exports "SHELL:-mllvm -zyg-args=${kinds}")
+    string(APPEND words " -mllvm \"-zyg-args=${kinds}\"")
   endforeach()
   foreach(name IN LISTS arg_NAME)
-    list(APPEND exports "SHELL:-mllvm -zyg-name=${name}")
+    string(APPEND words " -mllvm \"-zyg-name=${name}\"")
   endforeach()
   if(arg_FORWARD)
-    list(APPEND exports "SHELL:-mllvm -zyg-mode=forward")
+    string(APPEND words " -mllvm -zyg-mode=forward")
   endif()
   if(arg_WIDTH)
-    list(APPEND exports "SHELL:-mllvm -zyg-width=${arg_WIDTH}")
+    string(APPEND words " -mllvm \"-zyg-width=${arg_WIDTH}\"")
   endif()
   if(arg_HEADER)
     get_filename_component(header "${arg_HEADER}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-    list(APPEND exports "SHELL:-mllvm -zyg-header=${header}")
+    string(APPEND words " -mllvm \"-zyg-header=${header}\"")
   endif()
 
   set(c_or_cxx "$<COMPILE_LANGUAGE:C,CXX>")
   target_compile_options("${target}" PRIVATE "$<${c_or_cxx}:-fpass-plugin=${ZYG_PLUGIN}>")
-  foreach(option IN LISTS exports)
-    # SHELL: keeps `-mllvm X` together: CMake would otherwise merge repeated `-mllvm`s.
-    target_compile_options("${target}" PRIVATE "$<${c_or_cxx}:${option}>")
-  endforeach()
+  if(words)
+    # Inside the generator expression, `>` (`ns::cube<double>`), `,` and `;` are spelled out.
+    string(REPLACE ">" "$<ANGLE-R>" words "${words}")
+    string(REPLACE "," "$<COMMA>" words "${words}")
+    string(REPLACE ";" "$<SEMICOLON>" words "${words}")
+    target_compile_options("${target}" PRIVATE "$<${c_or_cxx}:SHELL:${words}>")
+  endif()
   if(arg_LTO)
     target_compile_options("${target}" PRIVATE "$<${c_or_cxx}:-flto>")
     target_link_options("${target}" PRIVATE -flto -fuse-ld=lld "LINKER:--load-pass-plugin=${ZYG_PLUGIN}")
