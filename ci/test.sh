@@ -40,6 +40,48 @@ for opt in -O0 -O2; do
   make -C examples/cxx --no-print-directory clean run ZYG="$PWD/target/release/zyg" OPT="$opt" | tail -2
 done
 
+# The installed package (README, "CMake and pkg-config"): install.sh puts this build into a
+# temporary prefix; examples/cmake finds it with find_package(Zyg) and builds, at Release
+# and Debug, a C++ library whose requests the pass plugin fills (and one exported gradient)
+# and a two-file C program through full LTO; both check against central differences. Then
+# a C file compiled with pkg-config's flags alone. A few seconds.
+pkg_tmp=$(mktemp -d)
+trap 'rm -rf "$pkg_tmp"' EXIT
+quiet() { # runs a command, showing its output only when it fails
+  local log status=0
+  log=$(mktemp)
+  "$@" >"$log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || cat "$log" >&2
+  rm -f "$log"
+  return "$status"
+}
+quiet bash install.sh --no-build --prefix "$pkg_tmp/zyg"
+for build_type in Release Debug; do
+  quiet cmake -S examples/cmake -B "$pkg_tmp/build-$build_type" -DCMAKE_PREFIX_PATH="$pkg_tmp/zyg" \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DCMAKE_BUILD_TYPE="$build_type"
+  quiet cmake --build "$pkg_tmp/build-$build_type" -j2
+  echo "examples/cmake ($build_type):"
+  "$pkg_tmp/build-$build_type/gradcheck"
+  "$pkg_tmp/build-$build_type/springs"
+  grep -q 'void model_weight_decay_grad(' "$pkg_tmp/build-$build_type/model_grads.h"
+done
+cat >"$pkg_tmp/cube.c" <<'C'
+#include <stdio.h>
+double __enzyme_autodiff(void *, ...);
+static double cube(double x) { return x * x * x; }
+int main(void) {
+    double d = __enzyme_autodiff((void *)cube, 2.0);
+    printf("pkg-config: d/dx x^3 at 2 = %g\n", d);
+    return !(d > 12 - 1e-12 && d < 12 + 1e-12);
+}
+C
+zyg_cflags=$(PKG_CONFIG_PATH="$pkg_tmp/zyg/lib/pkgconfig" pkg-config --cflags zyg)
+# $zyg_cflags unquoted: two flags.
+clang-22 -O2 $zyg_cflags "$pkg_tmp/cube.c" -o "$pkg_tmp/cube"
+"$pkg_tmp/cube"
+rm -rf "$pkg_tmp"
+trap - EXIT
+
 # The command-line fuzzer on a fixed range of cases (README, "Robustness"): about two
 # minutes on two cores. Its result joins the lit suite's in the last line.
 set +e
