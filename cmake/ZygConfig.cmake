@@ -46,10 +46,9 @@
 # "The command line", says how C++ names are written). These become `-mllvm -zyg-fn=...`
 # options of every C and C++ compile of the target (a file without the function ignores
 # them); other `-mllvm -zyg-*` options (e.g. `-zyg-verbose=1`) may be added with
-# `target_compile_options(<target> PRIVATE "SHELL:-mllvm -zyg-verbose=1")`. EXPORT cannot be
-# combined with LTO: lld reads `-mllvm` options before it loads the plugin, so the link
-# cannot be told which functions to export; there, write a function of your own that calls
-# __enzyme_autodiff, and call it.
+# `target_compile_options(<target> PRIVATE "SHELL:-mllvm -zyg-verbose=1")`. With LTO, the
+# compile of the file defining an exported function records the export in its bitcode and
+# the link makes it; HEADER is refused there (the gradients exist only at the link).
 
 if(CMAKE_VERSION VERSION_LESS 3.15)
   # target_link_options, SHELL: option groups, $<COMPILE_LANGUAGE:C,CXX>.
@@ -142,10 +141,10 @@ function(zyg_target_gradients target)
   if(n EQUAL 0 AND (arg_ARGS OR arg_NAME OR arg_FORWARD OR arg_WIDTH OR arg_HEADER))
     message(FATAL_ERROR "${me}: ARGS, NAME, FORWARD, WIDTH and HEADER are for EXPORT's functions; EXPORT names none")
   endif()
-  if(n GREATER 0 AND arg_LTO)
+  if(arg_HEADER AND arg_LTO)
     message(FATAL_ERROR
-      "${me}: EXPORT cannot be combined with LTO: lld reads -mllvm options before it loads zyg's plugin, "
-      "so the link cannot be told what to export. Write a function that calls __enzyme_autodiff and call that.")
+      "${me}: HEADER cannot be combined with LTO: the gradients are made at the link, after the files are "
+      "compiled; declare the exported gradients in your own header.")
   endif()
   foreach(list_name IN ITEMS ARGS NAME)
     list(LENGTH arg_${list_name} given)

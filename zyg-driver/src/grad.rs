@@ -102,7 +102,7 @@ pub struct GradOptions {
 
 impl GradOptions {
     /// `--fn`'s export name: `--name`, or `<fn>_grad` (`<fn>_fwd` in forward mode).
-    fn export_name(&self, function: &str) -> String {
+    pub fn export_name(&self, function: &str) -> String {
         let suffix = if self.forward { "fwd" } else { "grad" };
         self.export_name.clone().unwrap_or_else(|| format!("{function}_{suffix}"))
     }

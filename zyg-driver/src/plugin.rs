@@ -115,7 +115,10 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
     }
     match stage {
         // Every file: the registrations may be in one without requests.
-        Stage::FullLtoPreLink => return keep_registered_out_of_line(module, &path),
+        Stage::FullLtoPreLink => {
+            let kept = keep_registered_out_of_line(module, &path)?;
+            return Ok(record_exports(module, &path, &params.exports)? || kept);
+        }
         Stage::ThinLtoPreLink if asked => {
             return Err(DriverError::Unsupported {
                 path,
@@ -136,12 +139,21 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
         }
         exports.keep_defined_in(module, &path);
     }
-    if !asked && exports.functions.is_empty() {
+    let recorded = if stage == Stage::LtoLink { recorded_exports(module, &exports)? } else { Vec::new() };
+    if !asked && exports.functions.is_empty() && recorded.is_empty() {
         return Ok(false);
     }
     let header_file = exports.header.clone();
     let exporting = !exports.functions.is_empty();
-    let all: Vec<GradOptions> = exports.options(path.clone(), PathBuf::from("-"), 0, false)?;
+    let mut all: Vec<GradOptions> = Vec::new();
+    if asked || !exports.functions.is_empty() {
+        all = exports.options(path.clone(), PathBuf::from("-"), 0, false)?;
+    }
+    for one in recorded {
+        all.extend(one.options(path.clone(), PathBuf::from("-"), 0, false)?);
+    }
+    // The other files of an LTO link declare the exported gradients they call.
+    let declared = set_aside_declarations(module, &all);
     let machine = crate::llvm_io::target_machine(module, &path)?;
     run_passes(module, &machine, &path, "always-inline")?;
     let header = match grad::differentiate_all(module, &machine, &path, &all) {
@@ -158,12 +170,122 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
                 .map_err(|e| DriverError::Llvm { path: path.clone(), message: e.to_string() })?;
             return Ok(true);
         }
-        Err(e) => return Err(in_another_file(e, module, stage)),
+        Err(e) => {
+            put_back_declarations(module, &declared, false);
+            return Err(in_another_file(e, module, stage));
+        }
     };
+    put_back_declarations(module, &declared, true);
     if let (Some(file), Some(text)) = (&header_file, header) {
         crate::llvm_io::write_atomically(file, text.as_bytes(), 0o644)?;
     }
     Ok(true)
+}
+
+/// Named metadata holding, in `-flto`'s compile, the exports (`-zyg-fn`) of the file's
+/// functions, in the options' `key=value;...` form: the link's pass makes them.
+const EXPORTS: &str = "zyg.exports";
+
+/// `-flto`'s compile: records the exports whose functions this file defines (`EXPORTS`).
+/// A header (`-zyg-header`) needs the gradients and is refused: under LTO they exist only
+/// at the link.
+fn record_exports(module: &Module<'_>, path: &Path, exports: &Exports) -> Result<bool> {
+    let mut mine = exports.clone();
+    mine.keep_defined_in(module, path);
+    if mine.functions.is_empty() {
+        return Ok(false);
+    }
+    if let Some(header) = &mine.header {
+        return Err(DriverError::Usage(format!(
+            "{}: -zyg-header={}: with -flto the gradients are made at the link, after this file is compiled; declare \
+             the exported gradients yourself (`zyg grad --header` on the linked IR prints them)",
+            path.display(),
+            header.display()
+        )));
+    }
+    let context = module.get_context();
+    for (i, function) in mine.functions.iter().enumerate() {
+        let mut text = format!("fn={function}");
+        if let Some(args) = mine.args.get(i) {
+            let kinds: Vec<&str> = args.iter().map(|&a| kind_word(a)).collect();
+            text.push_str(&format!(";args={}", kinds.join(":")));
+        }
+        if let Some(name) = mine.names.get(i) {
+            text.push_str(&format!(";name={name}"));
+        }
+        if mine.forward {
+            text.push_str(";mode=forward");
+        }
+        if mine.width > 1 {
+            text.push_str(&format!(";width={}", mine.width));
+        }
+        let node = context.metadata_node(&[context.metadata_string(&text).into()]);
+        module
+            .add_global_metadata(EXPORTS, &node)
+            .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() })?;
+    }
+    Ok(true)
+}
+
+/// The link's pass: the exports the files recorded (`record_exports`), one per function,
+/// without those `-zyg-fn` also gives the link.
+fn recorded_exports(module: &Module<'_>, given: &Exports) -> Result<Vec<Exports>> {
+    let mut out: Vec<Exports> = Vec::new();
+    for node in module.get_global_metadata(EXPORTS) {
+        let values = node.get_node_values().unwrap_or_default();
+        let Some(text) = values.first().and_then(|v| {
+            let string = v.into_metadata_value();
+            string.get_string_value().map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        }) else {
+            continue;
+        };
+        let one = parse_params(&text)?.exports;
+        let seen = |f: &String| given.functions.contains(f) || out.iter().any(|e| e.functions.contains(f));
+        if !one.functions.iter().any(seen) {
+            out.push(one);
+        }
+    }
+    Ok(out)
+}
+
+/// `--args`' word for a kind.
+fn kind_word(kind: zyg_transform::ArgActivity) -> &'static str {
+    match kind {
+        zyg_transform::ArgActivity::Active => "out",
+        zyg_transform::ArgActivity::Const => "const",
+        zyg_transform::ArgActivity::Dup => "dup",
+    }
+}
+
+/// Renames the declarations of the exports' names (`f_grad` declared by the file that calls
+/// it, in an LTO link) out of the way of the exports; returns (export name, new name).
+fn set_aside_declarations(module: &Module<'_>, all: &[GradOptions]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for opts in all {
+        let Some(function) = &opts.function else { continue };
+        let name = opts.export_name(function);
+        let Some(f) = module.get_function(&name).filter(|f| f.as_global_value().is_declaration()) else { continue };
+        let aside = format!("{name}.zyg.declared");
+        f.as_global_value().set_name(&aside);
+        out.push((name, aside));
+    }
+    out
+}
+
+/// After `set_aside_declarations`: with `made`, the uses of each declaration call the
+/// export instead and the declaration goes; otherwise it gets its name back.
+fn put_back_declarations(module: &Module<'_>, declared: &[(String, String)], made: bool) {
+    for (name, aside) in declared {
+        let Some(declaration) = module.get_function(aside) else { continue };
+        match module.get_function(name).filter(|_| made) {
+            Some(export) => {
+                let old = declaration.as_global_value().as_pointer_value();
+                old.replace_all_uses_with(export.as_global_value().as_pointer_value());
+                zyg_ir::llvm::delete_unused_function(module, aside);
+            }
+            None => declaration.as_global_value().set_name(name),
+        }
+    }
 }
 
 /// Named metadata marking a module whose requests wait for `Stage::Deferred`.
