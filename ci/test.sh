@@ -16,7 +16,7 @@ cargo build --release --workspace --all-targets
 # Lints, warnings as errors, tests included (the bench crate's build script links MLIR's
 # shared library at run time and is left out).
 if cargo clippy --version >/dev/null 2>&1; then
-  cargo clippy --release -p zyg-ir -p zyg-transform -p zyg-native -p zyg-driver -p zyg-runtime --all-targets -- -D warnings
+  cargo clippy --release -p zyg-ir -p zyg-transform -p zyg-native -p zyg-driver -p zyg-plugin -p zyg-runtime --all-targets -- -D warnings
 else
   echo "test: cargo clippy is not installed: lints SKIPPED" >&2
 fi
