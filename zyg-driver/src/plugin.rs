@@ -358,7 +358,10 @@ fn keep_registered_out_of_line(module: &Module<'_>, path: &Path) -> Result<bool>
 /// may well be in another file of the program; says how to give zyg the whole program.
 fn in_another_file(e: DriverError, module: &Module<'_>, stage: Stage) -> DriverError {
     let DriverError::Transform { path, source, mut note } = e else { return e };
-    let declared = |name: &&String| module.get_function(name).is_some_and(|f| f.as_global_value().is_declaration());
+    // (LLVM's intrinsics are declared everywhere and defined nowhere.)
+    let declared = |name: &&String| {
+        !name.starts_with("llvm.") && module.get_function(name).is_some_and(|f| f.as_global_value().is_declaration())
+    };
     // The callee without a body, or the requested function itself.
     let missing = source.callee.as_ref().filter(declared).or(Some(&source.diagnostic.function).filter(declared));
     if let (Some(name), Stage::Compile | Stage::Deferred) = (missing, stage) {
