@@ -524,6 +524,19 @@ pub fn cases_dir() -> PathBuf {
     target_dir().join("zyg-bench/cases")
 }
 
+/// The median of `v` (the mean of the middle two for an even count): the compile-time
+/// benchmarks' statistic (src/bin/compile_time.rs, src/bin/plugin_time.rs).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
 /// Criterion's median estimate (ns) for `group/function` of the last run.
 pub fn median_ns(group: &str, function: &str) -> Option<f64> {
     let path = target_dir().join("criterion").join(group).join(function).join("new/estimates.json");

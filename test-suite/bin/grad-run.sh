@@ -23,23 +23,13 @@ fi
 opt=$1 src=$2 tmp=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
-clang=${CLANG:-clang-22}
-# C++ sources compile and link with clang++ (exceptions on, as users compile C++).
-case "$src" in
-  *.cpp|*.cc|*.cxx) clang=${CLANGXX:-clang++-22} ;;
-esac
+# shellcheck source=common.sh
+source "$here/common.sh"
+clang=$(compiler_for "$src")
 zyg=${ZYG:?ZYG must name the zyg binary}
 base="$tmp.${opt#-}"
 "$clang" "$opt" -g "$@" -I "$here/../include" -S -emit-llvm "$src" -o "$base.ll"
 "$zyg" grad "$base.ll" -o "$base.grad.ll"
 # shellcheck disable=SC2086 # several flags, split on purpose
 "$clang" "$base.grad.ll" -lm ${ZYG_LINK_FLAGS:-} -o "$base.exe"
-# Exit status 126 is ETXTBSY: another test's fork can briefly hold the just-linked binary
-# open for writing. It is a race of parallel runners, not a test result, so try again.
-for attempt in 1 2 3; do
-  status=0
-  "$base.exe" || status=$?
-  [ "$status" -ne 126 ] && exit "$status"
-  sleep 0.2
-done
-exit 126
+run_built "$base.exe"

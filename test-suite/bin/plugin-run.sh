@@ -16,19 +16,11 @@ fi
 opt=$1 src=$2 tmp=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
-clang=${CLANG:-clang-22}
-case "$src" in
-  *.cpp|*.cc|*.cxx) clang=${CLANGXX:-clang++-22} ;;
-esac
+# shellcheck source=common.sh
+source "$here/common.sh"
+clang=$(compiler_for "$src")
 plugin=${ZYG_PLUGIN:?ZYG_PLUGIN must name libzyg_plugin.so}
 exe="$tmp.${opt#-}.plugin.exe"
 # shellcheck disable=SC2086 # several flags, split on purpose
 "$clang" "$opt" -g -fpass-plugin="$plugin" "$@" -I "$here/../include" "$src" -lm ${ZYG_LINK_FLAGS:-} -o "$exe"
-# Exit status 126 is ETXTBSY (see grad-run.sh): try again.
-for attempt in 1 2 3; do
-  status=0
-  "$exe" || status=$?
-  [ "$status" -ne 126 ] && exit "$status"
-  sleep 0.2
-done
-exit 126
+run_built "$exe"

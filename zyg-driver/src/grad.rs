@@ -73,7 +73,7 @@ fn limit_slp(fv: inkwell::values::FunctionValue<'_>) {
 }
 
 /// Adds the enum attribute `name` (one without a value) to function `fv`.
-fn add_function_attribute(fv: inkwell::values::FunctionValue<'_>, name: &str) {
+pub(crate) fn add_function_attribute(fv: inkwell::values::FunctionValue<'_>, name: &str) {
     use inkwell::attributes::{Attribute, AttributeLoc};
     let attribute = fv.get_type().get_context().create_enum_attribute(Attribute::get_named_enum_kind_id(name), 0);
     fv.add_attribute(AttributeLoc::Function, attribute);

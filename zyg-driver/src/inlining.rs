@@ -63,10 +63,9 @@ pub const KEPT_ATTRIBUTE: &str = "zyg-kept";
 /// Keeps `f` out of line as `ZYG_KEEP` does (`noinline`), marked so that zyg gives it back
 /// to the optimiser once it has read the calls (`release_kept`).
 pub fn mark_kept(f: FunctionValue<'_>) {
-    let context = f.get_type().get_context();
-    let noinline = inkwell::attributes::Attribute::get_named_enum_kind_id("noinline");
-    f.add_attribute(inkwell::attributes::AttributeLoc::Function, context.create_enum_attribute(noinline, 0));
-    f.add_attribute(inkwell::attributes::AttributeLoc::Function, context.create_string_attribute(KEPT_ATTRIBUTE, ""));
+    crate::grad::add_function_attribute(f, "noinline");
+    let kept = f.get_type().get_context().create_string_attribute(KEPT_ATTRIBUTE, "");
+    f.add_attribute(inkwell::attributes::AttributeLoc::Function, kept);
 }
 
 /// Takes `noinline` and `optnone`, which `ZYG_KEEP` (or `mark_kept`) added for zyg's sake,

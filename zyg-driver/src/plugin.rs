@@ -135,7 +135,7 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
         // Each file of a program is compiled with the same flags: an export belongs to the
         // file that defines its function (and is written once, at the pipeline's start).
         if stage == Stage::Last {
-            exports = Exports { header: None, ..Exports::default() };
+            exports = Exports::default();
         }
         exports.keep_defined_in(module, &path);
     }
@@ -146,7 +146,7 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
     let header_file = exports.header.clone();
     let exporting = !exports.functions.is_empty();
     let mut all: Vec<GradOptions> = Vec::new();
-    if asked || !exports.functions.is_empty() {
+    if asked || exporting {
         all = exports.options(path.clone(), PathBuf::from("-"), 0, false)?;
     }
     for one in recorded {
@@ -163,6 +163,7 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
         // kept out of line until then. The module is as it was (`grad::differentiate`).
         Err(e) if stage == Stage::Compile && level > 0 && e.is_refusal() && !exporting => {
             tracing::info!("zyg refused the requests on the early code; trying again after simplification: {e}");
+            put_back_declarations(module, &declared, false);
             keep_registered_out_of_line(module, &path)?;
             let context = module.get_context();
             module

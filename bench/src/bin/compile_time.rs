@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use zyg_bench::{quick, target_dir};
+use zyg_bench::{median, quick, target_dir};
 
 /// `target datalayout` and `target triple` lines for the host, from clang.
 fn target_lines() -> String {
@@ -194,17 +194,6 @@ fn sizes(var: &str, default: &[usize]) -> Vec<usize> {
     match std::env::var(var) {
         Ok(v) if !v.trim().is_empty() => v.split(',').map(|s| s.trim().parse().expect("a size")).collect(),
         _ => default.to_vec(),
-    }
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
     }
 }
 

@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use zyg_bench::{quick, target_dir};
+use zyg_bench::{median, quick, target_dir};
 
 /// (name, source relative to bench/, C++)
 const MODELS: &[(&str, &str, bool)] = &[
@@ -76,17 +76,6 @@ fn time(cmd: &mut Command) -> (f64, f64, String) {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{cmd:?} failed:\n{err}");
     (wall, cpu, err)
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
 }
 
 /// The CPU seconds (user + system column) of the lines of clang's `-ftime-report` named

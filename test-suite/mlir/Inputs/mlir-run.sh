@@ -24,11 +24,6 @@ zyg=${ZYG:?ZYG must name the zyg binary}
 base="$tmp.${opt#-}"
 "$zyg" grad "$prog" "$opt" "$@" -o "$base.ll"
 "$clang" "$base.ll" "$driver" -I "$here/../../include" -I "$here" -lm -o "$base.exe"
-# 126 is ETXTBSY (a parallel runner's fork briefly holding the new binary): try again.
-for attempt in 1 2 3; do
-  status=0
-  "$base.exe" || status=$?
-  [ "$status" -ne 126 ] && exit "$status"
-  sleep 0.2
-done
-exit 126
+# shellcheck source=../../bin/common.sh
+source "$here/../../bin/common.sh"
+run_built "$base.exe"
