@@ -18,7 +18,7 @@
 // RUN: not %clang -O2 -flto=thin -fpass-plugin=%plugin -I %include -c %s -o %t.thin.o 2>&1 | FileCheck %s --check-prefix=THIN
 // NOLTO: zyg: error: {{.*}}lto_two_files.c: {{.*}}`energy`
 // NOLTO: -flto
-// THIN: zyg: error: {{.*}}lto_two_files.c: gradient requests in a ThinLTO build (-flto=thin)
+// THIN: zyg: error: {{.*}}lto_two_files.c: gradient requests or -zyg-fn exports in a ThinLTO build (-flto=thin)
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 #include "zyg_check.h"

@@ -119,11 +119,11 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
             let kept = keep_registered_out_of_line(module, &path)?;
             return Ok(record_exports(module, &path, &params.exports)? || kept);
         }
-        Stage::ThinLtoPreLink if asked => {
+        Stage::ThinLtoPreLink if asked || exports_here(module, &path, &params.exports) => {
             return Err(DriverError::Unsupported {
                 path,
-                message: "gradient requests in a ThinLTO build (-flto=thin): zyg differentiates the whole program at \
-                          link time with full LTO; build with -flto (or -flto=full)"
+                message: "gradient requests or -zyg-fn exports in a ThinLTO build (-flto=thin): zyg differentiates the \
+                          whole program at link time with full LTO; build with -flto (or -flto=full)"
                     .into(),
             })
         }
@@ -186,6 +186,13 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
 /// Named metadata holding, in `-flto`'s compile, the exports (`-zyg-fn`) of the file's
 /// functions, in the options' `key=value;...` form: the link's pass makes them.
 const EXPORTS: &str = "zyg.exports";
+
+/// Whether this file defines a function of `exports`.
+fn exports_here(module: &Module<'_>, path: &Path, exports: &Exports) -> bool {
+    let mut mine = exports.clone();
+    mine.keep_defined_in(module, path);
+    !mine.functions.is_empty()
+}
 
 /// `-flto`'s compile: records the exports whose functions this file defines (`EXPORTS`).
 /// A header (`-zyg-header`) needs the gradients and is refused: under LTO they exist only
