@@ -14,6 +14,7 @@ mod addresses;
 mod adjoint;
 mod alphas;
 mod builder;
+mod checkpoint;
 mod conventions;
 mod custom;
 mod entries;
@@ -369,7 +370,15 @@ impl<'m> Differentiator<'m> {
         let cfg = ControlFlowGraph::compute(func);
         let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
         // Pullback choice, then the alphas each pullback reads from the primal.
-        let (order, pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, spec.width)?;
+        let (order, mut pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, spec.width)?;
+        let block_of = tape::inst_blocks(func);
+        // Checkpoint choice: recursive calls whose tapes would grow with their call trees
+        // store their arguments instead (vector mode and GPU code keep their tapes).
+        if mode == Mode::Reverse && spec.width == 1 && !self.gpu {
+            for line in checkpoint::choose(self.module, &self.conventions, func, &loops, &block_of, &mut pullbacks) {
+                tracing::info!("{line}");
+            }
+        }
         let primal_calls = rules::emit::PrimalCalls::index(func);
         let mut needs = match mode {
             Mode::Reverse => alphas::tape_needs(func, &activity, &order, &pullbacks, &primal_calls),
@@ -377,7 +386,6 @@ impl<'m> Differentiator<'m> {
         };
         // Recompute plan and tape layout: what the adjoint rebuilds, and where the rest goes.
         let returns = tape::return_blocks(func, &cfg);
-        let block_of = tape::inst_blocks(func);
         // Forward mode stores nothing, so there is nothing to rebuild instead.
         let recompute = match mode {
             Mode::Reverse => recompute::plan(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs),

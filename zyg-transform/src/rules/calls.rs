@@ -9,10 +9,12 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::activity::Activity;
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
+use crate::checkpoint::{Checkpoint, Size};
 use crate::error::TransformError;
 use crate::tangent::Tangent;
 use crate::{ArgActivity, Spec};
-use zyg_ir::{Callee, Constant, Function, Inst, InstKind, Type, Value};
+use std::collections::HashMap;
+use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, Signature, Type, Value};
 
 pub struct Calls;
 
@@ -62,8 +64,25 @@ impl RuleFamily for Calls {
     }
 
     fn alphas(&self, needs: &mut Alphas, inst: Inst, pullback: &Pullback) {
-        if let Pullback::Callee(g) = pullback {
-            needs.callee_tape(inst, if g.boxed { Type::PTR } else { g.tape_ty.clone() });
+        match pullback {
+            Pullback::Callee(g) => needs.callee_tape(inst, if g.boxed { Type::PTR } else { g.tape_ty.clone() }),
+            // The arguments to run the callee's primal again: values, shadows, and the copies
+            // of the memory pointer arguments point into (the "callee tape").
+            Pullback::Checkpoint(cp) => {
+                let InstKind::Call { args, .. } = &needs.func.insts[inst].kind else { return };
+                if !cp.snapshots.is_empty() {
+                    needs.callee_tape(inst, Type::PTR);
+                }
+                for (k, (a, activity)) in args.iter().zip(&cp.callee.args).enumerate() {
+                    if !cp.snapshots.iter().any(|s| s.arg == k) {
+                        needs.value(*a);
+                    }
+                    if *activity == ArgActivity::Dup {
+                        needs.shadow(*a);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -71,6 +90,9 @@ impl RuleFamily for Calls {
     /// the active arguments. In vector mode, one call for all lanes: the result's adjoint
     /// once per lane, and each active argument's gradients one per lane, in a row.
     fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
+        if let Pullback::Checkpoint(cp) = pullback {
+            return Calls::rerun(cx, cp);
+        }
         let Pullback::Callee(callee) = pullback else { return Ok(()) };
         let tape = cx.callee_tape()?;
         let InstKind::Call { args, .. } = cx.kind() else { unreachable!("callee pullback on a call") };
@@ -131,6 +153,59 @@ impl RuleFamily for Calls {
 }
 
 impl Calls {
+    /// A checkpointed call's adjoint (`crate::checkpoint`): the callee's primal again, on the
+    /// arguments the primal stored (pointer arguments into the copies of their memory, with
+    /// their shadows), into a tape of its own; then the callee's adjoint on that tape.
+    fn rerun(cx: &mut Reverse, cp: &Checkpoint) -> Result<(), TransformError> {
+        let InstKind::Call { args, .. } = cx.kind() else { unreachable!("a checkpointed call") };
+        let callee = &cp.callee;
+        let copies = if cp.snapshots.is_empty() { None } else { Some(cx.callee_tape()?) };
+        let mut primal_args = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let value = match (cp.snapshots.iter().position(|s| s.arg == k), copies) {
+                (Some(j), Some(copies)) => {
+                    let mut c = cx.cursor();
+                    let at = c.i64(8 * j as i64);
+                    let slot = c.byte_offset(copies, at);
+                    c.load(Type::PTR, slot)
+                }
+                _ => cx.alpha(*a)?,
+            };
+            primal_args.push(value);
+        }
+        for (a, activity) in args.iter().zip(&callee.args) {
+            if *activity == ArgActivity::Dup {
+                let shadow = cx.shadow(*a)?;
+                primal_args.push(shadow);
+            }
+        }
+        let d = cx.d;
+        let mut c = cx.cursor();
+        let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("a size");
+        let tape = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("memory");
+        primal_args.push(tape);
+        c.call(&callee.primal, callee.primal_sig.clone(), primal_args);
+        let sig = callee.adjoint_sig.clone();
+        let mut adjoint_args = vec![tape];
+        if let Some(dret_ty) = sig.params.get(1) {
+            adjoint_args.push(d.unwrap_or_else(|| c.constant(Constant::Zero(dret_ty.clone()))));
+        }
+        let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
+        c.free(tape);
+        if let Some(copies) = copies {
+            c.free(copies);
+        }
+        let mut k = 0;
+        for (a, arg) in args.iter().zip(&callee.args) {
+            if *arg == ArgActivity::Active {
+                let g = cx.cursor().extract(grads, k);
+                cx.accumulate(*a, g);
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+
     /// Forward mode: the call becomes a call of the callee's tangent function, given the
     /// shadows of its `dup` arguments and the tangents of its `active` ones, and where to
     /// write its result's tangent, which is read back after it. In vector mode, one call
@@ -229,4 +304,60 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
          README); only if it truly cannot change the result (a logging function), declare it inactive \
          (`void *__enzyme_inactivefn[] = {{(void *){name}}};`)"
     )
+}
+
+/// A step of the primal: before each checkpointed call with pointer arguments, one heap
+/// block holding a pointer per such argument, then a copy of the whole allocation each
+/// points into (each copy 16-byte aligned); the pointer is the argument moved into its copy.
+/// The block is the call's "callee tape", which the adjoint reads and frees.
+pub fn snapshot_arguments(plan: &crate::Plan, p: &mut Function) -> HashMap<Inst, Value> {
+    let mut copies = HashMap::new();
+    for (inst, pullback) in super::chosen(&plan.pullbacks) {
+        let Pullback::Checkpoint(cp) = pullback else { continue };
+        if cp.snapshots.is_empty() {
+            continue;
+        }
+        let InstKind::Call { args, .. } = plan.func.insts[inst].kind.clone() else { continue };
+        let b = plan.block_of[inst];
+        let at = crate::primal::position(p, b, inst);
+        let mut c = crate::builder::Cursor { func: p, block: b, at: Some(at) };
+        let round = |c: &mut crate::builder::Cursor, n: Value| {
+            let fifteen = c.i64(15);
+            let up = c.binary(BinOp::Add, n, fifteen);
+            let mask = c.i64(-16);
+            c.binary(BinOp::And, up, mask)
+        };
+        let sizes: Vec<Value> = cp
+            .snapshots
+            .iter()
+            .map(|s| match &s.size {
+                Size::Bytes(n) => *n,
+                Size::Product(n, m) => c.binary(BinOp::Mul, *n, *m),
+                Size::Of(ty) => c.size_of(ty),
+            })
+            .collect();
+        let header = c.i64(((8 * cp.snapshots.len() as i64) + 15) & !15);
+        let mut total = header;
+        for &size in &sizes {
+            let rounded = round(&mut c, size);
+            total = c.binary(BinOp::Add, total, rounded);
+        }
+        let block = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![total]).expect("memory");
+        let mut offset = header;
+        for (j, (s, &size)) in cp.snapshots.iter().zip(&sizes).enumerate() {
+            let copy = c.byte_offset(block, offset);
+            let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::PTR);
+            c.call("memcpy", memcpy, vec![copy, s.base, size]);
+            let (arg, base) = (c.cast(CastOp::PtrToInt, args[s.arg], Type::I64), c.cast(CastOp::PtrToInt, s.base, Type::I64));
+            let delta = c.binary(BinOp::Sub, arg, base);
+            let moved = c.byte_offset(copy, delta);
+            let at = c.i64(8 * j as i64);
+            let slot = c.byte_offset(block, at);
+            c.store(moved, slot);
+            let rounded = round(&mut c, size);
+            offset = c.binary(BinOp::Add, offset, rounded);
+        }
+        copies.insert(inst, block);
+    }
+    copies
 }

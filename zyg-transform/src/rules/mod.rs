@@ -71,6 +71,9 @@ pub enum Pullback {
     Blas(blas::BlasCall),
     /// A differentiated callee: its own adjoint, fed its tape (`calls`).
     Callee(Box<Generated>),
+    /// A recursive call checkpointed (`crate::checkpoint`): the primal stores its arguments,
+    /// the adjoint reruns the callee's primal, then its adjoint (`calls`).
+    Checkpoint(Box<crate::checkpoint::Checkpoint>),
     /// Forward mode's differentiated callee: its tangent function (`calls`).
     Forward(Box<crate::tangent::Tangents>),
     /// A call through a pointer to none of the functions a dispatcher compares it with
@@ -101,7 +104,7 @@ impl Pullback {
             Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
-            Pullback::Callee(_) | Pullback::Forward(_) | Pullback::UnknownCallee => &calls::Calls,
+            Pullback::Callee(_) | Pullback::Checkpoint(_) | Pullback::Forward(_) | Pullback::UnknownCallee => &calls::Calls,
         }
     }
 }

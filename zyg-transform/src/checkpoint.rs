@@ -1,0 +1,378 @@
+//! Checkpointed calls. A recursive call whose call tree may grow with the work it does (one
+//! made in a loop, or from several places of its function: a determinant by minor
+//! expansion, a tree recursion) would keep a tape for every activation of the tree until
+//! the adjoint reaches it: memory in proportion to the primal's work, and one boxed tape per
+//! call. Such a call is *checkpointed* instead: the primal calls the function itself and
+//! stores the call's arguments (their values, and a copy of the memory each pointer
+//! argument points into); the adjoint reruns the callee's primal on them, which rebuilds the
+//! callee's tape, and runs the callee's adjoint on it. Memory then grows with the depth of
+//! the recursion rather than the size of its call tree, for one more run of each call's
+//! primal per level: what a hand-written adjoint of such a recursion does.
+//!
+//! Rerunning gives the same tape only when the callee reads nothing that may change between
+//! the call and its adjoint, and changes nothing anyone else reads:
+//! - the callee and everything it calls write only memory they allocate themselves, read
+//!   only through their arguments, their own memory and constant globals, and call nothing
+//!   else (no output, no unknown function: `ReadsOnly`);
+//! - each pointer argument points into memory its caller allocated in the same function
+//!   (`malloc`, `calloc`, `new`, an `alloca`), which never holds a pointer and never escapes,
+//!   so that a copy of that whole allocation, taken at the call, is all the callee can read
+//!   (`snapshots`).
+//! Any other recursive call keeps its tape (`Pullback::Callee`, boxed).
+
+use crate::conventions::Conventions;
+use crate::rules::memcalls::MemCall;
+use crate::rules::{Pullback, Pullbacks};
+use crate::spec::Generated;
+use std::collections::HashMap;
+use zyg_ir::loops::LoopAnalysis;
+use zyg_ir::{Block, Callee, CastOp, Constant, Function, Inst, InstKind, Module, Type, Value, ValueDef};
+
+/// A checkpointed call: the callee's primal and adjoint, and the pointer arguments whose
+/// memory the primal copies.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    pub callee: Generated,
+    pub snapshots: Vec<Snapshot>,
+}
+
+/// Argument `arg` points into the allocation `base` of `size`: the primal copies the whole
+/// allocation before the call, and the adjoint passes the copy (at the same offset).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub arg: usize,
+    pub base: Value,
+    pub size: Size,
+}
+
+/// The size of an allocation, from its instruction.
+#[derive(Clone, Debug)]
+pub enum Size {
+    /// `malloc(n)`, `new[n]`: `n` bytes.
+    Bytes(Value),
+    /// `calloc(n, size)`.
+    Product(Value, Value),
+    /// An `alloca` of this type.
+    Of(Type),
+}
+
+/// Phase "checkpoint choice" (after the pullback choice): turns the recursive calls that
+/// may be checkpointed (see the module's comment) into `Pullback::Checkpoint`, and returns
+/// what it decided for the `-v` report, one line per recursive call.
+pub fn choose(
+    module: &Module,
+    conventions: &Conventions,
+    func: &Function,
+    loops: &LoopAnalysis,
+    block_of: &cranelift_entity::SecondaryMap<Inst, Block>,
+    pullbacks: &mut Pullbacks,
+) -> Vec<String> {
+    let recursive: Vec<Inst> = crate::rules::chosen(pullbacks)
+        .filter(|(_, p)| matches!(p, Pullback::Callee(g) if g.boxed))
+        .map(|(inst, _)| inst)
+        .collect();
+    let mut reads_only = ReadsOnly { module, conventions, known: HashMap::new(), reasons: HashMap::new() };
+    let mut report = Vec::new();
+    for &inst in &recursive {
+        let Some(Pullback::Callee(g)) = &pullbacks[inst] else { continue };
+        let g = (**g).clone();
+        let InstKind::Call { callee: Callee::Direct(callee), .. } = &func.insts[inst].kind else { continue };
+        let line = func.insts[inst].loc.as_ref().map(|l| format!(" (line {})", l.line)).unwrap_or_default();
+        let branching = recursive.len() > 1 || loops.may_repeat(block_of[inst]);
+        let why_not = if !branching {
+            Some("made once per activation (a linear recursion: its tape grows as its depth does)".to_string())
+        } else {
+            checkpointable(module, conventions, func, inst, pullbacks, &mut reads_only)
+                .map(|snapshots| {
+                    pullbacks[inst] = Some(Pullback::Checkpoint(Box::new(Checkpoint { callee: g, snapshots })));
+                })
+                .err()
+        };
+        report.push(match why_not {
+            None => {
+                format!("{}: call to {callee}{line} checkpointed: arguments stored, its primal rerun in the adjoint", func.name)
+            }
+            Some(why) => format!("{}: call to {callee}{line} taped: {why}", func.name),
+        });
+    }
+    report
+}
+
+/// Whether call `inst` can be checkpointed: the snapshots it needs, or why not.
+fn checkpointable(
+    module: &Module,
+    conventions: &Conventions,
+    func: &Function,
+    inst: Inst,
+    pullbacks: &Pullbacks,
+    reads_only: &mut ReadsOnly,
+) -> Result<Vec<Snapshot>, String> {
+    let InstKind::Call { callee: Callee::Direct(name), args, unwind, .. } = &func.insts[inst].kind else {
+        return Err("not a direct call".into());
+    };
+    if unwind.is_some() {
+        return Err("it may throw (an `invoke`)".into());
+    }
+    if func.result(inst).is_some_and(|v| holds_pointers(func.ty(v))) {
+        return Err("it returns a pointer".into());
+    }
+    if !reads_only.holds(name) {
+        return Err(reads_only.why(name));
+    }
+    let mut snapshots = Vec::new();
+    for (k, &a) in args.iter().enumerate() {
+        let ty = func.ty(a);
+        if matches!(ty, Type::Ptr(0)) {
+            if matches!(func.constant(a), Some(Constant::Null(_))) {
+                continue;
+            }
+            let base = match root(module, func, a) {
+                Root::Fresh(base) => base,
+                _ => return Err(format!("argument {} does not point into memory allocated in `{}`", k + 1, func.name)),
+            };
+            let size = allocation_size(func, base)
+                .ok_or_else(|| format!("argument {} points into an allocation of unknown size", k + 1))?;
+            if !stays_plain(module, conventions, func, base, pullbacks, reads_only) {
+                return Err(format!(
+                    "the memory argument {} points into may hold pointers or is passed where zyg cannot follow it",
+                    k + 1
+                ));
+            }
+            snapshots.push(Snapshot { arg: k, base, size });
+        } else if holds_pointers(ty) {
+            return Err(format!("argument {} holds pointers", k + 1));
+        }
+    }
+    Ok(snapshots)
+}
+
+fn holds_pointers(ty: &Type) -> bool {
+    ty.is_ptr() || ty.holds_pointers()
+}
+
+/// What a pointer is based on, through `getelementptr` and casts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Root {
+    /// A parameter of the function.
+    Param,
+    /// Memory the function allocated (the allocation's value).
+    Fresh(Value),
+    /// A constant global.
+    ConstantGlobal,
+    /// Anything else: a loaded pointer, a call's result, a phi, a mutable global.
+    Other,
+}
+
+fn root(module: &Module, func: &Function, mut v: Value) -> Root {
+    loop {
+        match &func.values[v].def {
+            ValueDef::Param(_) => return Root::Param,
+            ValueDef::Const(Constant::Global(name, _)) => {
+                return if module.globals.get(name).is_some_and(|g| g.constant) { Root::ConstantGlobal } else { Root::Other };
+            }
+            ValueDef::Inst(i) => match &func.insts[*i].kind {
+                InstKind::Gep { base, .. } => v = *base,
+                InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => v = *arg,
+                InstKind::Alloca { .. } => return Root::Fresh(v),
+                kind if is_fresh_allocation(kind) => return Root::Fresh(v),
+                _ => return Root::Other,
+            },
+            _ => return Root::Other,
+        }
+    }
+}
+
+/// An allocation whose memory is new (not `realloc`, which keeps the old contents).
+fn is_fresh_allocation(kind: &InstKind) -> bool {
+    crate::activity::is_allocation(kind) && !crate::memory::is_realloc(kind)
+}
+
+fn allocation_size(func: &Function, base: Value) -> Option<Size> {
+    let inst = func.def_inst(base)?;
+    match &func.insts[inst].kind {
+        InstKind::Alloca { ty } => Some(Size::Of(ty.clone())),
+        InstKind::Call { callee: Callee::Direct(name), args, .. } => {
+            let sized = |k: usize| args.get(k).copied().filter(|a| *func.ty(*a) == Type::I64);
+            match &**name {
+                "malloc" | "_Znwm" | "_Znam" => sized(0).map(Size::Bytes),
+                "calloc" => Some(Size::Product(sized(0)?, sized(1)?)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether the allocation `base` only ever holds plain data and stays in this function:
+/// every use of a pointer based on it is a load, a store of a value without pointers, a
+/// comparison, a `memset`, a copy out of it, a `free`, or an argument of a call to a
+/// function that only reads its arguments (`ReadsOnly`).
+fn stays_plain(
+    module: &Module,
+    conventions: &Conventions,
+    func: &Function,
+    base: Value,
+    pullbacks: &Pullbacks,
+    reads_only: &mut ReadsOnly,
+) -> bool {
+    let based = |v: Value| root(module, func, v) == Root::Fresh(base) && func.ty(v).is_ptr();
+    for (_, inst) in
+        func.inst_order().chain(func.handlers.iter().flat_map(|b| func.blocks[*b].insts.iter().map(move |i| (*b, *i))))
+    {
+        let kind = &func.insts[inst].kind;
+        if !kind.operands().into_iter().any(based) {
+            continue;
+        }
+        let ok = match kind {
+            InstKind::Gep { base: b, indices, .. } => based(*b) && !indices.iter().any(|i| based(*i)),
+            InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, .. } | InstKind::Load { .. } => true,
+            InstKind::ICmp { .. } => true,
+            InstKind::Store { value, .. } => !based(*value) && !holds_pointers(func.ty(*value)),
+            InstKind::Call { callee: Callee::Direct(name), args, .. } => {
+                if let Some((op, dst, _, _)) = crate::memory::mem_op(kind) {
+                    // A copy into it moves no pointer when its pullback copies no shadows.
+                    let plain_copy = matches!(&pullbacks[inst], Some(Pullback::Memory(MemCall::Copy(plan))) if !plan.copies_shadows())
+                        || matches!(&pullbacks[inst], Some(Pullback::Memory(MemCall::Set)));
+                    !based(dst) || op == crate::memory::MemOp::Set || plain_copy
+                } else if conventions.frees(name) || harmless_intrinsic(name) {
+                    true
+                } else {
+                    !args.is_empty() && reads_only.holds(name)
+                }
+            }
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// Which functions write only memory they allocate themselves and read only through their
+/// arguments, their own memory and constant globals, calling only such functions,
+/// allocation and `free` of their own memory, and declarations that touch no memory. A
+/// greatest fixpoint over the functions a function reaches, so that recursion holds when
+/// nothing else breaks it.
+struct ReadsOnly<'m> {
+    module: &'m Module,
+    conventions: &'m Conventions,
+    known: HashMap<String, bool>,
+    /// Why a function does not hold: the function (it or one it calls) and what it does.
+    reasons: HashMap<String, String>,
+}
+
+impl ReadsOnly<'_> {
+    fn why(&self, name: &str) -> String {
+        self.reasons.get(name).cloned().unwrap_or_else(|| format!("`{name}` has no body zyg can see"))
+    }
+
+    fn holds(&mut self, name: &str) -> bool {
+        if let Some(k) = self.known.get(name) {
+            return *k;
+        }
+        // The functions with bodies `name` reaches through direct calls.
+        let mut reached: Vec<String> = vec![name.to_string()];
+        let mut k = 0;
+        while k < reached.len() {
+            if let Some(f) = self.module.function(&reached[k]) {
+                for (_, inst) in f.inst_order() {
+                    if let InstKind::Call { callee: Callee::Direct(callee), .. } = &f.insts[inst].kind {
+                        if self.module.function(callee).is_some_and(|g| !g.is_declaration())
+                            && !reached.iter().any(|r| **r == **callee)
+                        {
+                            reached.push(callee.to_string());
+                        }
+                    }
+                }
+            }
+            k += 1;
+        }
+        let mut holds: HashMap<String, bool> =
+            reached.iter().map(|f| (f.clone(), self.known.get(f).copied().unwrap_or(true))).collect();
+        loop {
+            let mut changed = false;
+            for f in &reached {
+                if !holds[f] {
+                    continue;
+                }
+                let why = match self.module.function(f) {
+                    Some(body) if !body.is_declaration() => self.body_reads_only(body, &holds).err(),
+                    _ => Some(format!("`{f}` has no body zyg can see")),
+                };
+                if let Some(why) = why {
+                    holds.insert(f.clone(), false);
+                    self.reasons.insert(f.clone(), why);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.known.extend(holds);
+        self.known[name]
+    }
+
+    /// `Ok` when `f` itself keeps to the rules, given which functions it calls do
+    /// (`holds`); else what breaks them, for the `-v` report.
+    fn body_reads_only(&self, f: &Function, holds: &HashMap<String, bool>) -> Result<(), String> {
+        if !f.handlers.is_empty() {
+            return Err(format!("`{}` may throw", f.name));
+        }
+        let module = self.module;
+        let fresh = |p: Value| matches!(root(module, f, p), Root::Fresh(_));
+        let readable = |p: Value| matches!(root(module, f, p), Root::Fresh(_) | Root::Param | Root::ConstantGlobal);
+        for (_, inst) in f.inst_order() {
+            let kind = &f.insts[inst].kind;
+            let broken = match kind {
+                InstKind::Store { ptr, .. } => (!fresh(*ptr)).then(|| "writes memory it did not allocate".to_string()),
+                // A pointer read from memory could point anywhere but into the function's own.
+                InstKind::Load { ty, ptr } if holds_pointers(ty) => {
+                    (!fresh(*ptr)).then(|| "reads a pointer from memory it did not allocate".to_string())
+                }
+                InstKind::Load { ptr, .. } => {
+                    (!readable(*ptr)).then(|| "reads memory other than its arguments', its own and constants".to_string())
+                }
+                InstKind::Call { callee: Callee::Direct(name), args, unwind: None, .. } => {
+                    let ok = if let Some((_, dst, src, _)) = crate::memory::mem_op(kind) {
+                        fresh(dst) && readable(src)
+                    } else if is_fresh_allocation(kind) {
+                        true
+                    } else if self.conventions.frees(name) {
+                        args.first().is_some_and(|p| fresh(*p))
+                    } else if let Some(h) = holds.get(&**name) {
+                        *h
+                    } else {
+                        module.is_pure(name) || harmless_intrinsic(name)
+                    };
+                    match (ok, self.reasons.get(&**name)) {
+                        (true, _) => None,
+                        (false, Some(why)) => Some(format!(
+                            "calls `{name}`, which {}",
+                            why.trim_start_matches('`').split_once("` ").map_or(why.as_str(), |(_, w)| w)
+                        )),
+                        (false, None) => Some(format!("calls `{name}`")),
+                    }
+                }
+                InstKind::Call { .. } => Some("makes a call through a pointer or one that may throw".to_string()),
+                InstKind::AtomicFAdd { .. } | InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => {
+                    Some("has an atomic operation".to_string())
+                }
+                _ => None,
+            };
+            if let Some(what) = broken {
+                let line = f.insts[inst].loc.as_ref().map(|l| format!(" (line {})", l.line)).unwrap_or_default();
+                return Err(format!("`{}` {what}{line}", f.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Intrinsics that neither read nor write the program's memory.
+fn harmless_intrinsic(name: &str) -> bool {
+    ["llvm.lifetime.", "llvm.dbg.", "llvm.assume", "llvm.experimental.noalias.scope.decl", "llvm.invariant."]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
