@@ -374,6 +374,7 @@ fn differentiate_round(
     requests: Vec<callsite::Request<'_>>,
     export: bool,
 ) -> Result<Option<String>> {
+    let last_round = export;
     let export = opts.function.as_deref().filter(|_| export);
     let ns = namespace(module);
     // What the program declares about its functions and globals (inactive, function-like,
@@ -393,6 +394,10 @@ fn differentiate_round(
     let requested = requests.iter().map(|r| r.function.clone()).collect();
     crate::inlining::warn_lost(module, path, &registered, &differentiated, &requested);
     let mut diff = Differentiator::new(&read.module, &ns);
+    if !last_round {
+        // A later round differentiates this round's gradients again.
+        diff = diff.without_checkpoints();
+    }
     if is_gpu(module) {
         diff = diff.for_gpu();
     }

@@ -34,6 +34,23 @@ use zyg_ir::{Block, Callee, CastOp, Constant, Function, Inst, InstKind, Module, 
 pub struct Checkpoint {
     pub callee: Generated,
     pub snapshots: Vec<Snapshot>,
+    /// The integer arguments that are not constants: kept beside the copies rather than on
+    /// the tape, whose memory also holds floats (a gradient differentiated again must be
+    /// able to tell that an integer passed to the rerun never held float bits).
+    pub ints: Vec<usize>,
+}
+
+impl Checkpoint {
+    /// Whether the primal stores anything beside the tape (the "callee tape" block).
+    pub fn has_block(&self) -> bool {
+        !self.snapshots.is_empty() || !self.ints.is_empty()
+    }
+
+    /// The byte offset of integer argument `arg` in the block.
+    pub fn int_offset(&self, arg: usize) -> Option<i64> {
+        let k = self.ints.iter().position(|a| *a == arg)?;
+        Some(16 * self.snapshots.len() as i64 + 8 * k as i64)
+    }
 }
 
 /// Argument `arg` points into the allocation `base` of `size`: the primal copies the whole
@@ -84,7 +101,10 @@ pub fn choose(
         } else {
             checkpointable(module, conventions, func, inst, pullbacks, &mut reads_only)
                 .map(|snapshots| {
-                    pullbacks[inst] = Some(Pullback::Checkpoint(Box::new(Checkpoint { callee: g, snapshots })));
+                    let InstKind::Call { args, .. } = &func.insts[inst].kind else { return };
+                    let ints =
+                        (0..args.len()).filter(|k| func.ty(args[*k]).is_int() && func.constant(args[*k]).is_none()).collect();
+                    pullbacks[inst] = Some(Pullback::Checkpoint(Box::new(Checkpoint { callee: g, snapshots, ints })));
                 })
                 .err()
         };

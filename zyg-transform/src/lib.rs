@@ -143,6 +143,10 @@ pub struct Differentiator<'m> {
     conventions: Rc<conventions::Conventions>,
     /// Generating GPU code: atomic shadow updates, tapes without thread-local caches.
     gpu: bool,
+    /// Recursive calls may be checkpointed (`checkpoint`); off when the generated code
+    /// will be differentiated again (a nested round), whose analyses cannot yet tell that
+    /// the integers a rerun reads back were never float bits.
+    checkpoints: bool,
     /// What activity analysis needs to know about the whole module.
     facts: activity::ModuleFacts,
 }
@@ -171,6 +175,7 @@ impl<'m> Differentiator<'m> {
             in_progress: Vec::new(),
             output: stack::helpers(namespace, false),
             gpu: false,
+            checkpoints: true,
             facts: activity::ModuleFacts::compute(module, &conventions::Conventions::default()),
         }
     }
@@ -183,6 +188,13 @@ impl<'m> Differentiator<'m> {
         let names: HashSet<String> = helpers.iter().map(|f| f.name.clone()).collect();
         self.output.retain(|f| !names.contains(&f.name));
         self.output.splice(0..0, helpers);
+        self
+    }
+
+    /// Keeps every recursive call's tape (no checkpointed calls): for code that a later
+    /// round differentiates again.
+    pub fn without_checkpoints(mut self) -> Self {
+        self.checkpoints = false;
         self
     }
 
@@ -374,7 +386,7 @@ impl<'m> Differentiator<'m> {
         let block_of = tape::inst_blocks(func);
         // Checkpoint choice: recursive calls whose tapes would grow with their call trees
         // store their arguments instead (vector mode and GPU code keep their tapes).
-        if mode == Mode::Reverse && spec.width == 1 && !self.gpu {
+        if mode == Mode::Reverse && spec.width == 1 && !self.gpu && self.checkpoints {
             for line in checkpoint::choose(self.module, &self.conventions, func, &loops, &block_of, &mut pullbacks) {
                 tracing::info!("{line}");
             }
@@ -394,6 +406,11 @@ impl<'m> Differentiator<'m> {
         needs.inline_chunks = self.gpu;
         needs.lanes = spec.width;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
+        if mode == Mode::Reverse {
+            for line in layout.report(func, &loops, recompute.values.len() + recompute.inductions.len()) {
+                tracing::info!("{line}");
+            }
+        }
         let copy_layouts = match mode {
             Mode::Reverse => self.add_memory_helpers(&pullbacks),
             Mode::Forward => {

@@ -188,6 +188,53 @@ impl TapeLayout {
         }
     }
 
+    /// What the tape holds, for the `-v` report: one line for the fixed slots, one per loop
+    /// record (bytes pushed per iteration, and of what), and the values the adjoint rebuilds
+    /// instead (`recompute`).
+    pub fn report(&self, func: &Function, loops: &LoopAnalysis, rebuilt: usize) -> Vec<String> {
+        let bytes = |ty: &Type| ty.natural_layout().map_or_else(|| "?".to_string(), |(size, _)| size.to_string());
+        let mut lines = Vec::new();
+        let mut stacked: Vec<(&Block, &Record)> = self.records.iter().filter(|(_, r)| r.storage == Storage::Stack).collect();
+        stacked.sort_by_key(|(_, r)| r.tape_index);
+        let once: usize = self.records.values().filter(|r| r.storage == Storage::Once).map(|r| r.fields.len()).sum();
+        lines.push(format!(
+            "{}: tape of {} bytes per call ({once} values once per call, {} loop records){}",
+            func.name,
+            bytes(&self.tape_ty),
+            stacked.len(),
+            if rebuilt > 0 { format!("; {rebuilt} values rebuilt in the adjoint instead of stored") } else { String::new() }
+        ));
+        for (header, record) in stacked {
+            let count = |pick: fn(&Field) -> bool| record.fields.iter().filter(|f| pick(f)).count();
+            let line = func.blocks[*header]
+                .insts
+                .iter()
+                .chain(
+                    loops
+                        .loops()
+                        .iter()
+                        .find(|l| l.header == *header)
+                        .into_iter()
+                        .flat_map(|l| l.blocks.iter())
+                        .flat_map(|b| func.blocks[*b].insts.iter()),
+                )
+                .find_map(|i| func.insts[*i].loc.as_ref())
+                .map(|l| format!(" at line {}", l.line))
+                .unwrap_or_default();
+            lines.push(format!(
+                "{}: loop {}{line}: {} bytes per iteration ({} values, {} shadows, {} callee tapes, {} control-flow records)",
+                func.name,
+                func.block_label(*header),
+                bytes(&record.ty),
+                count(|f| matches!(f, Field::Value(_))),
+                count(|f| matches!(f, Field::Shadow(..))),
+                count(|f| matches!(f, Field::CalleeTape(_))),
+                count(|f| matches!(f, Field::PredId | Field::Trips(_))),
+            ));
+        }
+        lines
+    }
+
     /// The block whose record holds `field` (a value or a pointer's shadow).
     pub fn field_home(&self, func: &Function, block_of: &SecondaryMap<Inst, Block>, field: Field) -> Option<Block> {
         let (Field::Value(v) | Field::Shadow(v, _)) = field else { return None };

@@ -70,11 +70,11 @@ impl RuleFamily for Calls {
             // of the memory pointer arguments point into (the "callee tape").
             Pullback::Checkpoint(cp) => {
                 let InstKind::Call { args, .. } = &needs.func.insts[inst].kind else { return };
-                if !cp.snapshots.is_empty() {
+                if cp.has_block() {
                     needs.callee_tape(inst, Type::PTR);
                 }
                 for (k, (a, activity)) in args.iter().zip(&cp.callee.args).enumerate() {
-                    if !cp.snapshots.iter().any(|s| s.arg == k) {
+                    if !cp.snapshots.iter().any(|s| s.arg == k) && cp.int_offset(k).is_none() {
                         needs.value(*a);
                     }
                     if *activity == ArgActivity::Dup {
@@ -159,15 +159,17 @@ impl Calls {
     fn rerun(cx: &mut Reverse, cp: &Checkpoint) -> Result<(), TransformError> {
         let InstKind::Call { args, .. } = cx.kind() else { unreachable!("a checkpointed call") };
         let callee = &cp.callee;
-        let copies = if cp.snapshots.is_empty() { None } else { Some(cx.callee_tape()?) };
+        let copies = if cp.has_block() { Some(cx.callee_tape()?) } else { None };
         let mut primal_args = Vec::new();
         for (k, a) in args.iter().enumerate() {
-            let value = match (cp.snapshots.iter().position(|s| s.arg == k), copies) {
-                (Some(j), Some(copies)) => {
+            let offset = cp.snapshots.iter().position(|s| s.arg == k).map(|j| 16 * j as i64 + 8).or(cp.int_offset(k));
+            let value = match (offset, copies) {
+                (Some(offset), Some(copies)) => {
+                    let ty = cx.func().ty(*a).clone();
                     let mut c = cx.cursor();
-                    let at = c.i64(8 * j as i64);
+                    let at = c.i64(offset);
                     let slot = c.byte_offset(copies, at);
-                    c.load(Type::PTR, slot)
+                    c.load(ty, slot)
                 }
                 _ => cx.alpha(*a)?,
             };
@@ -193,6 +195,12 @@ impl Calls {
         let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
         c.free(tape);
         if let Some(copies) = copies {
+            for j in 0..cp.snapshots.len() {
+                let at = c.i64(16 * j as i64);
+                let slot = c.byte_offset(copies, at);
+                let copy = c.load(Type::PTR, slot);
+                c.free(copy);
+            }
             c.free(copies);
         }
         let mut k = 0;
@@ -306,58 +314,51 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
     )
 }
 
-/// A step of the primal: before each checkpointed call with pointer arguments, one heap
-/// block holding a pointer per such argument, then a copy of the whole allocation each
-/// points into (each copy 16-byte aligned); the pointer is the argument moved into its copy.
-/// The block is the call's "callee tape", which the adjoint reads and frees.
+/// A step of the primal: before each checkpointed call with pointer arguments, a copy of
+/// the whole allocation each points into, and a heap block with two pointers per such
+/// argument (its copy, and the argument moved into its copy), then the integer arguments
+/// (`Checkpoint::ints`). (Separate allocations, so that
+/// the copies hold only what the memory held: a gradient differentiated again reads them
+/// like any memory.) The block is the call's "callee tape", which the adjoint reads and
+/// frees with the copies.
 pub fn snapshot_arguments(plan: &crate::Plan, p: &mut Function) -> HashMap<Inst, Value> {
-    let mut copies = HashMap::new();
+    let mut blocks = HashMap::new();
+    let malloc = Signature::new(vec![Type::I64], Type::PTR);
     for (inst, pullback) in super::chosen(&plan.pullbacks) {
         let Pullback::Checkpoint(cp) = pullback else { continue };
-        if cp.snapshots.is_empty() {
+        if !cp.has_block() {
             continue;
         }
         let InstKind::Call { args, .. } = plan.func.insts[inst].kind.clone() else { continue };
         let b = plan.block_of[inst];
         let at = crate::primal::position(p, b, inst);
         let mut c = crate::builder::Cursor { func: p, block: b, at: Some(at) };
-        let round = |c: &mut crate::builder::Cursor, n: Value| {
-            let fifteen = c.i64(15);
-            let up = c.binary(BinOp::Add, n, fifteen);
-            let mask = c.i64(-16);
-            c.binary(BinOp::And, up, mask)
-        };
-        let sizes: Vec<Value> = cp
-            .snapshots
-            .iter()
-            .map(|s| match &s.size {
+        let bytes = c.i64(16 * cp.snapshots.len() as i64 + 8 * cp.ints.len() as i64);
+        let block = c.call("malloc", malloc.clone(), vec![bytes]).expect("memory");
+        for (j, s) in cp.snapshots.iter().enumerate() {
+            let size = match &s.size {
                 Size::Bytes(n) => *n,
                 Size::Product(n, m) => c.binary(BinOp::Mul, *n, *m),
                 Size::Of(ty) => c.size_of(ty),
-            })
-            .collect();
-        let header = c.i64(((8 * cp.snapshots.len() as i64) + 15) & !15);
-        let mut total = header;
-        for &size in &sizes {
-            let rounded = round(&mut c, size);
-            total = c.binary(BinOp::Add, total, rounded);
-        }
-        let block = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![total]).expect("memory");
-        let mut offset = header;
-        for (j, (s, &size)) in cp.snapshots.iter().zip(&sizes).enumerate() {
-            let copy = c.byte_offset(block, offset);
+            };
+            let copy = c.call("malloc", malloc.clone(), vec![size]).expect("memory");
             let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::PTR);
             c.call("memcpy", memcpy, vec![copy, s.base, size]);
             let (arg, base) = (c.cast(CastOp::PtrToInt, args[s.arg], Type::I64), c.cast(CastOp::PtrToInt, s.base, Type::I64));
             let delta = c.binary(BinOp::Sub, arg, base);
             let moved = c.byte_offset(copy, delta);
-            let at = c.i64(8 * j as i64);
-            let slot = c.byte_offset(block, at);
-            c.store(moved, slot);
-            let rounded = round(&mut c, size);
-            offset = c.binary(BinOp::Add, offset, rounded);
+            for (k, v) in [copy, moved].into_iter().enumerate() {
+                let at = c.i64(16 * j as i64 + 8 * k as i64);
+                let slot = c.byte_offset(block, at);
+                c.store(v, slot);
+            }
         }
-        copies.insert(inst, block);
+        for &k in &cp.ints {
+            let at = c.i64(cp.int_offset(k).expect("an integer argument"));
+            let slot = c.byte_offset(block, at);
+            c.store(args[k], slot);
+        }
+        blocks.insert(inst, block);
     }
-    copies
+    blocks
 }
