@@ -17,7 +17,8 @@
 //! - each pointer argument points into memory its caller allocated in the same function
 //!   (`malloc`, `calloc`, `new`, an `alloca`), which never holds a pointer and never escapes,
 //!   so that a copy of that whole allocation, taken at the call, is all the callee can read
-//!   (`snapshots`).
+//!   (`stays_plain`).
+//!
 //! Any other recursive call keeps its tape (`Pullback::Callee`, boxed).
 
 use crate::conventions::Conventions;
