@@ -1,5 +1,6 @@
 //! Builds the benchmarks' C code: each translation unit of `src/` (one per family of cases;
-//! the `modes` family has two, `modes.c` and `hvp.c`) is
+//! the `modes` family has two, `modes.c` and `hvp.c`, and the `memory` family three, `det.c`,
+//! `tree.c` and `ode.c`) is
 //! compiled by clang to LLVM IR, differentiated by zyg (as a library, so no prebuilt binary is
 //! needed: `zyg grad` at its default -O2), compiled to an object, and archived with
 //! `src/heap.c` into one static library.
@@ -19,8 +20,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The translation units, one per family of cases (two for `modes`).
-const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "hvp"];
+/// The translation units, one per family of cases (two for `modes`, three for `memory`).
+const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "hvp", "det", "tree", "ode"];
 /// The allocation functions counted by src/heap.c.
 const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc", "free"];
 

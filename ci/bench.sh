@@ -4,7 +4,7 @@
 # `zyg grad`, the compile-time benchmark of the pass plugin (one-step clang against `zyg grad`
 # and plain clang), and writes bench/RESULTS.md from what they measured.
 #
-#   bash ci/bench.sh            # everything (10 to 18 minutes on 2 cores)
+#   bash ci/bench.sh            # everything (14 to 24 minutes on 2 cores)
 #   bash ci/bench.sh gmm        # only the cases whose name contains "gmm" (RESULTS.md then
 #                               # lists those only; the compile-time benchmark still runs)
 #   ZYG_BENCH_QUICK=1 bash ci/bench.sh   # tiny sizes, short measurements: checks that it runs

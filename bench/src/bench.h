@@ -1,4 +1,5 @@
-/* Shared by the benchmark translation units (bench/src/{gmm,ba,lstm,hand,scalar,modes,hvp}.c).
+/* Shared by the benchmark translation units (bench/src/{gmm,ba,lstm,hand,scalar,modes,hvp}.c and
+ * the memory family's det.c, tree.c and ode.c).
  *
  * Every case has a context (allocated by its `*_setup` function, freed by `*_free`) that begins
  * with a bench_grad: the length of the gradient and the two buffers that zyg's gradient and

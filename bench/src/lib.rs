@@ -10,6 +10,11 @@
 //! writes what it found to `target/zyg-bench/cases/<case>.json`; `src/bin/report.rs` joins that
 //! with criterion's medians into bench/RESULTS.md.
 //!
+//! A case whose zyg variant may not fit in memory (the `memory` family: taped recursion and
+//! long loops) calls it first in a forked child with a bounded address space
+//! ([`probe_in_child`], `ZYG_BENCH_MEM_LIMIT_GIB`); if the child dies, zyg's variant is not
+//! run, and the case's JSON says why (`zyg_not_run`).
+//!
 //! `ZYG_BENCH_QUICK=1` gives tiny sizes and short measurements (for checking that everything
 //! runs, not for numbers).
 
@@ -119,6 +124,22 @@ extern "C" {
     fn mlp_hvp_zyg(c: *mut c_void) -> f64;
     fn mlp_hvp_hand(c: *mut c_void) -> f64;
     fn mlp_hvp_free(c: *mut c_void);
+
+    fn det_setup(n: i32, seed: u64) -> *mut c_void;
+    fn det_primal(c: *mut c_void) -> f64;
+    fn det_zyg(c: *mut c_void) -> f64;
+    fn det_hand(c: *mut c_void) -> f64;
+    fn det_free(c: *mut c_void);
+    fn tree_setup(n: i32, seed: u64) -> *mut c_void;
+    fn tree_primal(c: *mut c_void) -> f64;
+    fn tree_zyg(c: *mut c_void) -> f64;
+    fn tree_hand(c: *mut c_void) -> f64;
+    fn tree_free(c: *mut c_void);
+    fn ode_setup(n: i32, steps: i32, seed: u64) -> *mut c_void;
+    fn ode_primal(c: *mut c_void) -> f64;
+    fn ode_zyg(c: *mut c_void) -> f64;
+    fn ode_hand(c: *mut c_void) -> f64;
+    fn ode_free(c: *mut c_void);
 }
 
 /// The head of every case's C context (`bench_grad` in src/bench.h).
@@ -143,7 +164,7 @@ pub fn quick() -> bool {
 }
 
 /// The families, in the order of RESULTS.md; each is a bench target of its own.
-pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes"];
+pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "memory"];
 
 /// What a case's `zyg` variant computes, and what its target divides its time by.
 #[derive(Clone, Copy)]
@@ -188,12 +209,16 @@ pub struct Case {
     /// the sizes, for people
     pub params: String,
     /// target for zyg / primal (zyg / gradient for a Hessian-vector product), and for zyg /
-    /// hand where the issue sets one
-    pub target_grad: f64,
+    /// hand, where the issue sets them
+    pub target_grad: Option<f64>,
     pub target_hand: Option<f64>,
     pub derivative: Derivative,
     /// the largest relative difference allowed between zyg's and the hand-written variant
     pub check_rtol: f64,
+    /// zyg's variant may need more memory than the machine has (issue 16: taped recursion):
+    /// it runs in-process only after a call of it in a memory-limited child succeeded
+    /// ([`probe_in_child`])
+    pub probe_memory: bool,
     setup: Box<dyn Fn() -> *mut c_void>,
     primal: CaseFn,
     zyg: CaseFn,
@@ -209,7 +234,7 @@ impl Case {
         name: String,
         params: String,
         fns: (CaseFn, CaseFn, CaseFn, FreeFn),
-        target_grad: f64,
+        target_grad: impl Into<Option<f64>>,
         target_hand: Option<f64>,
         setup: impl Fn() -> *mut c_void + 'static,
     ) -> Case {
@@ -218,10 +243,11 @@ impl Case {
             family,
             unit,
             params,
-            target_grad,
+            target_grad: target_grad.into(),
             target_hand,
             derivative: Derivative::Gradient,
             check_rtol: CHECK_RTOL,
+            probe_memory: false,
             setup: Box::new(setup),
             primal: fns.0,
             zyg: fns.1,
@@ -238,6 +264,11 @@ impl Case {
     /// The case computes a Hessian-vector product; `gradient` is zyg's gradient of its function.
     fn hvp(self, gradient: CaseFn) -> Case {
         Case { derivative: Derivative::Hvp { gradient }, check_rtol: HVP_CHECK_RTOL, ..self }
+    }
+
+    /// zyg's variant is called in a memory-limited child first ([`probe_in_child`]).
+    fn probing_memory(self) -> Case {
+        Case { probe_memory: true, ..self }
     }
 }
 
@@ -507,6 +538,68 @@ pub fn cases(family: &str) -> Vec<Case> {
                 .hvp(mlp_hvp_gradient),
             );
         }
+        "memory" => {
+            // Issue 16's cases for memory-aware tapes: recursion (src/det.c, src/tree.c) and a
+            // long time-stepping loop (src/ode.c). zyg's gradient of each runs in a
+            // memory-limited child first, so that one whose tape cannot fit is reported as not
+            // run instead of taking the machine down (under the default 8 GiB, today's taped det
+            // at n = 9 and 11 and the ODE at 10^5 steps).
+            let ns: &[i32] = if q { &[4, 5] } else { &[7, 9, 11] };
+            for &n in ns {
+                v.push(
+                    Case::new(
+                        "memory",
+                        "det",
+                        format!("det_n{n}"),
+                        format!(
+                            "{n}x{n} determinant by expansion along the first row (minors malloc'ed); hand: the same recursion, recomputing the minors' determinants"
+                        ),
+                        (det_primal, det_zyg, det_hand, det_free),
+                        None,
+                        Some(3.0),
+                        move || unsafe { det_setup(n, 7000 + n as u64) },
+                    )
+                    .probing_memory(),
+                );
+            }
+            let ns: &[i32] = if q { &[37] } else { &[1 << 16, 1 << 20] };
+            for &n in ns {
+                v.push(
+                    Case::new(
+                        "memory",
+                        "tree",
+                        format!("tree_n{n}"),
+                        format!(
+                            "log sum exp(sin a_i), {n} values, by recursive halving; hand: the same recursion, node values stored"
+                        ),
+                        (tree_primal, tree_zyg, tree_hand, tree_free),
+                        None,
+                        Some(3.0),
+                        move || unsafe { tree_setup(n, 7100 + n as u64) },
+                    )
+                    .probing_memory(),
+                );
+            }
+            let n = 32;
+            let steps: &[i32] = if q { &[100] } else { &[10_000, 100_000] };
+            for &st in steps {
+                v.push(
+                    Case::new(
+                        "memory",
+                        "ode",
+                        format!("ode_rk4_l96_n{n}_steps{st}"),
+                        format!(
+                            "RK4 on Lorenz-96, {n} variables, {st} steps; gradient in x(0) and F; hand: checkpoints every sqrt(steps) steps"
+                        ),
+                        (ode_primal, ode_zyg, ode_hand, ode_free),
+                        5.0,
+                        None,
+                        move || unsafe { ode_setup(n, st, 7200) },
+                    )
+                    .probing_memory(),
+                );
+            }
+        }
         other => panic!("unknown family {other}"),
     }
     v
@@ -635,6 +728,67 @@ fn peak_bytes(f: CaseFn, ctx: *mut c_void) -> i64 {
         .expect("the measured call panicked")
 }
 
+/// How much address space zyg's variant may add in [`probe_in_child`]:
+/// `ZYG_BENCH_MEM_LIMIT_GIB` GiB (default 8, a third of the 24 GiB machine the benchmarks run on).
+pub fn probe_limit_bytes() -> u64 {
+    let gib = std::env::var("ZYG_BENCH_MEM_LIMIT_GIB").ok().and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(8);
+    gib << 30
+}
+
+/// The address space of this process in bytes (VmSize of /proc/self/status).
+fn address_space_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status.lines().find_map(|l| l.strip_prefix("VmSize:"))?.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kib << 10)
+}
+
+/// Calls `f(ctx)` once in a forked child whose address space may grow by at most `extra` bytes
+/// (RLIMIT_AS) and which writes no core file: `Err(what happened)` unless the call returned.
+/// zyg's tape aborts when malloc fails, so a gradient whose tape does not fit kills the child
+/// and not the machine or the bench. The bench is single-threaded here (the measuring threads
+/// of [`peak_bytes`] have been joined), so the child may call malloc.
+fn probe_in_child(f: CaseFn, ctx: *mut c_void, extra: u64) -> Result<(), String> {
+    let Some(now) = address_space_bytes() else {
+        return Err("could not be made: /proc/self/status has no VmSize".into());
+    };
+    let limit = now + extra;
+    // SAFETY: the child only sets its limits, calls the case's C function and leaves by _exit
+    // (no Rust destructors, no flushing of buffers it shares with the parent).
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(format!("could not be made: fork failed ({})", std::io::Error::last_os_error()));
+        }
+        if pid == 0 {
+            let no_core = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            let bounded = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            if libc::setrlimit(libc::RLIMIT_CORE, &no_core) != 0 || libc::setrlimit(libc::RLIMIT_AS, &bounded) != 0 {
+                libc::_exit(3);
+            }
+            std::hint::black_box(f(ctx));
+            libc::_exit(0);
+        }
+        let mut status = 0;
+        if libc::waitpid(pid, &mut status, 0) != pid {
+            return Err(format!("could not be waited for ({})", std::io::Error::last_os_error()));
+        }
+        if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
+            Ok(())
+        } else if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            let what = match sig {
+                libc::SIGABRT => " (SIGABRT: zyg's tape aborts when malloc fails)",
+                libc::SIGSEGV => " (SIGSEGV)",
+                libc::SIGKILL => " (SIGKILL: the kernel's out-of-memory killer?)",
+                _ => "",
+            };
+            Err(format!("was killed by signal {sig}{what}"))
+        } else {
+            Err(format!("exited with status {}", libc::WEXITSTATUS(status)))
+        }
+    }
+}
+
 /// Checks, measures and benchmarks one case.
 fn run_case(c: &mut Criterion, case: &Case, order: usize) {
     let ctx = (case.setup)();
@@ -648,10 +802,22 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
         Derivative::Hvp { gradient } if build_error.is_none() => Some((gradient, timed(gradient, ctx))),
         _ => None,
     };
-    let t_zyg = if build_error.is_none() { timed(case.zyg, ctx) } else { Duration::ZERO };
-    let (abs_diff, rel_diff) = if build_error.is_none() { compare(view) } else { (f64::NAN, f64::NAN) };
-    let check_ok = build_error.is_none() && rel_diff <= case.check_rtol;
-    if build_error.is_none() && !check_ok {
+    // why zyg's variant is not run, its code being there: it did not fit in memory
+    let not_run = if build_error.is_none() && case.probe_memory {
+        let limit = probe_limit_bytes();
+        probe_in_child(case.zyg, ctx, limit).err().map(|why| {
+            let reason = format!("a call in a child limited to {} GiB more address space {why}", limit >> 30);
+            eprintln!("zyg-bench: {}: zyg's {} not run: {reason}", case.name, case.derivative.name());
+            reason
+        })
+    } else {
+        None
+    };
+    let zyg_runs = build_error.is_none() && not_run.is_none();
+    let t_zyg = if zyg_runs { timed(case.zyg, ctx) } else { Duration::ZERO };
+    let (abs_diff, rel_diff) = if zyg_runs { compare(view) } else { (f64::NAN, f64::NAN) };
+    let check_ok = zyg_runs && rel_diff <= case.check_rtol;
+    if zyg_runs && !check_ok {
         eprintln!(
             "zyg-bench: {}: zyg's {} differs from the hand-written reference (max abs diff {abs_diff:e}, \
              relative {rel_diff:e}, allowed {:e}); zyg is not timed",
@@ -662,7 +828,7 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
     }
     let peak_primal = peak_bytes(case.primal, ctx);
     let peak_hand = peak_bytes(case.hand, ctx);
-    let peak_zyg = if build_error.is_none() { Some(peak_bytes(case.zyg, ctx)) } else { None };
+    let peak_zyg = if zyg_runs { Some(peak_bytes(case.zyg, ctx)) } else { None };
     eprintln!(
         "zyg-bench: {}: first calls primal {:.3?}, zyg {:.3?}, hand {:.3?}; check {}; peak heap primal {peak_primal} B, \
          zyg {peak_zyg:?} B, hand {peak_hand} B",
@@ -670,7 +836,13 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
         t_primal,
         t_zyg,
         t_hand,
-        if check_ok { "ok" } else { "FAILED" }
+        if check_ok {
+            "ok"
+        } else if zyg_runs {
+            "FAILED"
+        } else {
+            "not made"
+        }
     );
 
     // criterion settings, per variant: short and fixed in quick mode; otherwise flat sampling
@@ -722,6 +894,7 @@ fn run_case(c: &mut Criterion, case: &Case, order: usize) {
         "quick": quick(),
         "gradient_len": view.n,
         "zyg_build_error": build_error,
+        "zyg_not_run": not_run,
         "check": { "ok": check_ok, "max_abs_diff": finite(abs_diff), "rel_diff": finite(rel_diff), "rtol": case.check_rtol },
         "peak_heap_bytes": { "primal": peak_primal, "zyg": peak_zyg, "hand": peak_hand },
         "targets": { case.derivative.target_key(): case.target_grad, "zyg_over_hand": case.target_hand },
