@@ -110,6 +110,9 @@ pub fn init_inline(c: &mut Cursor, stack: Value) {
 /// copies records (a contiguous buffer grown by `realloc` copied the whole tape, and fresh
 /// pages faulted in on every call).
 pub const CHUNK_BYTES: i64 = 64 * 1024;
+/// A stack's first chunk (other than a kept stack's, or the inline one of GPU tapes); the
+/// next ones double up to `CHUNK_BYTES`.
+pub const FIRST_CHUNK_BYTES: i64 = 1024;
 /// A chunk starts with `{ ptr previous chunk, i64 previous used, i64 size }`; records follow
 /// at this offset (16-byte aligned, like `malloc`'s memory, for vector fields).
 const CHUNK_HEADER: i64 = 32;
@@ -303,8 +306,23 @@ fn push_from(op: Op, namespace: &str) -> Function {
     let header = c.i64(CHUNK_HEADER);
     let needed = c.binary(BinOp::Add, size, header);
     let standard = c.i64(CHUNK_BYTES);
-    let small = c.icmp(IntPred::Ule, needed, standard);
-    let bytes = c.select(small, standard, needed);
+    // A kept stack's chunks are all standard (see `KEPT_ALIGN`). Any other stack's first
+    // chunk is small and each next one twice the last, up to the standard size: a stack
+    // that pushes a few records per activation (a callee's loop, a recursion) then takes
+    // about what it uses, not a whole standard chunk per activation.
+    let target = if op == Op::PushKeep {
+        standard
+    } else {
+        let two = c.i64(2);
+        let doubled = c.binary(BinOp::Mul, end, two);
+        let first = c.i64(FIRST_CHUNK_BYTES);
+        let at_least = c.icmp(IntPred::Ult, doubled, first);
+        let grown = c.select(at_least, first, doubled);
+        let capped = c.icmp(IntPred::Ult, grown, standard);
+        c.select(capped, grown, standard)
+    };
+    let small = c.icmp(IntPred::Ule, needed, target);
+    let bytes = c.select(small, target, needed);
     let new = if op == Op::PushKeep {
         // `aligned_alloc` wants a multiple of the alignment.
         let mask = c.i64(KEPT_ALIGN - 1);
