@@ -54,6 +54,7 @@ pub use rules::math::{math_rule_arity, math_rule_names};
 pub use rules::Pullback;
 use spec::primal_signature;
 pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
+pub use stack::{release_cache_namespace, release_tape_cache_entry, RELEASE_TAPE_CACHE};
 use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
