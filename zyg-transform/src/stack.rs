@@ -650,3 +650,57 @@ fn free(namespace: &str, keep_first: bool) -> Function {
     }
     f
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zyg_ir::interp::{Interpreter, Val};
+
+    /// The cache's fields: head, count, registered.
+    fn cache(interp: &Interpreter) -> (u64, i128, i128) {
+        let (name, ty) = cache_global("zyg");
+        let v = interp.load(interp.global(&name).expect("cache"), &ty).expect("load");
+        let f = v.elements().expect("struct");
+        (f[0].as_ptr().unwrap(), f[1].as_i128().unwrap(), f[2].as_i128().unwrap())
+    }
+
+    /// Chunks a stack gives back stay cached (and register the thread's destructor) until
+    /// `release_cache` frees them; the destructor frees them too and clears the registration.
+    #[test]
+    fn the_cache_is_released_and_freed_at_exit() {
+        let functions = helpers("zyg", false);
+        let mut interp = Interpreter::new(&functions);
+        let (name, ty) = cache_global("zyg");
+        let cache_at = interp.define_global(&name, &ty).unwrap();
+        let header = interp.alloc_values(&header_type(), &[Val::zero(&header_type()).unwrap()]).unwrap();
+        let before = interp.memory().live_heap_bytes();
+        // Records of 30,000 bytes: two per chunk, so six take three chunks.
+        let (stack, size) = (Val::Ptr(header), Val::i64(30_000));
+        let push = Op::Push.name("zyg");
+        for _ in 0..6 {
+            interp.call(&push, &[stack.clone(), size.clone()]).unwrap();
+        }
+        for _ in 0..6 {
+            interp.call(&Op::Pop.name("zyg"), &[stack.clone(), size.clone()]).unwrap();
+        }
+        interp.call(&Op::Free.name("zyg"), &[stack.clone()]).unwrap();
+        let (head, count, registered) = cache(&interp);
+        assert!(head != 0 && count == 3 && registered == 1, "three chunks cached, destructor registered");
+        assert_eq!(interp.memory().live_heap_bytes() - before, 3 * CHUNK_BYTES as u64);
+
+        interp.call(&release_cache_name("zyg"), &[]).unwrap();
+        assert_eq!(cache(&interp), (0, 0, 1), "released; the destructor stays registered");
+        assert_eq!(interp.memory().live_heap_bytes(), before);
+
+        // A fresh stack (a freed one's header still names its last chunk).
+        interp.store(header, &Val::zero(&header_type()).unwrap(), &header_type()).unwrap();
+        for _ in 0..4 {
+            interp.call(&push, &[stack.clone(), size.clone()]).unwrap();
+        }
+        interp.call(&Op::Free.name("zyg"), &[stack.clone()]).unwrap();
+        assert_eq!(cache(&interp).1, 2);
+        interp.call(&cache_at_exit_name("zyg"), &[Val::Ptr(cache_at)]).unwrap();
+        assert_eq!(cache(&interp), (0, 0, 0), "freed at exit, registration cleared");
+        assert_eq!(interp.memory().live_heap_bytes(), before);
+    }
+}
