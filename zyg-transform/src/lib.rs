@@ -179,10 +179,10 @@ impl<'m> Differentiator<'m> {
     /// (`gpu`), and tape stacks take memory from `malloc` without a thread-local cache.
     pub fn for_gpu(mut self) -> Self {
         self.gpu = true;
-        let helpers = stack::helpers(&self.namespace, true);
-        let names: HashSet<String> = helpers.iter().map(|f| f.name.clone()).collect();
-        self.output.retain(|f| !names.contains(&f.name));
-        self.output.splice(0..0, helpers);
+        // Every CPU stack helper goes: those of the cache use a thread-local global.
+        let cpu: HashSet<String> = stack::helpers(&self.namespace, false).into_iter().map(|f| f.name).collect();
+        self.output.retain(|f| !cpu.contains(&f.name));
+        self.output.splice(0..0, stack::helpers(&self.namespace, true));
         self
     }
 
