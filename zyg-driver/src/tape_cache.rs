@@ -23,9 +23,7 @@ use zyg_transform::{release_cache_namespace, release_tape_cache_entry, RELEASE_T
 
 /// Whether the module declares the entry point and uses it (the plugin's cheap look).
 pub fn wanted(module: &Module<'_>) -> bool {
-    module
-        .get_function(RELEASE_TAPE_CACHE)
-        .is_some_and(|f| f.as_global_value().is_declaration() && !calls::uses(f).is_empty())
+    module.get_function(RELEASE_TAPE_CACHE).is_some_and(|f| f.as_global_value().is_declaration() && !calls::uses(f).is_empty())
 }
 
 /// The signature of the module's declaration, or the error for one zyg cannot fill in:
@@ -66,8 +64,7 @@ pub fn fill(module: &Module<'_>, path: &Path) -> Result<()> {
         let sig = declared_signature(entry, path)?;
         let aside = format!("{RELEASE_TAPE_CACHE}.declared");
         entry.as_global_value().set_name(&aside);
-        let defined =
-            zyg_ir::llvm::write_function(module, &release_tape_cache_entry(sig)).map_err(|e| llvm(e.to_string()))?;
+        let defined = zyg_ir::llvm::write_function(module, &release_tape_cache_entry(sig)).map_err(|e| llvm(e.to_string()))?;
         entry.as_global_value().as_pointer_value().replace_all_uses_with(defined.as_global_value().as_pointer_value());
         zyg_ir::llvm::delete_unused_function(module, &aside);
         entry = defined;

@@ -683,7 +683,7 @@ mod tests {
         for _ in 0..6 {
             interp.call(&Op::Pop.name("zyg"), &[stack.clone(), size.clone()]).unwrap();
         }
-        interp.call(&Op::Free.name("zyg"), &[stack.clone()]).unwrap();
+        interp.call(&Op::Free.name("zyg"), std::slice::from_ref(&stack)).unwrap();
         let (head, count, registered) = cache(&interp);
         assert!(head != 0 && count == 3 && registered == 1, "three chunks cached, destructor registered");
         assert_eq!(interp.memory().live_heap_bytes() - before, 3 * CHUNK_BYTES as u64);
@@ -697,7 +697,7 @@ mod tests {
         for _ in 0..4 {
             interp.call(&push, &[stack.clone(), size.clone()]).unwrap();
         }
-        interp.call(&Op::Free.name("zyg"), &[stack.clone()]).unwrap();
+        interp.call(&Op::Free.name("zyg"), std::slice::from_ref(&stack)).unwrap();
         assert_eq!(cache(&interp).1, 2);
         interp.call(&cache_at_exit_name("zyg"), &[Val::Ptr(cache_at)]).unwrap();
         assert_eq!(cache(&interp), (0, 0, 0), "freed at exit, registration cleared");
