@@ -45,6 +45,14 @@ void *__zyg_augmentfwd(void *, ...);
 double __zyg_reverse(void *, ...);
 void __zyg_reverse_void(void *, ...);
 
+/* Frees the tape memory the calling thread keeps for its next gradients. The gradients'
+ * tapes grow in 64 KiB chunks; a thread keeps the chunks its gradients gave back, up to
+ * 64 MiB, so that the next gradient finds its tape's memory ready, and frees them when it
+ * exits. This frees them now (they are allocated again as needed). It releases the caches
+ * of the gradients of the file (the module zyg fills in) it is called in; in a program
+ * whose gradients are in several files, call it in each. zyg fills it in. */
+void __zyg_release_tape_cache(void);
+
 #ifdef __cplusplus
 }
 #endif

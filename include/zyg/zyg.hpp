@@ -526,6 +526,11 @@ template <class Mode, class Ret, class Obj, class... W> ZYG_INLINE auto run_obje
 
 } // namespace detail
 
+/* Frees the tape memory the calling thread keeps for its next gradients (zyg.h's
+ * `__zyg_release_tape_cache`): always inlined, so that it releases the caches of the file
+ * it is called in. */
+ZYG_INLINE void release_tape_cache() { __zyg_release_tape_cache(); }
+
 /* zyg::autodiff<Mode>(f, activities...) and zyg::autodiff<Mode, ResultActivity>(f, ...):
  * `f` a function, a function template's instance, a lambda or a function object. */
 template <class Mode, class F, class... W> ZYG_INLINE auto autodiff(F &&f, W... w) {

@@ -76,7 +76,8 @@ define double @requests(double %x) {
 ; CHECK: exit:
 ; CHECK: call void @__zyg_stack_free(
 
-; After -O2 the stack helpers are inlined into the gradient: realloc, no calls to them.
+; After -O2 the stack helpers are inlined into the gradient: realloc, no calls to them
+; (the cache's thread-exit destructor is registered by its address, not called).
 ; OPT-LABEL: define double @requests(
-; OPT-NOT: call {{.*}}@__zyg_stack
+; OPT-NOT: call {{[^(]*}}@__zyg_stack
 ; OPT: ret double

@@ -432,6 +432,8 @@ fn differentiate_round(
     let (prefix, marker) = indirect_names(&ns);
     zyg_ir::llvm::dispatch::restore(module, &prefix, &marker);
     crate::inlining::release_kept(module, &kept);
+    // `__zyg_release_tape_cache` now also releases this round's cache (`tape_cache`).
+    crate::tape_cache::fill(module, path)?;
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     Ok(exported.map(|(_, text)| text))
 }

@@ -22,6 +22,7 @@ pub mod paths;
 pub mod plugin;
 pub mod prepare;
 pub mod supervisor;
+pub mod tape_cache;
 pub mod target;
 pub mod unfilled;
 

@@ -101,6 +101,8 @@ pub fn parse_params(text: &str) -> Result<Params> {
 pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> Result<bool> {
     let path = source_path(module);
     let asked = has_requests(module);
+    // `__zyg_release_tape_cache` alone asks for no gradient, only to be filled in.
+    let release = crate::tape_cache::wanted(module);
     if stage == Stage::Deferred {
         if !asked || module.get_global_metadata_size(DEFERRED) == 0 {
             return Ok(false);
@@ -127,6 +129,11 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
                     .into(),
             })
         }
+        // No gradients here (refused above), so nothing cached to release.
+        Stage::ThinLtoPreLink if release => {
+            crate::tape_cache::fill(module, &path)?;
+            return Ok(true);
+        }
         Stage::ThinLtoPreLink => return Ok(false),
         _ => {}
     }
@@ -140,13 +147,13 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
         exports.keep_defined_in(module, &path);
     }
     let recorded = if stage == Stage::LtoLink { recorded_exports(module, &exports)? } else { Vec::new() };
-    if !asked && exports.functions.is_empty() && recorded.is_empty() {
+    if !asked && !release && exports.functions.is_empty() && recorded.is_empty() {
         return Ok(false);
     }
     let header_file = exports.header.clone();
     let exporting = !exports.functions.is_empty();
     let mut all: Vec<GradOptions> = Vec::new();
-    if asked || exporting {
+    if asked || exporting || release {
         all = exports.options(path.clone(), PathBuf::from("-"), 0, false)?;
     }
     for one in recorded {
@@ -324,13 +331,15 @@ fn source_path(module: &Module<'_>) -> PathBuf {
     }
 }
 
-/// Whether the module calls any of zyg's or Enzyme's entry points (cheap: a look at its
-/// declarations), so that a file without requests costs nothing.
+/// Whether the module calls any of zyg's or Enzyme's entry points but
+/// `__zyg_release_tape_cache` (cheap: a look at its declarations), so that a file without
+/// requests costs nothing.
 fn has_requests(module: &Module<'_>) -> bool {
     module.get_functions().any(|f| {
         let name = f.get_name().to_string_lossy();
         // zyg.hpp's requests are calls of a function template, `zyg::detail::__zyg_autodiff<...>`.
-        let entry = crate::unfilled::is_entry_name(&name) || crate::callsite::request_entry(&name).is_some();
+        let entry = (crate::unfilled::is_entry_name(&name) && name != zyg_transform::RELEASE_TAPE_CACHE)
+            || crate::callsite::request_entry(&name).is_some();
         f.as_global_value().is_declaration() && entry && !zyg_ir::llvm::calls::uses(f).is_empty()
     })
 }

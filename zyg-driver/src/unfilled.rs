@@ -6,7 +6,9 @@
 //! a function pointer), which zyg cannot see to fill in.
 //!
 //! Functions with a body are not requests: zyg's own helpers are defined `__zyg_*`
-//! functions, and zyg runs on its own output.
+//! functions, and zyg runs on its own output. `__zyg_release_tape_cache` is filled in by
+//! giving its declaration a body (`tape_cache`), which every use, a function pointer too,
+//! then reaches.
 
 use crate::callsite::{place_of, request_entry};
 use crate::error::{DriverError, Result};
@@ -39,8 +41,8 @@ fn unsupported(name: &str) -> String {
         Some((_, what, advice)) => format!("`{name}` asks for {what}, which zyg does not support yet; {advice}"),
         None => format!(
             "`{name}` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_fwddiff`, \
-             `__enzyme_augmentfwd` and `__enzyme_reverse` (and their `__zyg_` spellings); the rest of Enzyme's API is \
-             not supported yet"
+             `__enzyme_augmentfwd` and `__enzyme_reverse` (and their `__zyg_` spellings), and \
+             `__zyg_release_tape_cache`; the rest of Enzyme's API is not supported yet"
         ),
     }
 }
@@ -77,9 +79,11 @@ pub fn check(module: &Module, path: &Path) -> Result<()> {
         path: path.to_path_buf(),
         message: format!("{place}: {message}"),
     };
+    crate::tape_cache::check(module, path)?;
     for f in module.get_functions() {
         let name = name_of(&f);
-        if !f.as_global_value().is_declaration() || !is_entry_name(&name) || name == crate::prepare::VLA_MARKER {
+        let filled = name == crate::prepare::VLA_MARKER || name == zyg_transform::RELEASE_TAPE_CACHE;
+        if !f.as_global_value().is_declaration() || !is_entry_name(&name) || filled {
             continue;
         }
         for u in calls::uses(f) {

@@ -55,6 +55,7 @@ pub use rules::math::{math_rule_arity, math_rule_names};
 pub use rules::Pullback;
 use spec::primal_signature;
 pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
+pub use stack::{release_cache_namespace, release_tape_cache_entry, RELEASE_TAPE_CACHE};
 use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -184,10 +185,10 @@ impl<'m> Differentiator<'m> {
     /// (`gpu`), and tape stacks take memory from `malloc` without a thread-local cache.
     pub fn for_gpu(mut self) -> Self {
         self.gpu = true;
-        let helpers = stack::helpers(&self.namespace, true);
-        let names: HashSet<String> = helpers.iter().map(|f| f.name.clone()).collect();
-        self.output.retain(|f| !names.contains(&f.name));
-        self.output.splice(0..0, helpers);
+        // Every CPU stack helper goes: those of the cache use a thread-local global.
+        let cpu: HashSet<String> = stack::helpers(&self.namespace, false).into_iter().map(|f| f.name).collect();
+        self.output.retain(|f| !cpu.contains(&f.name));
+        self.output.splice(0..0, stack::helpers(&self.namespace, true));
         self
     }
 

@@ -1,8 +1,14 @@
 //! The tape's growable stacks, emitted inline as small zyg-ir functions so that gradients
-//! need nothing but libc (`malloc`, `free`). A stack is a list of chunks; records are
-//! fixed-size per block and pushed by bumping an offset. Released chunks are kept in a
-//! thread-local cache for the next call, so that a gradient run in a loop (training) does
-//! not map, fault in and unmap its tape every time.
+//! need nothing but libc (`malloc`, `free`, and glibc's `__cxa_thread_atexit_impl`). A
+//! stack is a list of chunks; records are fixed-size per block and pushed by bumping an
+//! offset. Released chunks are kept in a thread-local cache for the next call, so that a
+//! gradient run in a loop (training) does not map, fault in and unmap its tape every time.
+//!
+//! The cache is bounded and given back: it holds only standard chunks (`CHUNK_BYTES`), at
+//! most `CACHED_CHUNKS` of them (64 MiB per thread and namespace); a thread's cache is freed
+//! when the thread exits (a destructor registered the first time the thread caches a
+//! chunk), and `__zyg_release_tape_cache()` frees the calling thread's cache at once
+//! (`RELEASE_TAPE_CACHE`). GPU modules have no cache.
 
 use crate::builder::Cursor;
 use zyg_ir::{BinOp, Constant, Function, InstKind, IntPred, Linkage, Signature, Type, Value};
@@ -118,24 +124,52 @@ pub const FIRST_CHUNK_BYTES: i64 = 1024;
 const CHUNK_HEADER: i64 = 32;
 /// Released chunks of `CHUNK_BYTES` are kept for the next push, per thread, up to this many
 /// (the next gradient call then finds its tape's memory mapped and warm); beyond, freed.
+/// So a thread keeps at most 64 MiB per namespace (one per round of nested requests,
+/// `zyg`, `zyg1`, ...) of each module: freed when the thread exits, or when it calls
+/// `__zyg_release_tape_cache()` (`RELEASE_TAPE_CACHE`).
 pub const CACHED_CHUNKS: i64 = 1024;
 
-/// The thread-local cache of released chunks, `{ ptr head, i64 count }`, linked through
-/// their first word. The driver defines it (zero-initialised, `thread_local`).
+/// The C entry point that frees the calling thread's cached chunks of every namespace of
+/// the module it is called from. The driver fills it in: the module's declaration becomes
+/// an internal function calling each namespace's `release_cache_name` helper (so each
+/// module releases its own caches, and several modules never define it twice).
+pub const RELEASE_TAPE_CACHE: &str = "__zyg_release_tape_cache";
+
+/// The thread-local cache of released chunks, `{ ptr head, i64 count, i64 registered }`:
+/// the chunks, linked through their first word, how many, and whether this thread has
+/// registered the destructor that frees them when it exits (`cache_at_exit`). The driver
+/// defines it (zero-initialised, `thread_local`).
 pub fn cache_global(namespace: &str) -> (String, Type) {
-    (format!("__{namespace}_stack_cache"), Type::structure(vec![Type::PTR, Type::I64]))
+    (format!("__{namespace}_stack_cache"), Type::structure(vec![Type::PTR, Type::I64, Type::I64]))
+}
+
+/// `void __<namespace>_stack_release_cache(void)`: frees the calling thread's cached chunks
+/// of `namespace`; `RELEASE_TAPE_CACHE` calls one per namespace.
+pub fn release_cache_name(namespace: &str) -> String {
+    format!("__{namespace}_stack_release_cache")
+}
+
+/// The namespace whose `release_cache_name` helper `name` is, if it is one.
+pub fn release_cache_namespace(name: &str) -> Option<&str> {
+    let namespace = name.strip_prefix("__")?.strip_suffix("_stack_release_cache")?;
+    let digits = namespace.strip_prefix("zyg")?;
+    digits.chars().all(|c| c.is_ascii_digit()).then_some(namespace)
 }
 
 /// The helper functions, to be emitted once per module. For GPUs (no thread-local globals,
 /// stacks starting in the tape, `inline_stack_type`) chunks come from `malloc` and go back
 /// to `free`, and the first chunk of a stack is never freed; the kept stacks of reverse
-/// mode over a gradient are refused there, so GPUs have no kept-stack helpers.
+/// mode over a gradient are refused there, so GPUs have no kept-stack helpers, and no cache
+/// to release.
 pub fn helpers(namespace: &str, gpu: bool) -> Vec<Function> {
     let mut out = vec![push(namespace), top(namespace), pop(namespace), free(namespace, gpu)];
     if gpu {
         out.extend([plain_take(namespace), plain_release(namespace)]);
     } else {
         out.extend([
+            // Before `release_chunk`, which takes its address.
+            cache_at_exit(namespace),
+            release_cache(namespace),
             take_chunk(namespace),
             release_chunk(namespace),
             push_keep(namespace),
@@ -221,7 +255,8 @@ fn take_chunk(namespace: &str) -> Function {
 }
 
 /// `release_chunk(chunk)`: into the cache when it is a standard chunk and the cache has
-/// room, else `free`.
+/// room, else `free`. The first chunk a thread caches registers `cache_at_exit` for the
+/// thread (`register_at_exit`); later ones test one flag beside the count.
 fn release_chunk(namespace: &str) -> Function {
     let mut f = helper(release_name(namespace), Signature::new(vec![Type::PTR], Type::Void));
     f.attributes = vec!["nounwind".into()];
@@ -229,6 +264,8 @@ fn release_chunk(namespace: &str) -> Function {
     let entry = f.entry().expect("entry");
     let keep = f.create_block(Some("keep".into()));
     let drop = f.create_block(Some("drop".into()));
+    let register = f.create_block(Some("register".into()));
+    let kept = f.create_block(Some("kept".into()));
     let (name, ty) = cache_global(namespace);
     let mut c = Cursor::at_end(&mut f, entry);
     let cache = c.constant(Constant::Global(name, 0));
@@ -250,10 +287,119 @@ fn release_chunk(namespace: &str) -> Function {
     let one = c.i64(1);
     let more = c.binary(BinOp::Add, count, one);
     c.store(more, count_p);
+    let registered_p = c.field_ptr(&ty, cache, &[2]);
+    let registered = c.load(Type::I64, registered_p);
+    let zero = c.i64(0);
+    let first = c.icmp(IntPred::Eq, registered, zero);
+    c.cond_br(first, register, kept);
+
+    c.switch_to(register);
+    register_at_exit(&mut c, namespace, cache, registered_p);
+    c.br(kept);
+
+    c.switch_to(kept);
     c.ret(None);
 
     c.switch_to(drop);
     c.free(chunk);
+    c.ret(None);
+    f
+}
+
+/// glibc's registration of a thread's destructors (what C++ `thread_local` objects use):
+/// `int __cxa_thread_atexit_impl(void (*)(void *), void *object, void *dso_symbol)`, in
+/// libc itself since glibc 2.18, so C programs linked without `-pthread` have it, and it
+/// needs no process-wide key (`pthread_key_create` would, made once by every thread racing
+/// for it). The destructor runs when the thread exits (for the main thread, at `exit`);
+/// `dso_symbol`, any address in this module, keeps a `dlopen`ed library loaded until then.
+const THREAD_AT_EXIT: &str = "__cxa_thread_atexit_impl";
+
+fn cache_at_exit_name(namespace: &str) -> String {
+    format!("__{namespace}_stack_cache_at_exit")
+}
+
+/// Registers `cache_at_exit(cache)` for this thread and records that it did (at
+/// `registered_p`); if registering fails (no memory), the next cached chunk tries again.
+fn register_at_exit(c: &mut Cursor, namespace: &str, cache: Value, registered_p: Value) {
+    let destructor = c.constant(Constant::Global(cache_at_exit_name(namespace), 0));
+    let sig = Signature::new(vec![Type::PTR, Type::PTR, Type::PTR], Type::I32);
+    let status = c.call(THREAD_AT_EXIT, sig, vec![destructor, cache, destructor]).expect("int");
+    let ok = c.constant(Constant::int(32, 0));
+    let done = c.icmp(IntPred::Eq, status, ok);
+    let flag = c.cast(zyg_ir::CastOp::ZExt, done, Type::I64);
+    c.store(flag, registered_p);
+}
+
+/// Frees every chunk in the cache at `cache` and empties it (its registration stays).
+fn drain_cache(c: &mut Cursor, cache: Value, ty: &Type) {
+    let (head_p, count_p) = (c.field_ptr(ty, cache, &[0]), c.field_ptr(ty, cache, &[1]));
+    let start = c.block;
+    let walk = c.func.create_block(Some("walk".into()));
+    let done = c.func.create_block(Some("drained".into()));
+    let head = c.load(Type::PTR, head_p);
+    let null = c.constant(Constant::Null(0));
+    let empty = c.icmp(IntPred::Eq, head, null);
+    c.cond_br(empty, done, walk);
+
+    c.switch_to(walk);
+    let chunk = c.emit(InstKind::Phi { incoming: vec![(start, head)] }, Type::PTR).expect("phi");
+    let next = c.load(Type::PTR, chunk);
+    c.free(chunk);
+    let last = c.icmp(IntPred::Eq, next, null);
+    c.cond_br(last, done, walk);
+    let phi = c.func.def_inst(chunk).expect("phi inst");
+    if let InstKind::Phi { incoming } = &mut c.func.insts[phi].kind {
+        incoming.push((walk, next));
+    }
+
+    c.switch_to(done);
+    c.store(null, head_p);
+    let zero = c.i64(0);
+    c.store(zero, count_p);
+}
+
+/// `cache_at_exit(cache)`: the destructor of a thread's cache, run as the thread exits:
+/// frees its chunks, and clears the registration, so that a gradient run after it (by a
+/// later destructor of the same thread) registers again and its chunks are freed too.
+fn cache_at_exit(namespace: &str) -> Function {
+    let mut f = helper(cache_at_exit_name(namespace), Signature::new(vec![Type::PTR], Type::Void));
+    f.attributes = vec!["nounwind".into()];
+    let cache = f.params[0];
+    let entry = f.entry().expect("entry");
+    let ty = cache_global(namespace).1;
+    let mut c = Cursor::at_end(&mut f, entry);
+    drain_cache(&mut c, cache, &ty);
+    let registered_p = c.field_ptr(&ty, cache, &[2]);
+    let zero = c.i64(0);
+    c.store(zero, registered_p);
+    c.ret(None);
+    f
+}
+
+/// `release_cache()` (`release_cache_name`): frees the calling thread's cached chunks. The
+/// thread's destructor stays registered (it finds the cache empty, or what was cached
+/// since), so releasing often registers nothing more.
+fn release_cache(namespace: &str) -> Function {
+    let mut f = helper(release_cache_name(namespace), Signature::new(vec![], Type::Void));
+    f.attributes = vec!["nounwind".into()];
+    let entry = f.entry().expect("entry");
+    let (name, ty) = cache_global(namespace);
+    let mut c = Cursor::at_end(&mut f, entry);
+    let cache = c.constant(Constant::Global(name, 0));
+    drain_cache(&mut c, cache, &ty);
+    c.ret(None);
+    f
+}
+
+/// `RELEASE_TAPE_CACHE` as the driver first defines it, with signature `sig` (the module's
+/// declaration's: `void (void)`, or `void (...)` from C without a prototype): internal, a
+/// body that returns; the driver then adds a call of each namespace's `release_cache`.
+pub fn release_tape_cache_entry(sig: Signature) -> Function {
+    let mut f = Function::new(RELEASE_TAPE_CACHE.to_string(), sig);
+    f.linkage = Linkage::Internal;
+    f.attributes = vec!["nounwind".into()];
+    let entry = f.create_block(Some("entry".into()));
+    let mut c = Cursor::at_end(&mut f, entry);
     c.ret(None);
     f
 }
@@ -521,4 +667,58 @@ fn free(namespace: &str, keep_first: bool) -> Function {
         incoming.push((back_edge.expect("the loop's latch"), prev));
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zyg_ir::interp::{Interpreter, Val};
+
+    /// The cache's fields: head, count, registered.
+    fn cache(interp: &Interpreter) -> (u64, i128, i128) {
+        let (name, ty) = cache_global("zyg");
+        let v = interp.load(interp.global(&name).expect("cache"), &ty).expect("load");
+        let f = v.elements().expect("struct");
+        (f[0].as_ptr().unwrap(), f[1].as_i128().unwrap(), f[2].as_i128().unwrap())
+    }
+
+    /// Chunks a stack gives back stay cached (and register the thread's destructor) until
+    /// `release_cache` frees them; the destructor frees them too and clears the registration.
+    #[test]
+    fn the_cache_is_released_and_freed_at_exit() {
+        let functions = helpers("zyg", false);
+        let mut interp = Interpreter::new(&functions);
+        let (name, ty) = cache_global("zyg");
+        let cache_at = interp.define_global(&name, &ty).unwrap();
+        let header = interp.alloc_values(&header_type(), &[Val::zero(&header_type()).unwrap()]).unwrap();
+        let before = interp.memory().live_heap_bytes();
+        // Records of 30,000 bytes: two per chunk, so six take three chunks.
+        let (stack, size) = (Val::Ptr(header), Val::i64(30_000));
+        let push = Op::Push.name("zyg");
+        for _ in 0..6 {
+            interp.call(&push, &[stack.clone(), size.clone()]).unwrap();
+        }
+        for _ in 0..6 {
+            interp.call(&Op::Pop.name("zyg"), &[stack.clone(), size.clone()]).unwrap();
+        }
+        interp.call(&Op::Free.name("zyg"), std::slice::from_ref(&stack)).unwrap();
+        let (head, count, registered) = cache(&interp);
+        assert!(head != 0 && count == 3 && registered == 1, "three chunks cached, destructor registered");
+        assert_eq!(interp.memory().live_heap_bytes() - before, 3 * CHUNK_BYTES as u64);
+
+        interp.call(&release_cache_name("zyg"), &[]).unwrap();
+        assert_eq!(cache(&interp), (0, 0, 1), "released; the destructor stays registered");
+        assert_eq!(interp.memory().live_heap_bytes(), before);
+
+        // A fresh stack (a freed one's header still names its last chunk).
+        interp.store(header, &Val::zero(&header_type()).unwrap(), &header_type()).unwrap();
+        for _ in 0..4 {
+            interp.call(&push, &[stack.clone(), size.clone()]).unwrap();
+        }
+        interp.call(&Op::Free.name("zyg"), std::slice::from_ref(&stack)).unwrap();
+        assert_eq!(cache(&interp).1, 2);
+        interp.call(&cache_at_exit_name("zyg"), &[Val::Ptr(cache_at)]).unwrap();
+        assert_eq!(cache(&interp), (0, 0, 0), "freed at exit, registration cleared");
+        assert_eq!(interp.memory().live_heap_bytes(), before);
+    }
 }
