@@ -692,13 +692,14 @@ mod tests {
         let cache_at = interp.define_global(&name, &ty).unwrap();
         let header = interp.alloc_values(&header_type(), &[Val::zero(&header_type()).unwrap()]).unwrap();
         let before = interp.memory().live_heap_bytes();
-        // Records of 30,000 bytes: two per chunk, so six take three chunks.
+        // Records of 30,000 bytes: the first chunks grow (one of 30,032 bytes, one of 60,064:
+        // three records, freed at once), then two per standard chunk: eight take three.
         let (stack, size) = (Val::Ptr(header), Val::i64(30_000));
         let push = Op::Push.name("zyg");
-        for _ in 0..6 {
+        for _ in 0..8 {
             interp.call(&push, &[stack.clone(), size.clone()]).unwrap();
         }
-        for _ in 0..6 {
+        for _ in 0..8 {
             interp.call(&Op::Pop.name("zyg"), &[stack.clone(), size.clone()]).unwrap();
         }
         interp.call(&Op::Free.name("zyg"), std::slice::from_ref(&stack)).unwrap();
@@ -712,7 +713,7 @@ mod tests {
 
         // A fresh stack (a freed one's header still names its last chunk).
         interp.store(header, &Val::zero(&header_type()).unwrap(), &header_type()).unwrap();
-        for _ in 0..4 {
+        for _ in 0..6 {
             interp.call(&push, &[stack.clone(), size.clone()]).unwrap();
         }
         interp.call(&Op::Free.name("zyg"), std::slice::from_ref(&stack)).unwrap();
