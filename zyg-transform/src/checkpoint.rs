@@ -47,10 +47,24 @@ impl Checkpoint {
         !self.snapshots.is_empty() || !self.ints.is_empty()
     }
 
+    /// The block's layout: for snapshot `j`, the pointer to its copy, then the argument
+    /// moved into the copy; after them, the integer arguments, 8 bytes each.
+    pub fn copy_offset(&self, j: usize) -> i64 {
+        16 * j as i64
+    }
+
+    pub fn moved_offset(&self, j: usize) -> i64 {
+        16 * j as i64 + 8
+    }
+
     /// The byte offset of integer argument `arg` in the block.
     pub fn int_offset(&self, arg: usize) -> Option<i64> {
         let k = self.ints.iter().position(|a| *a == arg)?;
-        Some(16 * self.snapshots.len() as i64 + 8 * k as i64)
+        Some(self.copy_offset(self.snapshots.len()) + 8 * k as i64)
+    }
+
+    pub fn block_bytes(&self) -> i64 {
+        self.copy_offset(self.snapshots.len()) + 8 * self.ints.len() as i64
     }
 }
 
@@ -95,7 +109,7 @@ pub fn choose(
         let Some(Pullback::Callee(g)) = &pullbacks[inst] else { continue };
         let g = (**g).clone();
         let InstKind::Call { callee: Callee::Direct(callee), .. } = &func.insts[inst].kind else { continue };
-        let line = func.insts[inst].loc.as_ref().map(|l| format!(" (line {})", l.line)).unwrap_or_default();
+        let line = line_of(func, inst);
         let branching = recursive.len() > 1 || loops.may_repeat(block_of[inst]);
         let why_not = if !branching {
             Some("made once per activation (a linear recursion: its tape grows as its depth does)".to_string())
@@ -165,6 +179,11 @@ fn checkpointable(
         }
     }
     Ok(snapshots)
+}
+
+/// " (line N)" for the report, when the instruction has a source line.
+fn line_of(func: &Function, inst: Inst) -> String {
+    func.insts[inst].loc.as_ref().map(|l| format!(" (line {})", l.line)).unwrap_or_default()
 }
 
 fn holds_pointers(ty: &Type) -> bool {
@@ -383,8 +402,7 @@ impl ReadsOnly<'_> {
                 _ => None,
             };
             if let Some(what) = broken {
-                let line = f.insts[inst].loc.as_ref().map(|l| format!(" (line {})", l.line)).unwrap_or_default();
-                return Err(format!("`{}` {what}{line}", f.name));
+                return Err(format!("`{}` {what}{}", f.name, line_of(f, inst)));
             }
         }
         Ok(())

@@ -407,7 +407,8 @@ impl<'m> Differentiator<'m> {
         needs.inline_chunks = self.gpu;
         needs.lanes = spec.width;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
-        if mode == Mode::Reverse {
+        // The report is built only when `-v` would show it.
+        if mode == Mode::Reverse && tracing::enabled!(tracing::Level::INFO) {
             for line in layout.report(func, &loops, recompute.values.len() + recompute.inductions.len()) {
                 tracing::info!("{line}");
             }

@@ -176,8 +176,7 @@ impl<'p, 'a> Primal<'p, 'a> {
             let b = self.plan.block_of[*inst];
             let at = position(&self.p, b, *inst);
             let mut c = Cursor { func: &mut self.p, block: b, at: Some(at) };
-            let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("size");
-            let memory = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("ptr");
+            let memory = crate::rules::calls::Calls::allocate_tape(&mut c, callee);
             self.boxed_tapes.insert(*inst, memory);
         }
     }

@@ -9,10 +9,11 @@ use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::activity::Activity;
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
+use crate::builder::Cursor;
 use crate::checkpoint::{Checkpoint, Size};
 use crate::error::TransformError;
 use crate::tangent::Tangent;
-use crate::{ArgActivity, Spec};
+use crate::{ArgActivity, Generated, Spec};
 use std::collections::HashMap;
 use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, Signature, Type, Value};
 
@@ -95,46 +96,17 @@ impl RuleFamily for Calls {
         }
         let Pullback::Callee(callee) = pullback else { return Ok(()) };
         let tape = cx.callee_tape()?;
-        let InstKind::Call { args, .. } = cx.kind() else { unreachable!("callee pullback on a call") };
         // An inline tape goes back into a slot for the callee; a boxed one is its own.
-        let slot = cx.callee_slot();
-        let lanes = cx.width();
-        let ds: Vec<Option<Value>> = (0..lanes)
-            .map(|lane| {
-                cx.set_lane(lane);
-                cx.d
-            })
-            .collect();
-        let mut c = cx.cursor();
-        let slot = match slot {
+        let tape = match cx.callee_slot() {
             Some(slot) => {
-                c.store(tape, slot);
+                cx.cursor().store(tape, slot);
                 slot
             }
             None => tape,
         };
-        let sig = callee.adjoint_sig.clone();
-        let mut adjoint_args = vec![slot];
-        if let Some(dret_ty) = sig.params.get(1) {
-            for d in ds {
-                let zero = Constant::Zero(dret_ty.clone());
-                adjoint_args.push(d.unwrap_or_else(|| c.constant(zero)));
-            }
-        }
-        let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
+        Calls::adjoint_into_arguments(cx, callee, tape);
         if callee.boxed {
-            c.free(slot);
-        }
-        let mut k = 0;
-        for (a, arg) in args.iter().zip(&callee.args) {
-            if *arg == ArgActivity::Active {
-                for lane in 0..lanes {
-                    cx.set_lane(lane);
-                    let g = cx.cursor().extract(grads, k);
-                    cx.accumulate(*a, g);
-                    k += 1;
-                }
-            }
+            cx.cursor().free(tape);
         }
         Ok(())
     }
@@ -153,6 +125,45 @@ impl RuleFamily for Calls {
 }
 
 impl Calls {
+    /// Calls the callee's adjoint on `tape`, with the result's adjoint of every lane, and
+    /// adds the gradients it returns (one per lane, in a row) into the active arguments.
+    fn adjoint_into_arguments(cx: &mut Reverse, callee: &Generated, tape: Value) {
+        let InstKind::Call { args, .. } = cx.kind() else { unreachable!("a callee's pullback on a call") };
+        let lanes = cx.width();
+        let ds: Vec<Option<Value>> = (0..lanes)
+            .map(|lane| {
+                cx.set_lane(lane);
+                cx.d
+            })
+            .collect();
+        let mut c = cx.cursor();
+        let sig = callee.adjoint_sig.clone();
+        let mut adjoint_args = vec![tape];
+        if let Some(dret_ty) = sig.params.get(1) {
+            for d in ds {
+                adjoint_args.push(d.unwrap_or_else(|| c.constant(Constant::Zero(dret_ty.clone()))));
+            }
+        }
+        let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
+        let mut k = 0;
+        for (a, arg) in args.iter().zip(&callee.args) {
+            if *arg == ArgActivity::Active {
+                for lane in 0..lanes {
+                    cx.set_lane(lane);
+                    let g = cx.cursor().extract(grads, k);
+                    cx.accumulate(*a, g);
+                    k += 1;
+                }
+            }
+        }
+    }
+
+    /// Heap memory for a boxed tape of `callee` (`Generated::tape_size` bytes).
+    pub fn allocate_tape(c: &mut Cursor, callee: &Generated) -> Value {
+        let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("a size");
+        c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("memory")
+    }
+
     /// A checkpointed call's adjoint (`crate::checkpoint`): the callee's primal again, on the
     /// arguments the primal stored (pointer arguments into the copies of their memory, with
     /// their shadows), into a tape of its own; then the callee's adjoint on that tape.
@@ -162,7 +173,7 @@ impl Calls {
         let copies = if cp.has_block() { Some(cx.callee_tape()?) } else { None };
         let mut primal_args = Vec::new();
         for (k, a) in args.iter().enumerate() {
-            let offset = cp.snapshots.iter().position(|s| s.arg == k).map(|j| 16 * j as i64 + 8).or(cp.int_offset(k));
+            let offset = cp.snapshots.iter().position(|s| s.arg == k).map(|j| cp.moved_offset(j)).or(cp.int_offset(k));
             let value = match (offset, copies) {
                 (Some(offset), Some(copies)) => {
                     let ty = cx.func().ty(*a).clone();
@@ -181,35 +192,20 @@ impl Calls {
                 primal_args.push(shadow);
             }
         }
-        let d = cx.d;
-        let mut c = cx.cursor();
-        let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("a size");
-        let tape = c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("memory");
+        let tape = Calls::allocate_tape(&mut cx.cursor(), callee);
         primal_args.push(tape);
-        c.call(&callee.primal, callee.primal_sig.clone(), primal_args);
-        let sig = callee.adjoint_sig.clone();
-        let mut adjoint_args = vec![tape];
-        if let Some(dret_ty) = sig.params.get(1) {
-            adjoint_args.push(d.unwrap_or_else(|| c.constant(Constant::Zero(dret_ty.clone()))));
-        }
-        let grads = c.call(&callee.adjoint, sig, adjoint_args).expect("adjoint returns gradients");
+        cx.cursor().call(&callee.primal, callee.primal_sig.clone(), primal_args);
+        Calls::adjoint_into_arguments(cx, callee, tape);
+        let mut c = cx.cursor();
         c.free(tape);
         if let Some(copies) = copies {
             for j in 0..cp.snapshots.len() {
-                let at = c.i64(16 * j as i64);
+                let at = c.i64(cp.copy_offset(j));
                 let slot = c.byte_offset(copies, at);
                 let copy = c.load(Type::PTR, slot);
                 c.free(copy);
             }
             c.free(copies);
-        }
-        let mut k = 0;
-        for (a, arg) in args.iter().zip(&callee.args) {
-            if *arg == ArgActivity::Active {
-                let g = cx.cursor().extract(grads, k);
-                cx.accumulate(*a, g);
-                k += 1;
-            }
         }
         Ok(())
     }
@@ -332,8 +328,8 @@ pub fn snapshot_arguments(plan: &crate::Plan, p: &mut Function) -> HashMap<Inst,
         let InstKind::Call { args, .. } = plan.func.insts[inst].kind.clone() else { continue };
         let b = plan.block_of[inst];
         let at = crate::primal::position(p, b, inst);
-        let mut c = crate::builder::Cursor { func: p, block: b, at: Some(at) };
-        let bytes = c.i64(16 * cp.snapshots.len() as i64 + 8 * cp.ints.len() as i64);
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        let bytes = c.i64(cp.block_bytes());
         let block = c.call("malloc", malloc.clone(), vec![bytes]).expect("memory");
         for (j, s) in cp.snapshots.iter().enumerate() {
             let size = match &s.size {
@@ -347,8 +343,8 @@ pub fn snapshot_arguments(plan: &crate::Plan, p: &mut Function) -> HashMap<Inst,
             let (arg, base) = (c.cast(CastOp::PtrToInt, args[s.arg], Type::I64), c.cast(CastOp::PtrToInt, s.base, Type::I64));
             let delta = c.binary(BinOp::Sub, arg, base);
             let moved = c.byte_offset(copy, delta);
-            for (k, v) in [copy, moved].into_iter().enumerate() {
-                let at = c.i64(16 * j as i64 + 8 * k as i64);
+            for (v, offset) in [(copy, cp.copy_offset(j)), (moved, cp.moved_offset(j))] {
+                let at = c.i64(offset);
                 let slot = c.byte_offset(block, at);
                 c.store(v, slot);
             }
