@@ -16,6 +16,7 @@
 // REPORT-DAG: halves: call to halves (line [[#LO+2]]) checkpointed
 // REPORT-DAG: scale_in_place: call to scale_in_place (line {{[0-9]+}}) taped: `scale_in_place` writes memory it did not allocate (line {{[0-9]+}})
 // REPORT-DAG: det_global: call to det_global (line {{[0-9]+}}) taped: `det_global` reads memory other than its arguments', its own and constants
+// REPORT-DAG: det_table: call to det_table (line {{[0-9]+}}) taped: `det_table` passes `table_first` a pointer to memory other than its arguments', its own and constants
 // REPORT-DAG: rows_sum: call to rows_sum (line {{[0-9]+}}) taped: `rows_sum` reads a pointer from memory it did not allocate
 // REPORT-DAG: chain: call to chain (line {{[0-9]+}}) taped: made once per activation
 #include <string.h>
@@ -123,6 +124,26 @@ double det_global(const double *a, int n) {
     return r;
 }
 
+/* Passes a global the program writes to a helper that reads it: keeps its tape. */
+double table[2] = {1.0, 0.5};
+__attribute__((noinline)) double table_first(const double *t) { return t[0] + t[1]; }
+double det_table(const double *a, int n) {
+    if (n == 1)
+        return table_first(table) * a[0];
+    double r = 0.0, s = 1.0;
+    double *m = (double *)malloc(sizeof(double) * (n - 1) * (n - 1));
+    for (int j = 0; j < n; j++) {
+        for (int i = 1; i < n; i++)
+            for (int k = 0, c = 0; k < n; k++)
+                if (k != j)
+                    m[(i - 1) * (n - 1) + c++] = a[i * n + k];
+        r += s * a[j] * det_table(m, n - 1);
+        s = -s;
+    }
+    free(m);
+    return r;
+}
+
 /* A buffer of row pointers: keeps its tape. */
 double rows_sum(const double **rows, int n) {
     if (n == 0)
@@ -186,6 +207,8 @@ int main(void) {
         CHECK("scale n=4", scale_entry, 4, 4, q);
         weight = 0.5 + q;
         CHECK("det_global n=4", det_global, 16, 4, q);
+        table[1] = 0.25 * q;
+        CHECK("det_table n=4", det_table, 16, 4, q);
         CHECK("rows n=5", rows_entry, 16, 5, q);
         CHECK("chain n=9", chain, 9, 9, q);
     }

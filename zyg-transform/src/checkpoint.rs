@@ -374,6 +374,16 @@ impl ReadsOnly<'_> {
                 InstKind::Load { ptr, .. } => {
                     (!readable(*ptr)).then(|| "reads memory other than its arguments', its own and constants".to_string())
                 }
+                // A callee reads through its parameters as through ours: each pointer it gets
+                // must be one we may read (not a mutable global's).
+                InstKind::Call { callee: Callee::Direct(name), args, unwind: None, .. }
+                    if holds.contains_key(&**name)
+                        && args.iter().any(|a| {
+                            f.ty(*a).is_ptr() && !readable(*a) && !matches!(f.constant(*a), Some(Constant::Null(_)))
+                        }) =>
+                {
+                    Some(format!("passes `{name}` a pointer to memory other than its arguments', its own and constants"))
+                }
                 InstKind::Call { callee: Callee::Direct(name), args, unwind: None, .. } => {
                     let ok = if let Some((_, dst, src, _)) = crate::memory::mem_op(kind) {
                         fresh(dst) && readable(src)
