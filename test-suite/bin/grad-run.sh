@@ -14,7 +14,8 @@
 # a suffix of its own (`%t.fast`), so that its files do not overwrite the plain run's.
 # The link compiles zyg's output as it is (no -O), so what runs is what zyg wrote.
 # $ZYG names the zyg binary and $CLANG the compiler (lit.cfg.py sets both); $ZYG_LINK_FLAGS,
-# when set, goes to the link (`%grad-run-blas` sets it to link BLAS and LAPACKE).
+# when set, goes to the link (`%grad-run-blas` sets it to link BLAS and LAPACKE);
+# $ZYG_GRAD_FLAGS, when set, to `zyg grad` (`env ZYG_GRAD_FLAGS=--tape-budget=4KiB %grad-run ...`).
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: grad-run.sh OPT SRC TMP [CLANG FLAGS...]" >&2
@@ -29,7 +30,8 @@ clang=$(compiler_for "$src")
 zyg=${ZYG:?ZYG must name the zyg binary}
 base="$tmp.${opt#-}"
 "$clang" "$opt" -g "$@" -I "$here/../include" -S -emit-llvm "$src" -o "$base.ll"
-"$zyg" grad "$base.ll" -o "$base.grad.ll"
+# shellcheck disable=SC2086 # several flags, split on purpose
+"$zyg" grad ${ZYG_GRAD_FLAGS:-} "$base.ll" -o "$base.grad.ll"
 # shellcheck disable=SC2086 # several flags, split on purpose
 "$clang" "$base.grad.ll" -lm ${ZYG_LINK_FLAGS:-} -o "$base.exe"
 run_built "$base.exe"

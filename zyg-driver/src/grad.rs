@@ -98,6 +98,9 @@ pub struct GradOptions {
     pub forward: bool,
     /// `--width`: forward mode's tangents per call (vector mode; 1 otherwise).
     pub width: u32,
+    /// `--tape-budget`: bytes of tape one gradient call should stay under; long loops are
+    /// then checkpointed (`zyg_transform::segment_loops`).
+    pub tape_budget: Option<u64>,
 }
 
 impl GradOptions {
@@ -120,6 +123,8 @@ pub struct Exports {
     pub forward: bool,
     /// `--width` (0 is taken as 1).
     pub width: u32,
+    /// `--tape-budget`, in bytes.
+    pub tape_budget: Option<u64>,
 }
 
 impl Exports {
@@ -157,6 +162,7 @@ impl Exports {
                 header: self.header.clone(),
                 forward: self.forward,
                 width: self.width.max(1),
+                tape_budget: self.tape_budget,
             })
             .collect())
     }
@@ -184,6 +190,30 @@ impl Exports {
         keep(&mut self.names, &defined);
         keep(&mut self.functions, &defined);
     }
+}
+
+/// `--tape-budget`'s size: bytes, or a number with a unit (`KiB`, `MiB`, `GiB`, and `K`, `M`,
+/// `G` for the same; `kB`, `MB`, `GB` are powers of ten).
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| format!("`{text}` is not a size (expected a number of bytes, or e.g. 64MiB)"))?;
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KiB" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        "G" | "GiB" => 1 << 30,
+        "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        other => return Err(format!("unknown unit `{other}` in `{text}` (expected B, KiB, MiB or GiB)")),
+    };
+    let bytes = n.checked_mul(scale).ok_or_else(|| format!("`{text}` is too large"))?;
+    if bytes == 0 {
+        return Err("a tape budget of 0 bytes cannot hold anything".into());
+    }
+    Ok(bytes)
 }
 
 /// `--args`'s list of argument kinds.
@@ -388,6 +418,31 @@ fn differentiate_round(
     roots.extend(export.map(str::to_string));
     let (mut read, aliases) = prepare_and_read(module, machine, path, &ns, &roots, &mut conventions, &keep)?;
     let targets = request_targets(&mut read, &ns, &requests, path)?;
+    // Under a tape budget, long loops of the functions reverse mode differentiates are cut
+    // into segments whose calls are checkpointed (the last round only, as checkpoints are).
+    let segments = match opts.tape_budget {
+        Some(budget) if last_round && !is_gpu(module) => {
+            let reverse = |entry: zyg_transform::Entry| entry != zyg_transform::Entry::Forward;
+            let mut roots: Vec<String> =
+                requests.iter().zip(&targets).filter(|(r, _)| reverse(r.entry)).map(|(_, t)| t.clone()).collect();
+            let mut forward: Vec<String> =
+                requests.iter().zip(&targets).filter(|(r, _)| !reverse(r.entry)).map(|(_, t)| t.clone()).collect();
+            if let Some(name) = export {
+                if opts.forward {
+                    forward.push(name.to_string())
+                } else {
+                    roots.push(name.to_string())
+                }
+            }
+            let segments = zyg_transform::segment_loops(&mut read.module, &roots, &forward, &ns);
+            tracing::info!("tape budget {budget} bytes: {} loops segmented", segments.sized.len() / 2);
+            for line in &segments.report {
+                tracing::info!("{line}");
+            }
+            Some(segments)
+        }
+        _ => None,
+    };
     crate::supervisor::phase("differentiating");
     let registered = crate::inlining::registered(&custom, &conventions, &aliases);
     let differentiated: Vec<String> = read.module.functions.iter().map(|f| f.name.clone()).collect();
@@ -401,6 +456,14 @@ fn differentiate_round(
     if is_gpu(module) {
         diff = diff.for_gpu();
     }
+    let segment_functions: Vec<zyg_ir::Function> = match segments {
+        Some(segments) => {
+            let made = read.module.functions.iter().filter(|f| segments.is_segment(&f.name)).cloned().collect();
+            diff.set_segments(segments);
+            made
+        }
+        None => Vec::new(),
+    };
     diff.set_custom_rules(custom);
     diff.set_conventions(conventions);
     let mut grads = Vec::new();
@@ -416,6 +479,8 @@ fn differentiate_round(
     let output = diff.finish();
     define_globals(module, &output);
     let mut functions = output.functions;
+    // The segment functions the primals call, as they are (zyg's copies of the loops).
+    functions.extend(segment_functions);
     functions.extend(exported.as_ref().map(|(wrapper, _)| wrapper.clone()));
     let through = wide_wrappers(&requests, &grads);
     let mut wrapped = std::collections::HashSet::new();

@@ -116,6 +116,11 @@ struct Export {
     /// Write the exported gradients' C prototypes to this file.
     #[arg(long, requires = "function")]
     header: Option<PathBuf>,
+    /// Keep the tape of one gradient call small: long loops (time steps) are checkpointed in
+    /// segments whose primal is rerun in the adjoint (e.g. 64MiB, 1MiB, 4096; see README,
+    /// "Tapes and memory"). `-v` reports what was chosen per loop.
+    #[arg(long, value_name = "SIZE", value_parser = grad::parse_size)]
+    tape_budget: Option<u64>,
 }
 
 /// `--mode`.
@@ -213,6 +218,7 @@ fn options(
         header: e.header,
         forward: matches!(e.mode, Mode::Forward),
         width: e.width,
+        tape_budget: e.tape_budget,
     };
     exports.options(input, output, opt_level, text)
 }

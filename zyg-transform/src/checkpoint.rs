@@ -20,10 +20,20 @@
 //!   (`stays_plain`).
 //!
 //! Any other recursive call keeps its tape (`Pullback::Callee`, boxed).
+//!
+//! The calls of a segmented loop's segment functions (`segment`) are checkpointed the same
+//! way, with one rule relaxed: a segment writes the memory its pointer arguments point into
+//! (the loop's state). That is sound when that memory is what the primal copies: the rerun
+//! then starts from the memory as the call found it, and changes only the copy. So for them
+//! the callee may also write through its parameters, plain data only (`ReadsOnly::writes`),
+//! and arguments into one allocation share one copy. Inside a segment function, a parameter
+//! that is a whole allocation comes with its size (`Segments::sized`), so that the next level
+//! down can copy it too.
 
 use crate::conventions::Conventions;
 use crate::rules::memcalls::MemCall;
 use crate::rules::{Pullback, Pullbacks};
+use crate::segment::Segments;
 use crate::spec::Generated;
 use std::collections::HashMap;
 use zyg_ir::loops::LoopAnalysis;
@@ -75,6 +85,9 @@ pub struct Snapshot {
     pub arg: usize,
     pub base: Value,
     pub size: Size,
+    /// An earlier snapshot of the same allocation, whose copy this one shares (a callee that
+    /// writes must see one memory through both arguments, as the primal did).
+    pub shares: Option<usize>,
 }
 
 /// The size of an allocation, from its instruction.
@@ -94,27 +107,38 @@ pub enum Size {
 pub fn choose(
     module: &Module,
     conventions: &Conventions,
+    segments: &Segments,
     func: &Function,
     loops: &LoopAnalysis,
     block_of: &cranelift_entity::SecondaryMap<Inst, Block>,
     pullbacks: &mut Pullbacks,
 ) -> Vec<String> {
+    let segment_call =
+        |inst: Inst| matches!(&func.insts[inst].kind, InstKind::Call { callee: Callee::Direct(c), .. } if segments.is_segment(c));
     let recursive: Vec<Inst> = crate::rules::chosen(pullbacks)
         .filter(|(_, p)| matches!(p, Pullback::Callee(g) if g.boxed))
         .map(|(inst, _)| inst)
+        .filter(|inst| !segment_call(*inst))
         .collect();
-    let mut reads_only = ReadsOnly { module, conventions, known: HashMap::new(), reasons: HashMap::new() };
+    let segment_calls: Vec<Inst> = crate::rules::chosen(pullbacks)
+        .filter(|(inst, p)| matches!(p, Pullback::Callee(_)) && segment_call(*inst))
+        .map(|(inst, _)| inst)
+        .collect();
+    let mut reads_only = ReadsOnly::new(module, conventions, false);
+    let mut writers = ReadsOnly::new(module, conventions, true);
     let mut report = Vec::new();
-    for &inst in &recursive {
+    for &inst in recursive.iter().chain(&segment_calls) {
         let Some(Pullback::Callee(g)) = &pullbacks[inst] else { continue };
         let g = (**g).clone();
         let InstKind::Call { callee: Callee::Direct(callee), .. } = &func.insts[inst].kind else { continue };
         let line = line_of(func, inst);
-        let branching = recursive.len() > 1 || loops.may_repeat(block_of[inst]);
+        let writes = segment_calls.contains(&inst);
+        let branching = writes || recursive.len() > 1 || loops.may_repeat(block_of[inst]);
         let why_not = if !branching {
             Some("made once per activation (a linear recursion: its tape grows as its depth does)".to_string())
         } else {
-            checkpointable(module, conventions, func, inst, pullbacks, &mut reads_only)
+            let checker = if writes { &mut writers } else { &mut reads_only };
+            checkpointable(module, conventions, segments, func, inst, pullbacks, checker)
                 .map(|snapshots| {
                     let InstKind::Call { args, .. } = &func.insts[inst].kind else { return };
                     let ints =
@@ -137,6 +161,7 @@ pub fn choose(
 fn checkpointable(
     module: &Module,
     conventions: &Conventions,
+    segments: &Segments,
     func: &Function,
     inst: Inst,
     pullbacks: &Pullbacks,
@@ -161,19 +186,27 @@ fn checkpointable(
             if matches!(func.constant(a), Some(Constant::Null(_))) {
                 continue;
             }
-            let base = match root(module, func, a) {
-                Root::Fresh(base) => base,
+            let (base, size) = match root(module, func, a) {
+                Root::Fresh(base) => (
+                    base,
+                    allocation_size(func, base)
+                        .ok_or_else(|| format!("argument {} points into an allocation of unknown size", k + 1))?,
+                ),
+                // A segment function's parameter that is a whole allocation, with its size.
+                Root::Param(p) => match segments.size_param(&func.name, p) {
+                    Some(s) => (func.params[p], Size::Bytes(func.params[s])),
+                    None => return Err(format!("argument {} does not point into memory allocated in `{}`", k + 1, func.name)),
+                },
                 _ => return Err(format!("argument {} does not point into memory allocated in `{}`", k + 1, func.name)),
             };
-            let size = allocation_size(func, base)
-                .ok_or_else(|| format!("argument {} points into an allocation of unknown size", k + 1))?;
             if !stays_plain(module, conventions, func, base, pullbacks, reads_only) {
                 return Err(format!(
                     "the memory argument {} points into may hold pointers or is passed where zyg cannot follow it",
                     k + 1
                 ));
             }
-            snapshots.push(Snapshot { arg: k, base, size });
+            let shares = snapshots.iter().position(|s: &Snapshot| s.base == base);
+            snapshots.push(Snapshot { arg: k, base, size, shares });
         } else if holds_pointers(ty) {
             return Err(format!("argument {} holds pointers", k + 1));
         }
@@ -192,9 +225,9 @@ fn holds_pointers(ty: &Type) -> bool {
 
 /// What a pointer is based on, through `getelementptr` and casts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Root {
-    /// A parameter of the function.
-    Param,
+pub(crate) enum Root {
+    /// A parameter of the function (its index).
+    Param(usize),
     /// Memory the function allocated (the allocation's value).
     Fresh(Value),
     /// A constant global.
@@ -203,10 +236,10 @@ enum Root {
     Other,
 }
 
-fn root(module: &Module, func: &Function, mut v: Value) -> Root {
+pub(crate) fn root(module: &Module, func: &Function, mut v: Value) -> Root {
     loop {
         match &func.values[v].def {
-            ValueDef::Param(_) => return Root::Param,
+            ValueDef::Param(p) => return Root::Param(*p as usize),
             ValueDef::Const(Constant::Global(name, _)) => {
                 return if module.globals.get(name).is_some_and(|g| g.constant) { Root::ConstantGlobal } else { Root::Other };
             }
@@ -227,7 +260,7 @@ fn is_fresh_allocation(kind: &InstKind) -> bool {
     crate::activity::is_allocation(kind) && !crate::memory::is_realloc(kind)
 }
 
-fn allocation_size(func: &Function, base: Value) -> Option<Size> {
+pub(crate) fn allocation_size(func: &Function, base: Value) -> Option<Size> {
     let inst = func.def_inst(base)?;
     match &func.insts[inst].kind {
         InstKind::Alloca { ty } => Some(Size::Of(ty.clone())),
@@ -255,7 +288,8 @@ fn stays_plain(
     pullbacks: &Pullbacks,
     reads_only: &mut ReadsOnly,
 ) -> bool {
-    let based = |v: Value| root(module, func, v) == Root::Fresh(base) && func.ty(v).is_ptr();
+    let of_base = root(module, func, base);
+    let based = |v: Value| root(module, func, v) == of_base && func.ty(v).is_ptr();
     for (_, inst) in
         func.inst_order().chain(func.handlers.iter().flat_map(|b| func.blocks[*b].insts.iter().map(move |i| (*b, *i))))
     {
@@ -297,12 +331,19 @@ fn stays_plain(
 struct ReadsOnly<'m> {
     module: &'m Module,
     conventions: &'m Conventions,
+    /// Writing plain data through the parameters is allowed too (segment functions, whose
+    /// checkpoints copy that memory: see the module's comment).
+    writes: bool,
     known: HashMap<String, bool>,
     /// Why a function does not hold: the function (it or one it calls) and what it does.
     reasons: HashMap<String, String>,
 }
 
-impl ReadsOnly<'_> {
+impl<'m> ReadsOnly<'m> {
+    fn new(module: &'m Module, conventions: &'m Conventions, writes: bool) -> Self {
+        ReadsOnly { module, conventions, writes, known: HashMap::new(), reasons: HashMap::new() }
+    }
+
     fn why(&self, name: &str) -> String {
         self.reasons.get(name).cloned().unwrap_or_else(|| format!("`{name}` has no body zyg can see"))
     }
@@ -362,11 +403,22 @@ impl ReadsOnly<'_> {
         }
         let module = self.module;
         let fresh = |p: Value| matches!(root(module, f, p), Root::Fresh(_));
-        let readable = |p: Value| matches!(root(module, f, p), Root::Fresh(_) | Root::Param | Root::ConstantGlobal);
+        let readable = |p: Value| matches!(root(module, f, p), Root::Fresh(_) | Root::Param(_) | Root::ConstantGlobal);
+        let param = |p: Value| matches!(root(module, f, p), Root::Param(_));
+        let writable = |p: Value| fresh(p) || (self.writes && param(p));
         for (_, inst) in f.inst_order() {
             let kind = &f.insts[inst].kind;
             let broken = match kind {
-                InstKind::Store { ptr, .. } => (!fresh(*ptr)).then(|| "writes memory it did not allocate".to_string()),
+                InstKind::Store { ptr, value } if self.writes && param(*ptr) && holds_pointers(f.ty(*value)) => {
+                    Some("stores a pointer into its argument's memory".to_string())
+                }
+                InstKind::Store { ptr, .. } => (!writable(*ptr)).then(|| {
+                    if self.writes {
+                        "writes memory other than its own and its arguments'".to_string()
+                    } else {
+                        "writes memory it did not allocate".to_string()
+                    }
+                }),
                 // A pointer read from memory could point anywhere but into the function's own.
                 InstKind::Load { ty, ptr } if holds_pointers(ty) => {
                     (!fresh(*ptr)).then(|| "reads a pointer from memory it did not allocate".to_string())
@@ -385,8 +437,11 @@ impl ReadsOnly<'_> {
                     Some(format!("passes `{name}` a pointer to memory other than its arguments', its own and constants"))
                 }
                 InstKind::Call { callee: Callee::Direct(name), args, unwind: None, .. } => {
-                    let ok = if let Some((_, dst, src, _)) = crate::memory::mem_op(kind) {
-                        fresh(dst) && readable(src)
+                    let ok = if let Some((op, dst, src, _)) = crate::memory::mem_op(kind) {
+                        // Into an argument's memory, only its own bytes or a constant's move
+                        // (its own memory might hold pointers).
+                        let src_ok = op == crate::memory::MemOp::Set || (readable(src) && (fresh(dst) || !fresh(src)));
+                        writable(dst) && src_ok
                     } else if is_fresh_allocation(kind) {
                         true
                     } else if self.conventions.frees(name) {

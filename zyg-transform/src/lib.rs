@@ -31,6 +31,7 @@ mod recompute;
 mod requests;
 mod reverse_cfg;
 mod rules;
+mod segment;
 mod shadows;
 mod spec;
 mod specialize;
@@ -53,6 +54,7 @@ pub use helpers::{shadow_global, shadow_global_name};
 pub use requests::{globals_reached, normalize, request_target, GlobalInit, NewGlobal, Output};
 pub use rules::math::{math_rule_arity, math_rule_names};
 pub use rules::Pullback;
+pub use segment::{segment_loops, Segments};
 use spec::primal_signature;
 pub use spec::{ArgActivity, Entry, Generated, Gradient, Spec};
 pub use stack::{release_cache_namespace, release_tape_cache_entry, RELEASE_TAPE_CACHE};
@@ -148,6 +150,8 @@ pub struct Differentiator<'m> {
     /// will be differentiated again (a nested round), whose analyses cannot yet tell that
     /// the integers a rerun reads back were never float bits.
     checkpoints: bool,
+    /// The segment functions of segmented loops (`segment`), whose calls are checkpointed.
+    segments: segment::Segments,
     /// What activity analysis needs to know about the whole module.
     facts: activity::ModuleFacts,
 }
@@ -177,6 +181,7 @@ impl<'m> Differentiator<'m> {
             output: stack::helpers(namespace, false),
             gpu: false,
             checkpoints: true,
+            segments: segment::Segments::default(),
             facts: activity::ModuleFacts::compute(module, &conventions::Conventions::default()),
         }
     }
@@ -197,6 +202,11 @@ impl<'m> Differentiator<'m> {
     pub fn without_checkpoints(mut self) -> Self {
         self.checkpoints = false;
         self
+    }
+
+    /// The segment functions `segment_loops` made: their calls are checkpointed.
+    pub fn set_segments(&mut self, segments: Segments) {
+        self.segments = segments;
     }
 
     /// Registers user derivatives: calls to their functions use them instead of
@@ -388,7 +398,9 @@ impl<'m> Differentiator<'m> {
         // Checkpoint choice: recursive calls whose tapes would grow with their call trees
         // store their arguments instead (vector mode and GPU code keep their tapes).
         if mode == Mode::Reverse && spec.width == 1 && !self.gpu && self.checkpoints {
-            for line in checkpoint::choose(self.module, &self.conventions, func, &loops, &block_of, &mut pullbacks) {
+            for line in
+                checkpoint::choose(self.module, &self.conventions, &self.segments, func, &loops, &block_of, &mut pullbacks)
+            {
                 tracing::info!("{line}");
             }
         }

@@ -160,7 +160,11 @@ impl Calls {
 
     /// Heap memory for a boxed tape of `callee` (`Generated::tape_size` bytes).
     pub fn allocate_tape(c: &mut Cursor, callee: &Generated) -> Value {
-        let size = c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("a size");
+        let size = if callee.boxed {
+            c.call(&callee.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("a size")
+        } else {
+            c.size_of(&callee.tape_ty)
+        };
         c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("memory")
     }
 
@@ -199,7 +203,7 @@ impl Calls {
         let mut c = cx.cursor();
         c.free(tape);
         if let Some(copies) = copies {
-            for j in 0..cp.snapshots.len() {
+            for j in (0..cp.snapshots.len()).filter(|j| cp.snapshots[*j].shares.is_none()) {
                 let at = c.i64(cp.copy_offset(j));
                 let slot = c.byte_offset(copies, at);
                 let copy = c.load(Type::PTR, slot);
@@ -331,15 +335,23 @@ pub fn snapshot_arguments(plan: &crate::Plan, p: &mut Function) -> HashMap<Inst,
         let mut c = Cursor { func: p, block: b, at: Some(at) };
         let bytes = c.i64(cp.block_bytes());
         let block = c.call("malloc", malloc.clone(), vec![bytes]).expect("memory");
+        let mut copies = Vec::new();
         for (j, s) in cp.snapshots.iter().enumerate() {
-            let size = match &s.size {
-                Size::Bytes(n) => *n,
-                Size::Product(n, m) => c.binary(BinOp::Mul, *n, *m),
-                Size::Of(ty) => c.size_of(ty),
+            let copy = match s.shares {
+                Some(earlier) => copies[earlier],
+                None => {
+                    let size = match &s.size {
+                        Size::Bytes(n) => *n,
+                        Size::Product(n, m) => c.binary(BinOp::Mul, *n, *m),
+                        Size::Of(ty) => c.size_of(ty),
+                    };
+                    let copy = c.call("malloc", malloc.clone(), vec![size]).expect("memory");
+                    let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::PTR);
+                    c.call("memcpy", memcpy, vec![copy, s.base, size]);
+                    copy
+                }
             };
-            let copy = c.call("malloc", malloc.clone(), vec![size]).expect("memory");
-            let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::PTR);
-            c.call("memcpy", memcpy, vec![copy, s.base, size]);
+            copies.push(copy);
             let (arg, base) = (c.cast(CastOp::PtrToInt, args[s.arg], Type::I64), c.cast(CastOp::PtrToInt, s.base, Type::I64));
             let delta = c.binary(BinOp::Sub, arg, base);
             let moved = c.byte_offset(copy, delta);

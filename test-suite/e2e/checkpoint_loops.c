@@ -1,0 +1,167 @@
+// RUN: %grad-run -O0 %s %t | tee %t.plain.O0 | FileCheck %s
+// RUN: %grad-run -O2 %s %t | tee %t.plain.O2 | FileCheck %s
+// RUN: env ZYG_GRAD_FLAGS=--tape-budget=64KiB %grad-run -O0 %s %t.b | tee %t.budget.O0 | FileCheck %s
+// RUN: env ZYG_GRAD_FLAGS=--tape-budget=64KiB %grad-run -O2 %s %t.b | tee %t.budget.O2 | FileCheck %s
+// RUN: diff %t.plain.O0 %t.budget.O0
+// RUN: diff %t.plain.O2 %t.budget.O2
+// RUN: %zyg grad -v --tape-budget 1MiB %t.O2.ll -o %t.v.ll 2>&1 | FileCheck --check-prefix=REPORT %s
+// CHECK-NOT: FAIL
+// CHECK: ALL OK
+// Checkpointed loops (zyg-transform/src/segment.rs): under --tape-budget, a time-stepping
+// loop is cut into segments of up to 32 steps, and segments of up to 32 of those, whose calls
+// are checkpointed: the primal copies the loop's memory at each call, the adjoint reruns one
+// segment at a time. The gradients must match finite differences, and be the same bits as
+// without a budget (but for the order of an active scalar's sums), for step counts below one
+// segment, between the levels and beyond 32*32; a loop stepping a state in registers and a
+// stack array too; a loop over its caller's memory keeps its tape.
+//
+// REPORT-DAG: ode: loop at line {{[0-9]+}} segmented for checkpointing
+// REPORT-DAG: decay: loop at line {{[0-9]+}} segmented for checkpointing
+// REPORT-DAG: in_place: loop at line {{[0-9]+}} taped: it uses a pointer that does not point into memory `in_place` allocates
+// REPORT-DAG: ode: call to ode.zyg.segments.0 (line {{[0-9]+}}) checkpointed
+// REPORT-DAG: ode.zyg.segments.0: call to ode.zyg.steps.0 (line {{[0-9]+}}) checkpointed
+#include <string.h>
+#include "zyg_check.h"
+
+#define N 6
+
+static int wrap(int i) { return i < 0 ? i + N : i >= N ? i - N : i; }
+
+static void rhs(const double *x, double F, double *dx) {
+    for (int i = 0; i < N; i++)
+        dx[i] = (x[wrap(i + 1)] - x[wrap(i - 2)]) * x[wrap(i - 1)] - x[i] + F;
+}
+
+static void rk4(double *x, double F, double dt, double *k1, double *k2, double *k3, double *k4, double *y) {
+    rhs(x, F, k1);
+    for (int i = 0; i < N; i++)
+        y[i] = x[i] + 0.5 * dt * k1[i];
+    rhs(y, F, k2);
+    for (int i = 0; i < N; i++)
+        y[i] = x[i] + 0.5 * dt * k2[i];
+    rhs(y, F, k3);
+    for (int i = 0; i < N; i++)
+        y[i] = x[i] + dt * k3[i];
+    rhs(y, F, k4);
+    for (int i = 0; i < N; i++)
+        x[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+}
+
+/* Lorenz-96 by RK4 in one heap buffer (state and stages), 0.5 |x(T)|^2. */
+double ode(const double *x0, double F, int steps) {
+    double *w = malloc(sizeof(double) * 6 * N);
+    double *x = w, *k1 = w + N, *k2 = w + 2 * N, *k3 = w + 3 * N, *k4 = w + 4 * N, *y = w + 5 * N;
+    memcpy(x, x0, sizeof(double) * N);
+    double dt = 0.5 / steps;
+    for (int s = 0; s < steps; s++)
+        rk4(x, F, dt, k1, k2, k3, k4, y);
+    double J = 0.0;
+    for (int i = 0; i < N; i++)
+        J += 0.5 * x[i] * x[i];
+    free(w);
+    return J;
+}
+
+/* State in registers (the loop's phis) and a stack array; the loop leaves two values. */
+double decay(double a, double b, int steps) {
+    double v[8] = {a, b, a * b, 1.0, a - b, 0.5, b * b, a};
+    double t = 0.0, acc = 0.0;
+    for (int s = 0; s < steps; s++) {
+        for (int i = 0; i < 8; i++)
+            v[i] = v[i] - 0.01 * v[(i + 1) % 8] * sin(v[i] + t);
+        acc += v[0] * v[3];
+        t += 0.01;
+    }
+    return acc * t + v[1] * v[2];
+}
+
+/* The state is the caller's memory: its size is unknown, so the loop keeps its tape. */
+__attribute__((noinline)) void in_place(double *x, int n, int steps) {
+    for (int s = 0; s < steps; s++)
+        for (int i = 0; i < n; i++)
+            x[i] = x[i] + 0.01 * sin(x[(i + 1) % n]);
+}
+
+double with_caller_memory(const double *x0, int steps) {
+    double x[N];
+    memcpy(x, x0, sizeof x);
+    in_place(x, N, steps);
+    double J = 0.0;
+    for (int i = 0; i < N; i++)
+        J += x[i] * x[i];
+    return J;
+}
+
+static double ode_at(const double *x0, double F, int steps, int k, double h) {
+    double x[N];
+    memcpy(x, x0, sizeof x);
+    if (k < N)
+        x[k] += h;
+    else
+        F += h;
+    return ode(x, F, steps);
+}
+
+static void check_ode(int steps) {
+    double x0[N], dx[N] = {0};
+    for (int i = 0; i < N; i++)
+        x0[i] = 8.0 + 0.3 * i - 0.1 * (steps % 7);
+    double F = 8.0;
+    double dF = __enzyme_autodiff((void *)ode, enzyme_dup, x0, dx, F, enzyme_const, steps);
+    char label[64];
+    for (int k = 0; k <= N; k++) {
+        double h = 1e-6 * (k < N ? fabs(x0[k]) : F);
+        double fd = (ode_at(x0, F, steps, k, h) - ode_at(x0, F, steps, k, -h)) / (2 * h);
+        snprintf(label, sizeof label, "ode steps=%d d%d", steps, k);
+        check_close(label, k < N ? dx[k] : dF, fd, 1e-5, 1e-7);
+        /* The shadow memory's sums are the same bits with and without segments; an active
+         * scalar's partial sums are added per segment, in another order (12 digits). */
+        if (k < N)
+            printf("BITS %s %a\n", label, dx[k]);
+        else
+            printf("BITS %s %.12e\n", label, dF);
+    }
+}
+
+static double decay_a(double a, double b, int steps) { return decay(a, b, steps); }
+
+static void check_decay(int steps, double a, double b) {
+    zyg_grad2 g = __enzyme_autodiff2((void *)decay, a, b, enzyme_const, steps);
+    double ha = 1e-6 * fabs(a), hb = 1e-6 * fabs(b);
+    char label[64];
+    snprintf(label, sizeof label, "decay steps=%d da", steps);
+    check_close(label, g.d0, (decay_a(a + ha, b, steps) - decay_a(a - ha, b, steps)) / (2 * ha), 1e-6, 1e-8);
+    printf("BITS %s %a\n", label, g.d0);
+    snprintf(label, sizeof label, "decay steps=%d db", steps);
+    check_close(label, g.d1, (decay_a(a, b + hb, steps) - decay_a(a, b - hb, steps)) / (2 * hb), 1e-6, 1e-8);
+    printf("BITS %s %a\n", label, g.d1);
+}
+
+static void check_caller_memory(int steps) {
+    double x0[N], dx[N] = {0};
+    for (int i = 0; i < N; i++)
+        x0[i] = 0.5 + 0.25 * i;
+    __enzyme_autodiff((void *)with_caller_memory, enzyme_dup, x0, dx, enzyme_const, steps);
+    for (int k = 0; k < N; k++) {
+        double xp[N], xm[N], h = 1e-6;
+        memcpy(xp, x0, sizeof xp);
+        memcpy(xm, x0, sizeof xm);
+        xp[k] += h;
+        xm[k] -= h;
+        char label[64];
+        snprintf(label, sizeof label, "caller memory steps=%d d%d", steps, k);
+        check_close(label, dx[k], (with_caller_memory(xp, steps) - with_caller_memory(xm, steps)) / (2 * h), 1e-6, 1e-8);
+    }
+}
+
+int main(void) {
+    int counts[] = {1, 5, 32, 33, 100, 1024, 1100, 2500};
+    for (int i = 0; i < (int)(sizeof counts / sizeof *counts); i++)
+        check_ode(counts[i]);
+    check_decay(0, 0.7, 1.3);
+    check_decay(3, 0.7, 1.3);
+    check_decay(64, 1.1, -0.4);
+    check_decay(1500, 0.9, 0.6);
+    check_caller_memory(40);
+    return zyg_report();
+}

@@ -1,0 +1,614 @@
+//! Loop segmentation: how zyg checkpoints a long loop. A time-stepping loop (an ODE
+//! integrator, a simulation's steps) tapes every iteration's values until the adjoint reaches
+//! them: memory in proportion to the number of steps. Under a tape budget
+//! (`zyg grad --tape-budget`), such a loop is cut into *segments* before it is differentiated,
+//! on two levels, so that the checkpointed calls of `checkpoint` store the loop's state at the
+//! start of each segment and the adjoint reruns one segment at a time:
+//!
+//! ```text
+//! for (;;) { body }                      while (!f.steps(state, memory..., K0)) {}
+//!                            becomes     f.steps(...):    up to K0 iterations of the body
+//! while (!f.segments(state, memory..., K0, K1)) {}
+//!                                        f.segments(...): up to K1 calls of f.steps
+//! ```
+//!
+//! Each call of `f.segments` in the function, and each call of `f.steps` in `f.segments`, is
+//! checkpointed (`checkpoint`, `Pullback::Checkpoint`): the primal copies the memory the call
+//! may change and runs it without a tape; the adjoint reruns it on the copy with a tape and
+//! runs its adjoint. At any time the tape then holds one record per K0*K1 iterations of the
+//! loop (the outer checkpoints), K1 records of one segment's rerun, and one segment's K0 taped
+//! iterations: for n iterations and K0 = K1 = the cube root of n, 3 n^(1/3) records instead of
+//! n, for two more runs of the loop's primal (Griewank's binomial checkpointing with two levels
+//! of recomputation, in the shape of the code rather than as a runtime schedule).
+//!
+//! The loop's SSA state goes through memory: the values its header's phis start each
+//! iteration with, and the values it leaves with (the phis of its exit block), are fields of an
+//! `alloca` of the function (`state`), which the segments read when they start and write when
+//! they stop. Every pointer the loop uses must point into an allocation of the function of a
+//! size known at the call (`malloc`, `calloc`, `new`, an `alloca`): the segments get the
+//! allocation's start and size (`Segments::sized`), and compute the pointers the loop used from
+//! it, so that the checkpoint can copy the whole allocation (one level down, from the
+//! parameter and its size). Segmenting changes only zyg's copy of the function; the segment
+//! functions are written beside the gradients.
+
+use crate::builder::Cursor;
+use crate::checkpoint::{allocation_size, root, Root, Size};
+use std::collections::{HashMap, HashSet};
+use zyg_ir::cfg::ControlFlowGraph;
+use zyg_ir::dominance::DominatorTree;
+use zyg_ir::loops::LoopAnalysis;
+use zyg_ir::{
+    BinOp, Block, Callee, Constant, Function, Inst, InstKind, IntPred, Linkage, Module, Signature, Type, Value, ValueDef,
+};
+
+/// The segment functions made for a module, and what was decided, for `-v`.
+#[derive(Clone, Debug, Default)]
+pub struct Segments {
+    /// For each segment function, the pairs (parameter, parameter holding its allocation's
+    /// size in bytes): the checkpoint of a call of a segment function inside another one
+    /// copies that many bytes from the parameter.
+    pub sized: HashMap<String, Vec<(usize, usize)>>,
+    /// One line per loop considered: segmented, or why not.
+    pub report: Vec<String>,
+}
+
+impl Segments {
+    pub fn is_segment(&self, name: &str) -> bool {
+        self.sized.contains_key(name)
+    }
+
+    /// The size parameter of parameter `param` of segment function `name`, if it has one.
+    pub fn size_param(&self, name: &str, param: usize) -> Option<usize> {
+        self.sized.get(name)?.iter().find(|(p, _)| *p == param).map(|(_, s)| *s)
+    }
+}
+
+/// Segments the long loops of `functions` (and of the functions they call) in `module`: see
+/// the module's comment. Functions `forward` reaches (forward mode's requests, which need no
+/// tape) are left as they are. The new functions are added to `module`, named
+/// `<function>.<namespace>.steps.<k>` and `...segments.<k>`.
+pub fn segment_loops(module: &mut Module, functions: &[String], forward: &[String], namespace: &str) -> Segments {
+    let mut out = Segments::default();
+    let skip = reached(module, forward);
+    for name in reached(module, functions).into_iter().filter(|f| !skip.contains(f)) {
+        tracing::debug!("{name}: looking for long loops");
+        let Some(index) = module.functions.iter().position(|f| f.name == name) else { continue };
+        let mut k = 0;
+        // Outermost loops, one at a time: each outlining changes the function's CFG.
+        let mut tried: HashSet<Block> = HashSet::new();
+        loop {
+            let func = &module.functions[index];
+            let cfg = ControlFlowGraph::compute(func);
+            let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
+            let Some(l) = loops.loops().iter().position(|l| l.parent.is_none() && !tried.contains(&l.header)) else { break };
+            let header = loops.loops()[l].header;
+            tried.insert(header);
+            // The back edge's line is the loop statement's (the body's may be an inlined
+            // function's).
+            let latch = loops.loops()[l].latches.first().copied().unwrap_or(header);
+            let line = func
+                .terminator(latch)
+                .and_then(|t| func.insts[t].loc.as_ref())
+                .or_else(|| func.blocks[header].insts.iter().find_map(|i| func.insts[*i].loc.as_ref()))
+                .map(|l| l.line);
+            let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+            if let Err(why) = is_long(module, func, &loops, l) {
+                tracing::debug!("{name}: loop{at} left alone: {why}");
+                continue;
+            }
+            let mut func = module.functions[index].clone();
+            match segment(module, &mut func, &cfg, &loops, l, namespace, k) {
+                Ok((steps, segments, calls)) => {
+                    out.report.push(format!(
+                        "{name}: loop{at} segmented for checkpointing: `{}` runs up to K0 iterations, `{}` up to K1 of those (K0 = K1 = {SEGMENT}); the adjoint reruns one segment at a time",
+                        steps.0.name, segments.0.name
+                    ));
+                    out.sized.insert(steps.0.name.clone(), steps.1);
+                    out.sized.insert(segments.0.name.clone(), segments.1);
+                    module.functions.push(steps.0);
+                    module.functions.push(segments.0);
+                    module.functions[index] = func;
+                    k += 1;
+                    tried.insert(calls);
+                }
+                Err(why) => out.report.push(format!("{name}: loop{at} taped: {why}")),
+            }
+        }
+    }
+    out
+}
+
+/// Iterations per segment, on each level.
+const SEGMENT: i64 = 32;
+
+/// The functions `roots` reach through direct calls, defined in `module`, sorted.
+fn reached(module: &Module, roots: &[String]) -> Vec<String> {
+    let mut seen: Vec<String> = roots.iter().filter(|r| module.function(r).is_some()).cloned().collect();
+    let mut k = 0;
+    while k < seen.len() {
+        let f = module.function(&seen[k]).expect("a defined function");
+        for (_, inst) in f.inst_order() {
+            if let InstKind::Call { callee: Callee::Direct(c), .. } = &f.insts[inst].kind {
+                if module.function(c).is_some_and(|g| !g.is_declaration()) && !seen.iter().any(|s| **s == **c) {
+                    seen.push(c.to_string());
+                }
+            }
+        }
+        k += 1;
+    }
+    seen.sort();
+    seen
+}
+
+/// A loop worth segmenting: a *time-stepping* loop, whose iterations all work on the same
+/// memory (no address in it depends on its own iteration: its header's phis), and do work of
+/// their own (an inner loop, a call of a function with a body, or at least
+/// `MIN_INSTRUCTIONS`). A loop that walks an array instead (`y[i] = ...`) is left alone: a
+/// checkpoint copies all the memory the loop uses, which for such a loop is far more than a
+/// segment's iterations touch, and its tape per iteration is small anyway.
+fn is_long(module: &Module, func: &Function, loops: &LoopAnalysis, l: usize) -> Result<(), &'static str> {
+    let lp = &loops.loops()[l];
+    let insts: Vec<Inst> = lp.blocks.iter().flat_map(|b| func.blocks[*b].insts.iter().copied()).collect();
+    let works = loops.loops().iter().any(|inner| inner.parent == Some(l))
+        || insts.len() >= MIN_INSTRUCTIONS
+        || insts.iter().any(|i| {
+            matches!(&func.insts[*i].kind, InstKind::Call { callee: Callee::Direct(c), .. }
+                if module.function(c).is_some_and(|g| !g.is_declaration()))
+        });
+    if !works {
+        return Err("little work per iteration");
+    }
+    // The values that depend on the iteration, to a fixpoint (inner loops' phis too).
+    let mut varies: HashSet<Value> = func.phis(lp.header).filter_map(|i| func.result(i)).collect();
+    loop {
+        let before = varies.len();
+        for &i in &insts {
+            if let Some(v) = func.result(i) {
+                if !varies.contains(&v) && func.insts[i].kind.operands().iter().any(|o| varies.contains(o)) {
+                    varies.insert(v);
+                }
+            }
+        }
+        if varies.len() == before {
+            break;
+        }
+    }
+    let walks = insts.iter().any(|i| {
+        let kind = &func.insts[*i].kind;
+        let address = match kind {
+            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => vec![*ptr],
+            InstKind::Call { args, .. } => args.iter().copied().filter(|a| func.ty(*a).is_ptr()).collect(),
+            _ => vec![],
+        };
+        address.iter().any(|p| varies.contains(p))
+    });
+    if walks {
+        return Err("its addresses depend on its iteration (it walks memory rather than stepping a state)");
+    }
+    Ok(())
+}
+
+/// Instructions per iteration from which a loop without inner loops or calls is worth
+/// segmenting.
+const MIN_INSTRUCTIONS: usize = 32;
+
+/// Segments loop `l` of `func` on two levels: the functions made, each with its sized
+/// parameters, or why the loop cannot be segmented.
+type Made = (Function, Vec<(usize, usize)>);
+
+fn segment(
+    module: &Module,
+    func: &mut Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+    l: usize,
+    namespace: &str,
+    k: usize,
+) -> Result<(Made, Made, Block), String> {
+    let preheader = check_shape(func, cfg, loops, l)?;
+    // The iterations per segment, set before the loop.
+    let limits = {
+        let mut c = Cursor::before_terminator(func, preheader);
+        (c.i64(SEGMENT), c.i64(SEGMENT))
+    };
+    let steps_name = format!("{}.{namespace}.steps.{k}", func.name);
+    let steps = outline(module, func, cfg, loops, l, limits.0, &steps_name)?;
+    // The loop calling the steps is the next level's loop.
+    let cfg = ControlFlowGraph::compute(func);
+    let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
+    let outer = loops
+        .loops()
+        .iter()
+        .position(|lp| lp.blocks.contains(&steps.2))
+        .ok_or_else(|| "internal error: the segments' loop is gone".to_string())?;
+    let segments_name = format!("{}.{namespace}.segments.{k}", func.name);
+    let segments = outline(module, func, &cfg, &loops, outer, limits.1, &segments_name)?;
+    Ok(((steps.0, steps.1), (segments.0, segments.1), segments.2))
+}
+
+/// The loop's preheader, when the loop has the shape `outline` needs: one latch, a
+/// preheader that only enters it, one exit block entered only from the loop, no way out of
+/// the function inside it, no `alloca` or `invoke` in it, and its values used after it only
+/// through the exit block's phis (LCSSA), none of them pointers.
+fn check_shape(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, l: usize) -> Result<Block, String> {
+    if !func.handlers.is_empty() {
+        return Err("the function has exception handlers".into());
+    }
+    let lp = &loops.loops()[l];
+    let inside: HashSet<Block> = lp.blocks.iter().copied().collect();
+    let preds = cfg.preds(lp.header);
+    let preheader = match (preds.len(), lp.latches.len()) {
+        (2, 1) => preds.iter().copied().find(|p| !inside.contains(p)).ok_or("it has no preheader")?,
+        _ => return Err("it has several back edges or entries".into()),
+    };
+    if func.successors(preheader) != [lp.header] {
+        return Err("it has no preheader".into());
+    }
+    let [exit] = lp.exits[..] else { return Err("it has several exits (a `break` or `return` inside it)".into()) };
+    if !cfg.preds(exit).iter().all(|p| inside.contains(p)) {
+        return Err("its exit block is entered from outside it".into());
+    }
+    for &b in &lp.blocks {
+        if func.successors(b).is_empty() {
+            return Err("it returns from inside".into());
+        }
+        for &i in &func.blocks[b].insts {
+            match &func.insts[i].kind {
+                InstKind::Alloca { .. } => return Err("it has an `alloca` inside".into()),
+                InstKind::Call { unwind: Some(_), .. } => return Err("it has a call that may throw".into()),
+                InstKind::Phi { .. } if b == lp.header => {
+                    let ty = func.ty(func.result(i).expect("a phi's value"));
+                    if ty.is_ptr() || ty.holds_pointers() {
+                        return Err("it carries a pointer from one iteration to the next".into());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (b, i) in func.inst_order() {
+        if inside.contains(&b) {
+            continue;
+        }
+        let from_inside =
+            |v: Value| func.def_inst(v).is_some_and(|d| lp.blocks.iter().any(|lb| func.blocks[*lb].insts.contains(&d)));
+        match &func.insts[i].kind {
+            InstKind::Phi { incoming } if b == exit => {
+                let ty = func.ty(func.result(i).expect("a phi's value"));
+                if (ty.is_ptr() || ty.holds_pointers()) && incoming.iter().any(|(_, v)| from_inside(*v)) {
+                    return Err("it leaves a pointer to the code after it".into());
+                }
+            }
+            kind if kind.operands().into_iter().any(from_inside) => {
+                return Err("a value it defines is used after it other than through its exit's phis".into())
+            }
+            _ => {}
+        }
+    }
+    Ok(preheader)
+}
+
+/// Outlines loop `l` of `func` into a new function `name` that runs up to `limit` of its
+/// iterations (see the module's comment), and makes the loop a loop of calls of it. Returns
+/// the function, its sized parameters, and the block of `func` that calls it.
+fn outline(
+    module: &Module,
+    func: &mut Function,
+    cfg: &ControlFlowGraph,
+    loops: &LoopAnalysis,
+    l: usize,
+    limit: Value,
+    name: &str,
+) -> Result<(Function, Vec<(usize, usize)>, Block), String> {
+    let preheader = check_shape(func, cfg, loops, l)?;
+    let lp = loops.loops()[l].clone();
+    let inside: HashSet<Block> = lp.blocks.iter().copied().collect();
+    let exit = lp.exits[0];
+    let latch = lp.latches[0];
+    let defined_inside = |func: &Function, v: Value| {
+        func.def_inst(v).is_some_and(|d| lp.blocks.iter().any(|b| func.blocks[*b].insts.contains(&d)))
+    };
+    let header_phis: Vec<Inst> = func.phis(lp.header).collect();
+    let exit_phis: Vec<Inst> = func.phis(exit).collect();
+    // The state: each header phi's value, then each exit phi's.
+    let mut fields: Vec<Type> = Vec::new();
+    for &phi in header_phis.iter().chain(&exit_phis) {
+        fields.push(func.ty(func.result(phi).expect("a phi's value")).clone());
+    }
+    // Live-ins: values defined before the loop that it uses (the header phis' starting
+    // values are passed through the state instead).
+    let mut live_in: Vec<Value> = Vec::new();
+    for &b in &lp.blocks {
+        for &i in &func.blocks[b].insts {
+            let operands: Vec<Value> = match &func.insts[i].kind {
+                InstKind::Phi { incoming } if b == lp.header => {
+                    incoming.iter().filter(|(p, _)| *p != preheader).map(|(_, v)| *v).collect()
+                }
+                kind => kind.operands(),
+            };
+            for v in operands {
+                if func.constant(v).is_none() && !defined_inside(func, v) && !live_in.contains(&v) {
+                    live_in.push(v);
+                }
+            }
+        }
+    }
+    // Pointers become their allocations: the segment gets each allocation and its size, and
+    // computes the pointers from it.
+    let mut roots: Vec<Value> = Vec::new();
+    let mut plain: Vec<Value> = Vec::new();
+    let mut chains: Vec<Inst> = Vec::new();
+    for &v in &live_in {
+        let ty = func.ty(v).clone();
+        if ty.is_ptr() {
+            let Root::Fresh(r) = root(module, func, v) else {
+                return Err(format!(
+                    "it uses a pointer that does not point into memory `{}` allocates (a parameter's memory cannot be copied for a checkpoint: its size is unknown)",
+                    func.name
+                ));
+            };
+            if allocation_size(func, r).is_none() {
+                return Err("it uses memory of unknown size".into());
+            }
+            if !roots.contains(&r) {
+                roots.push(r);
+            }
+            chain(func, v, r, &mut chains, &mut plain);
+        } else if matches!(ty, Type::Vector(..)) {
+            // Vectors are made again in the segment from the scalars they were made of
+            // (a vector cannot be an active argument).
+            rebuild(func, v, &mut chains, &mut plain)?;
+        } else if ty.holds_pointers() || matches!(ty, Type::Struct(_) | Type::Array(..)) {
+            return Err("it uses an aggregate made before it".into());
+        } else if !plain.contains(&v) {
+            plain.push(v);
+        }
+    }
+    plain.retain(|v| !roots.contains(v));
+    // The state, an alloca of the function (a root like the others).
+    let state = (!fields.is_empty()).then(|| {
+        let entry = func.entry().expect("a function with a body");
+        let mut c = Cursor::at_start(func, entry);
+        let state_ty = Type::structure(fields.clone());
+        let v = c.alloca(state_ty);
+        roots.insert(0, v);
+        (v, Type::structure(fields.clone()))
+    });
+    // The sizes, computed in the preheader.
+    let mut sizes = Vec::new();
+    for &r in &roots {
+        let size = allocation_size(func, r).expect("checked above");
+        let mut c = Cursor::before_terminator(func, preheader);
+        sizes.push(match size {
+            Size::Bytes(n) => n,
+            Size::Product(n, m) => c.binary(BinOp::Mul, n, m),
+            Size::Of(ty) => c.size_of(&ty),
+        });
+    }
+    let loc = func
+        .terminator(latch)
+        .and_then(|t| func.insts[t].loc.clone())
+        .or_else(|| lp.blocks.iter().flat_map(|b| &func.blocks[*b].insts).find_map(|i| func.insts[*i].loc.clone()));
+
+    // The segment function: a copy of `func` keeping only the loop.
+    let mut g = func.clone();
+    g.name = name.to_string();
+    g.linkage = Linkage::Internal;
+    g.attributes.retain(|a| a != "noinline" && a != "optnone");
+    g.params.clear();
+    g.sig = Signature::new(vec![], Type::I1);
+    let mut sized = Vec::new();
+    let mut args = Vec::new();
+    for (&r, &size) in roots.iter().zip(&sizes) {
+        let p = adopt_param(&mut g, r);
+        g.add_param(Type::I64);
+        sized.push((p, g.params.len() - 1));
+        args.push(r);
+        args.push(size);
+    }
+    for &v in &plain {
+        adopt_param(&mut g, v);
+        args.push(v);
+    }
+    let g_limit = g.add_param(Type::I64);
+    args.push(limit);
+
+    let entry = g.create_block(Some("segment.entry".into()));
+    let check = g.create_block(Some("segment.check".into()));
+    let pause = g.create_block(Some("segment.pause".into()));
+    let done = g.create_block(Some("segment.done".into()));
+    g.layout = std::iter::once(entry)
+        .chain(func.layout.iter().copied().filter(|b| inside.contains(b)))
+        .chain([check, pause, done])
+        .collect();
+    g.handlers.clear();
+    // The pointers the loop uses, computed from the allocations' parameters.
+    for &i in &chains {
+        g.blocks[entry].insts.push(i);
+    }
+    let mut c = Cursor::at_end(&mut g, entry);
+    let field = |c: &mut Cursor, k: usize| {
+        let (s, ty) = state.as_ref().expect("a state");
+        c.field_ptr(ty, s.to_owned(), &[k as u32])
+    };
+    let mut starts = Vec::new();
+    for (k, _) in header_phis.iter().enumerate() {
+        let at = field(&mut c, k);
+        starts.push(c.load(fields[k].clone(), at));
+    }
+    c.br(lp.header);
+    // The header: phis start from the state; a count of the iterations in this segment.
+    for (k, &phi) in header_phis.iter().enumerate() {
+        if let InstKind::Phi { incoming } = &mut g.insts[phi].kind {
+            for (b, v) in incoming.iter_mut() {
+                if *b == preheader {
+                    *b = entry;
+                    *v = starts[k];
+                } else if *b == latch {
+                    *b = check;
+                }
+            }
+        }
+    }
+    let zero = g.constant_value(Constant::int(64, 0));
+    let count_inst = g.make_inst(InstKind::Phi { incoming: vec![] }, Type::I64);
+    g.blocks[lp.header].insts.insert(0, count_inst);
+    let count = g.result(count_inst).expect("a phi's value");
+    // The back edge goes through the check; the exit edges through `done`.
+    let term = g.terminator(latch).expect("a terminator");
+    for b in g.insts[term].kind.blocks_mut() {
+        if *b == lp.header {
+            *b = check;
+        }
+    }
+    for &b in &lp.blocks {
+        let Some(term) = g.terminator(b) else { continue };
+        for dest in g.insts[term].kind.blocks_mut() {
+            if *dest == exit {
+                *dest = done;
+            }
+        }
+    }
+    let mut c = Cursor::at_end(&mut g, check);
+    let one = c.i64(1);
+    let next = c.binary(BinOp::Add, count, one);
+    let more = c.icmp(IntPred::Slt, next, g_limit);
+    c.cond_br(more, lp.header, pause);
+    if let InstKind::Phi { incoming } = &mut g.insts[count_inst].kind {
+        *incoming = vec![(entry, zero), (check, next)];
+    }
+    // Pause: the next iteration's starting values into the state.
+    let mut c = Cursor::at_end(&mut g, pause);
+    for (k, &phi) in header_phis.iter().enumerate() {
+        let InstKind::Phi { incoming } = &c.func.insts[phi].kind else { unreachable!() };
+        let v = incoming.iter().find(|(b, _)| *b == check).map(|(_, v)| *v).expect("a value from the latch");
+        let at = field(&mut c, k);
+        c.store(v, at);
+    }
+    let no = c.constant(Constant::bool(false));
+    c.ret(Some(no));
+    // Done: the values the loop leaves with into the state.
+    let mut c = Cursor::at_end(&mut g, done);
+    for (k, &phi) in exit_phis.iter().enumerate() {
+        let InstKind::Phi { incoming } = c.func.insts[phi].kind.clone() else { unreachable!() };
+        let ty = fields[header_phis.len() + k].clone();
+        c.emit(InstKind::Phi { incoming: incoming.into_iter().filter(|(b, _)| inside.contains(b)).collect() }, ty);
+    }
+    let phis: Vec<Value> = c.func.blocks[done].insts.iter().filter_map(|i| c.func.result(*i)).collect();
+    for (k, v) in phis.into_iter().enumerate() {
+        let at = field(&mut c, header_phis.len() + k);
+        c.store(v, at);
+    }
+    let yes = c.constant(Constant::bool(true));
+    c.ret(Some(yes));
+
+    // The function: the state starts with the phis' first values; the loop becomes calls.
+    let call_block = func.create_block(Some("segment.call".into()));
+    let mut c = Cursor::before_terminator(func, preheader);
+    for (k, &phi) in header_phis.iter().enumerate() {
+        let InstKind::Phi { incoming } = &c.func.insts[phi].kind else { unreachable!() };
+        let v = incoming.iter().find(|(b, _)| *b == preheader).map(|(_, v)| *v).expect("a value from the preheader");
+        let at = field(&mut c, k);
+        c.store(v, at);
+    }
+    let term = func.terminator(preheader).expect("a terminator");
+    func.insts[term].kind = InstKind::Br { dest: call_block };
+    let sig = g.sig.clone();
+    let mut c = Cursor::at_end(func, call_block);
+    let finished =
+        c.emit(InstKind::Call { callee: Callee::Direct(name.into()), sig, args, unwind: None }, Type::I1).expect("a result");
+    c.cond_br(finished, exit, call_block);
+    if let Some(&call) = func.blocks[call_block].insts.first() {
+        func.insts[call].loc = loc;
+    }
+    // The exit's phis become loads of the state.
+    let mut c = Cursor::at_start(func, exit);
+    let mut replaced = HashMap::new();
+    for (k, &phi) in exit_phis.iter().enumerate() {
+        let at = field(&mut c, header_phis.len() + k);
+        let v = c.load(fields[header_phis.len() + k].clone(), at);
+        replaced.insert(c.func.result(phi).expect("a phi's value"), v);
+    }
+    func.blocks[exit].insts.retain(|i| !exit_phis.contains(i));
+    for (_, i) in func.inst_order().collect::<Vec<_>>() {
+        for v in func.insts[i].kind.operands_mut() {
+            if let Some(r) = replaced.get(v) {
+                *v = *r;
+            }
+        }
+    }
+    func.layout.retain(|b| !inside.contains(b));
+    // Keep the new block where the loop was, for readable output.
+    func.layout.retain(|b| *b != call_block);
+    let at = func.layout.iter().position(|b| *b == preheader).map_or(func.layout.len(), |p| p + 1);
+    func.layout.insert(at, call_block);
+    zyg_ir::verify::verify(&g).map_err(|e| format!("internal error: the segment function does not verify: {e}"))?;
+    zyg_ir::verify::verify(func).map_err(|e| format!("internal error: the segmented function does not verify: {e}"))?;
+    Ok((g, sized, call_block))
+}
+
+/// Adds to `chains` the instructions making vector `v` (before the loop) from scalars, which
+/// go to `plain`: insertions, shuffles, arithmetic, casts.
+fn rebuild(func: &Function, v: Value, chains: &mut Vec<Inst>, plain: &mut Vec<Value>) -> Result<(), String> {
+    let Some(inst) = func.def_inst(v) else { return Err("it uses a vector parameter".into()) };
+    let kind = &func.insts[inst].kind;
+    if !matches!(
+        kind,
+        InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }
+            | InstKind::Binary { .. }
+            | InstKind::Cast { .. }
+            | InstKind::Select { .. }
+    ) {
+        return Err("it uses a vector made before it other than from scalars".into());
+    }
+    for o in kind.operands() {
+        if func.constant(o).is_some() || chains.iter().any(|c| func.result(*c) == Some(o)) {
+            continue;
+        }
+        match func.ty(o) {
+            Type::Vector(..) => rebuild(func, o, chains, plain)?,
+            Type::Int(_) | Type::Float(_) if !plain.contains(&o) => plain.push(o),
+            Type::Int(_) | Type::Float(_) => {}
+            _ => return Err("it uses a vector made before it other than from scalars".into()),
+        }
+    }
+    if !chains.contains(&inst) {
+        chains.push(inst);
+    }
+    Ok(())
+}
+
+/// Makes `v` (a value of the copy defined before the loop) a parameter of the copy.
+fn adopt_param(g: &mut Function, v: Value) -> usize {
+    let index = g.params.len();
+    g.values[v].def = ValueDef::Param(index as u32);
+    g.params.push(v);
+    g.sig.params.push(g.values[v].ty.clone());
+    index
+}
+
+/// The `getelementptr`s and casts from allocation `root` to `v`, root first, added to
+/// `chains` (once each); their integer operands made before the loop go to `plain`.
+fn chain(func: &Function, v: Value, root: Value, chains: &mut Vec<Inst>, plain: &mut Vec<Value>) {
+    if v == root {
+        return;
+    }
+    let Some(inst) = func.def_inst(v) else { return };
+    let from = match &func.insts[inst].kind {
+        InstKind::Gep { base, indices, .. } => {
+            for &i in indices {
+                if func.constant(i).is_none() && !plain.contains(&i) {
+                    plain.push(i);
+                }
+            }
+            *base
+        }
+        InstKind::Cast { arg, .. } => *arg,
+        _ => return,
+    };
+    chain(func, from, root, chains, plain);
+    if !chains.contains(&inst) {
+        chains.push(inst);
+    }
+}
