@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The translation units, one per family of cases (two for `modes`, three for `memory`).
-const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "hvp", "det", "tree", "ode"];
+const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "hvp", "det", "tree", "ode", "ode_budget"];
+/// Units differentiated under `zyg grad --tape-budget` (bytes).
+const BUDGETS: &[(&str, u64)] = &[("ode_budget", 1 << 20)];
 /// The allocation functions counted by src/heap.c.
 const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc", "free"];
 
@@ -46,7 +48,7 @@ fn objcopy() -> String {
 }
 
 /// `zyg grad input -o output` through the library; panics inside zyg are errors too.
-fn zyg_grad(input: &Path, output: &Path) -> Result<(), String> {
+fn zyg_grad(input: &Path, output: &Path, tape_budget: Option<u64>) -> Result<(), String> {
     let opts = zyg_driver::GradOptions {
         input: input.to_path_buf(),
         output: output.to_path_buf(),
@@ -58,6 +60,7 @@ fn zyg_grad(input: &Path, output: &Path) -> Result<(), String> {
         header: None,
         forward: false,
         width: 1,
+        tape_budget,
     };
     match std::panic::catch_unwind(|| zyg_driver::grad(std::slice::from_ref(&opts))) {
         Ok(Ok(())) => Ok(()),
@@ -99,7 +102,8 @@ fn main() {
         let grad = out.join(format!("{unit}.grad.ll"));
         let obj = out.join(format!("{unit}.o"));
         run(Command::new(&clang).args(["-O2", "-S", "-emit-llvm"]).args(&cflags).arg("-o").arg(&ll).arg(&src));
-        match zyg_grad(&ll, &grad) {
+        let budget = BUDGETS.iter().find(|(u, _)| u == unit).map(|(_, b)| *b);
+        match zyg_grad(&ll, &grad, budget) {
             Ok(()) => run(Command::new(&clang).args(["-O2", "-fPIC", "-c"]).args(&cflags).arg("-o").arg(&obj).arg(&grad)),
             Err(e) => {
                 let line = e.replace(['\n', '\t'], " ");

@@ -140,6 +140,11 @@ extern "C" {
     fn ode_zyg(c: *mut c_void) -> f64;
     fn ode_hand(c: *mut c_void) -> f64;
     fn ode_free(c: *mut c_void);
+    fn ode_budget_setup(n: i32, steps: i32, seed: u64) -> *mut c_void;
+    fn ode_budget_primal(c: *mut c_void) -> f64;
+    fn ode_budget_zyg(c: *mut c_void) -> f64;
+    fn ode_budget_hand(c: *mut c_void) -> f64;
+    fn ode_budget_free(c: *mut c_void);
 }
 
 /// The head of every case's C context (`bench_grad` in src/bench.h).
@@ -595,6 +600,22 @@ pub fn cases(family: &str) -> Vec<Case> {
                         5.0,
                         None,
                         move || unsafe { ode_setup(n, st, 7200) },
+                    )
+                    .probing_memory(),
+                );
+                // The same under `--tape-budget 1MiB` (src/ode_budget.c): checkpointed loop.
+                v.push(
+                    Case::new(
+                        "memory",
+                        "ode_budget",
+                        format!("ode_rk4_l96_n{n}_steps{st}_budget1mib"),
+                        format!(
+                            "RK4 on Lorenz-96, {n} variables, {st} steps, zyg grad --tape-budget 1MiB (loop checkpointed in segments); hand: checkpoints every sqrt(steps) steps"
+                        ),
+                        (ode_budget_primal, ode_budget_zyg, ode_budget_hand, ode_budget_free),
+                        5.0,
+                        None,
+                        move || unsafe { ode_budget_setup(n, st, 7200) },
                     )
                     .probing_memory(),
                 );
