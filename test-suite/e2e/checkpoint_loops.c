@@ -5,6 +5,12 @@
 // RUN: diff %t.plain.O0 %t.budget.O0
 // RUN: diff %t.plain.O2 %t.budget.O2
 // RUN: %zyg grad -v --tape-budget 1MiB %t.O2.ll -o %t.v.ll 2>&1 | FileCheck --check-prefix=REPORT %s
+// RUN: %zyg opt -v %t.O0.ll -o %t.opt.ll --passes='grad,default<O2>' --tape-budget=512KiB 2>&1 | FileCheck --check-prefix=OPT %s
+// RUN: not %zyg grad %t.O0.ll -o %t.bad.ll --tape-budget 12XB 2>&1 | FileCheck --check-prefix=BADSIZE %s
+// RUN: not %zyg grad %t.O0.ll -o %t.bad.ll --tape-budget 0 2>&1 | FileCheck --check-prefix=ZERO %s
+// OPT: tape budget 524288 bytes: 2 loops segmented
+// BADSIZE: zyg: error: invalid value '12XB' for '--tape-budget <SIZE>': unknown unit `XB` in `12XB` (expected B, KiB, MiB or GiB)
+// ZERO: zyg: error: invalid value '0' for '--tape-budget <SIZE>': a tape budget of 0 bytes cannot hold anything
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // Checkpointed loops (zyg-transform/src/segment.rs): under --tape-budget, a time-stepping

@@ -903,3 +903,23 @@ fn define_globals(module: &inkwell::module::Module<'_>, output: &zyg_transform::
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn tape_budget_sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512KiB"), Ok(512 << 10));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("64M"), Ok(64 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("3MB"), Ok(3_000_000));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("MiB").is_err());
+        assert!(parse_size("1.5MiB").is_err());
+        assert!(parse_size("1TiB").is_err());
+        assert!(parse_size("99999999999999999999GiB").is_err());
+    }
+}

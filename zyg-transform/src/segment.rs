@@ -98,18 +98,18 @@ pub fn segment_loops(module: &mut Module, functions: &[String], forward: &[Strin
             }
             let mut func = module.functions[index].clone();
             match segment(module, &mut func, &cfg, &loops, l, namespace, k) {
-                Ok((steps, segments, calls)) => {
+                Ok((steps, segments)) => {
                     out.report.push(format!(
                         "{name}: loop{at} segmented for checkpointing: `{}` runs up to K0 iterations, `{}` up to K1 of those (K0 = K1 = {SEGMENT}); the adjoint reruns one segment at a time",
-                        steps.0.name, segments.0.name
+                        steps.function.name, segments.function.name
                     ));
-                    out.sized.insert(steps.0.name.clone(), steps.1);
-                    out.sized.insert(segments.0.name.clone(), segments.1);
-                    module.functions.push(steps.0);
-                    module.functions.push(segments.0);
+                    tried.insert(segments.calls);
+                    for made in [steps, segments] {
+                        out.sized.insert(made.function.name.clone(), made.sized);
+                        module.functions.push(made.function);
+                    }
                     module.functions[index] = func;
                     k += 1;
-                    tried.insert(calls);
                 }
                 Err(why) => out.report.push(format!("{name}: loop{at} taped: {why}")),
             }
@@ -192,10 +192,16 @@ fn is_long(module: &Module, func: &Function, loops: &LoopAnalysis, l: usize) -> 
 /// segmenting.
 const MIN_INSTRUCTIONS: usize = 32;
 
-/// Segments loop `l` of `func` on two levels: the functions made, each with its sized
-/// parameters, or why the loop cannot be segmented.
-type Made = (Function, Vec<(usize, usize)>);
+/// A segment function made by `outline`: the function, its sized parameters (see
+/// `Segments::sized`), and the block of the caller that calls it in a loop.
+struct Outlined {
+    function: Function,
+    sized: Vec<(usize, usize)>,
+    calls: Block,
+}
 
+/// Segments loop `l` of `func` on two levels: the steps' and the segments' functions, or why
+/// the loop cannot be segmented.
 fn segment(
     module: &Module,
     func: &mut Function,
@@ -204,26 +210,24 @@ fn segment(
     l: usize,
     namespace: &str,
     k: usize,
-) -> Result<(Made, Made, Block), String> {
+) -> Result<(Outlined, Outlined), String> {
     let preheader = check_shape(func, cfg, loops, l)?;
     // The iterations per segment, set before the loop.
     let limits = {
         let mut c = Cursor::before_terminator(func, preheader);
         (c.i64(SEGMENT), c.i64(SEGMENT))
     };
-    let steps_name = format!("{}.{namespace}.steps.{k}", func.name);
-    let steps = outline(module, func, cfg, loops, l, limits.0, &steps_name)?;
+    let steps = outline(module, func, cfg, loops, l, limits.0, &format!("{}.{namespace}.steps.{k}", func.name))?;
     // The loop calling the steps is the next level's loop.
     let cfg = ControlFlowGraph::compute(func);
     let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
     let outer = loops
         .loops()
         .iter()
-        .position(|lp| lp.blocks.contains(&steps.2))
+        .position(|lp| lp.blocks.contains(&steps.calls))
         .ok_or_else(|| "internal error: the segments' loop is gone".to_string())?;
-    let segments_name = format!("{}.{namespace}.segments.{k}", func.name);
-    let segments = outline(module, func, &cfg, &loops, outer, limits.1, &segments_name)?;
-    Ok(((steps.0, steps.1), (segments.0, segments.1), segments.2))
+    let segments = outline(module, func, &cfg, &loops, outer, limits.1, &format!("{}.{namespace}.segments.{k}", func.name))?;
+    Ok((steps, segments))
 }
 
 /// The loop's preheader, when the loop has the shape `outline` needs: one latch, a
@@ -266,12 +270,12 @@ fn check_shape(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, l:
             }
         }
     }
+    let block_of = crate::tape::inst_blocks(func);
+    let from_inside = |v: Value| func.def_inst(v).is_some_and(|d| inside.contains(&block_of[d]));
     for (b, i) in func.inst_order() {
         if inside.contains(&b) {
             continue;
         }
-        let from_inside =
-            |v: Value| func.def_inst(v).is_some_and(|d| lp.blocks.iter().any(|lb| func.blocks[*lb].insts.contains(&d)));
         match &func.insts[i].kind {
             InstKind::Phi { incoming } if b == exit => {
                 let ty = func.ty(func.result(i).expect("a phi's value"));
@@ -299,15 +303,14 @@ fn outline(
     l: usize,
     limit: Value,
     name: &str,
-) -> Result<(Function, Vec<(usize, usize)>, Block), String> {
+) -> Result<Outlined, String> {
     let preheader = check_shape(func, cfg, loops, l)?;
     let lp = loops.loops()[l].clone();
     let inside: HashSet<Block> = lp.blocks.iter().copied().collect();
     let exit = lp.exits[0];
     let latch = lp.latches[0];
-    let defined_inside = |func: &Function, v: Value| {
-        func.def_inst(v).is_some_and(|d| lp.blocks.iter().any(|b| func.blocks[*b].insts.contains(&d)))
-    };
+    let block_of = crate::tape::inst_blocks(func);
+    let defined_inside = |func: &Function, v: Value| func.def_inst(v).is_some_and(|d| inside.contains(&block_of[d]));
     let header_phis: Vec<Inst> = func.phis(lp.header).collect();
     let exit_phis: Vec<Inst> = func.phis(exit).collect();
     // The state: each header phi's value, then each exit phi's.
@@ -544,7 +547,7 @@ fn outline(
     func.layout.insert(at, call_block);
     zyg_ir::verify::verify(&g).map_err(|e| format!("internal error: the segment function does not verify: {e}"))?;
     zyg_ir::verify::verify(func).map_err(|e| format!("internal error: the segmented function does not verify: {e}"))?;
-    Ok((g, sized, call_block))
+    Ok(Outlined { function: g, sized, calls: call_block })
 }
 
 /// Adds to `chains` the instructions making vector `v` (before the loop) from scalars, which
