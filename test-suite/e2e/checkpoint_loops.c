@@ -8,7 +8,9 @@
 // RUN: %zyg opt -v %t.O0.ll -o %t.opt.ll --passes='grad,default<O2>' --tape-budget=512KiB 2>&1 | FileCheck --check-prefix=OPT %s
 // RUN: not %zyg grad %t.O0.ll -o %t.bad.ll --tape-budget 12XB 2>&1 | FileCheck --check-prefix=BADSIZE %s
 // RUN: not %zyg grad %t.O0.ll -o %t.bad.ll --tape-budget 0 2>&1 | FileCheck --check-prefix=ZERO %s
+// RUN: %plugin-run -O2 %s %t.plugin -mllvm -zyg-tape-budget=1MiB -mllvm -zyg-verbose=1 2>&1 | FileCheck --check-prefixes=CHECK,PLUGIN %s
 // OPT: tape budget 524288 bytes: 2 loops segmented
+// PLUGIN: tape budget 1048576 bytes: 2 loops segmented
 // BADSIZE: zyg: error: invalid value '12XB' for '--tape-budget <SIZE>': unknown unit `XB` in `12XB` (expected B, KiB, MiB or GiB)
 // ZERO: zyg: error: invalid value '0' for '--tape-budget <SIZE>': a tape budget of 0 bytes cannot hold anything
 // CHECK-NOT: FAIL

@@ -59,7 +59,7 @@ pub struct Params {
 }
 
 /// Reads `key=value;...` (keys `fn`, `args`, `name` as often as there are functions; `mode`,
-/// `width`, `header`, `verbose` once).
+/// `width`, `header`, `tape-budget`, `verbose` once).
 pub fn parse_params(text: &str) -> Result<Params> {
     let usage = |message: String| DriverError::Usage(format!("the plugin's options (`{text}`): {message}"));
     let mut params = Params::default();
@@ -87,9 +87,15 @@ pub fn parse_params(text: &str) -> Result<Params> {
                     .ok_or_else(|| usage(format!("width={value}: expected 1 to 64")))?
             }
             "header" => params.exports.header = Some(PathBuf::from(value)),
+            "tape-budget" => {
+                params.exports.tape_budget =
+                    Some(grad::parse_size(value).map_err(|e| usage(format!("tape-budget={value}: {e}")))?)
+            }
             "verbose" => params.verbose = value.parse().map_err(|_| usage(format!("verbose={value}: expected 0, 1 or 2")))?,
             other => {
-                return Err(usage(format!("unknown option `{other}` (expected fn, args, name, mode, width, header, verbose)")))
+                return Err(usage(format!(
+                    "unknown option `{other}` (expected fn, args, name, mode, width, header, tape-budget, verbose)"
+                )))
             }
         }
     }
@@ -108,7 +114,8 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
             return Ok(false);
         }
         let machine = crate::llvm_io::target_machine(module, &path)?;
-        let all = Exports::default().options(path.clone(), PathBuf::from("-"), 0, false)?;
+        let requests_only = Exports { tape_budget: params.exports.tape_budget, ..Exports::default() };
+        let all = requests_only.options(path.clone(), PathBuf::from("-"), 0, false)?;
         grad::differentiate_all(module, &machine, &path, &all).map_err(|e| in_another_file(e, module, stage))?;
         // The generated functions get the simplification the pipeline gave the program
         // before this point; its optimisation follows.
@@ -142,7 +149,7 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
         // Each file of a program is compiled with the same flags: an export belongs to the
         // file that defines its function (and is written once, at the pipeline's start).
         if stage == Stage::Last {
-            exports = Exports::default();
+            exports = Exports { tape_budget: exports.tape_budget, ..Exports::default() };
         }
         exports.keep_defined_in(module, &path);
     }
@@ -152,11 +159,13 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
     }
     let header_file = exports.header.clone();
     let exporting = !exports.functions.is_empty();
+    let tape_budget = exports.tape_budget;
     let mut all: Vec<GradOptions> = Vec::new();
     if asked || exporting || release {
         all = exports.options(path.clone(), PathBuf::from("-"), 0, false)?;
     }
-    for one in recorded {
+    for mut one in recorded {
+        one.tape_budget = tape_budget;
         all.extend(one.options(path.clone(), PathBuf::from("-"), 0, false)?);
     }
     // The other files of an LTO link declare the exported gradients they call.

@@ -52,6 +52,9 @@ static cl::opt<std::string> ZygMode("zyg-mode", cl::desc("zyg: reverse (default)
 static cl::opt<unsigned> ZygWidth("zyg-width", cl::desc("zyg: forward mode's tangents per call, for -zyg-fn"), cl::init(0));
 static cl::opt<std::string> ZygHeader("zyg-header", cl::desc("zyg: write the C prototypes of -zyg-fn's gradients to this file"),
                                       cl::value_desc("file"), cl::init(""));
+static cl::opt<std::string> ZygTapeBudget("zyg-tape-budget",
+                                          cl::desc("zyg: keep gradients' tapes small: checkpoint long loops (e.g. 64MiB)"),
+                                          cl::value_desc("size"), cl::init(""));
 static cl::opt<unsigned> ZygVerbose("zyg-verbose", cl::desc("zyg: log what zyg does (1: info, 2: debug)"), cl::init(0));
 
 // The `-zyg-*` options as the parameter text `zyg-grad<...>` takes: `key=value;...`.
@@ -76,6 +79,8 @@ static std::string optionParams() {
     add("width", std::to_string(ZygWidth));
   if (!ZygHeader.empty())
     add("header", ZygHeader);
+  if (!ZygTapeBudget.empty())
+    add("tape-budget", ZygTapeBudget);
   if (ZygVerbose != 0)
     add("verbose", std::to_string(ZygVerbose));
   return text;
