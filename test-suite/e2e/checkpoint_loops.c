@@ -9,8 +9,8 @@
 // RUN: not %zyg grad %t.O0.ll -o %t.bad.ll --tape-budget 12XB 2>&1 | FileCheck --check-prefix=BADSIZE %s
 // RUN: not %zyg grad %t.O0.ll -o %t.bad.ll --tape-budget 0 2>&1 | FileCheck --check-prefix=ZERO %s
 // RUN: %plugin-run -O2 %s %t.plugin -mllvm -zyg-tape-budget=1MiB -mllvm -zyg-verbose=1 2>&1 | FileCheck --check-prefixes=CHECK,PLUGIN %s
-// OPT: tape budget 524288 bytes: 2 loops segmented
-// PLUGIN: tape budget 1048576 bytes: 2 loops segmented
+// OPT: tape budget 524288 bytes: 3 loops segmented
+// PLUGIN: tape budget 1048576 bytes: 3 loops segmented
 // BADSIZE: zyg: error: invalid value '12XB' for '--tape-budget <SIZE>': unknown unit `XB` in `12XB` (expected B, KiB, MiB or GiB)
 // ZERO: zyg: error: invalid value '0' for '--tape-budget <SIZE>': a tape budget of 0 bytes cannot hold anything
 // CHECK-NOT: FAIL
@@ -26,12 +26,18 @@
 // REPORT-DAG: ode: loop at line {{[0-9]+}} segmented for checkpointing
 // REPORT-DAG: decay: loop at line {{[0-9]+}} segmented for checkpointing
 // REPORT-DAG: in_place: loop at line {{[0-9]+}} taped: it uses a pointer that does not point into memory `in_place` allocates
+// REPORT-DAG: forced: loop at line {{[0-9]+}} segmented for checkpointing
+// REPORT-DAG: forced: call to forced.zyg.segments.0 (line {{[0-9]+}}) checkpointed
+// REPORT-DAG: forced.zyg.segments.0: call to forced.zyg.steps.0 (line {{[0-9]+}}) checkpointed
+// REPORT-DAG: forced_out: loop at line {{[0-9]+}} taped: its addresses depend on its iteration (it walks memory that may change rather than stepping a state)
+// REPORT-DAG: inner: loop at line {{[0-9]+}} taped: its addresses depend on its iteration
 // REPORT-DAG: ode: call to ode.zyg.segments.0 (line {{[0-9]+}}) checkpointed
 // REPORT-DAG: ode.zyg.segments.0: call to ode.zyg.steps.0 (line {{[0-9]+}}) checkpointed
 #include <string.h>
 #include "zyg_check.h"
 
 #define N 6
+#define STEPS_MAX 1500
 
 static int wrap(int i) { return i < 0 ? i + N : i >= N ? i - N : i; }
 
@@ -100,6 +106,85 @@ double with_caller_memory(const double *x0, int steps) {
     return J;
 }
 
+/* Reads its caller's memory: a forcing per step and coefficients. `forced` writes nothing but
+ * its own memory, so during the gradient call nothing changes what its parameters point to:
+ * the segments read it where it is (walking `forcing` by the step is fine). */
+double forced(const double *x0, const double *forcing, const double *coef, int steps) {
+    double *x = malloc(sizeof(double) * N);
+    memcpy(x, x0, sizeof(double) * N);
+    for (int s = 0; s < steps; s++) {
+        double f = forcing[s];
+        double next[N];
+        for (int i = 0; i < N; i++)
+            next[i] = x[i] + 0.01 * (coef[i] * sin(x[wrap(i + 1)]) - x[i] + f);
+        for (int i = 0; i < N; i++)
+            x[i] = next[i];
+    }
+    double J = 0.0;
+    for (int i = 0; i < N; i++)
+        J += x[i] * x[i] * coef[i];
+    free(x);
+    return J;
+}
+
+/* A loop like it, but the function also writes its result through a parameter: another
+ * pointer could alias the forcing, so the loop keeps its tape. */
+void forced_out(const double *x0, const double *forcing, const double *coef, int steps, double *out) {
+    *out = 0.0;
+    double x[N];
+    memcpy(x, x0, sizeof x);
+    for (int s = 0; s < steps; s++)
+        for (int i = 0; i < N; i++)
+            x[i] = x[i] + 0.01 * (coef[i] * cos(x[wrap(i + 2)]) * exp(-x[i] * x[i]) + forcing[s] * sin(x[i]));
+    for (int i = 0; i < N; i++)
+        *out += x[i];
+}
+
+/* Requested alone, `inner` could read its parameter's memory in place; but `outer` calls it
+ * and then overwrites that memory before the adjoint reruns anything: `inner`'s loop must
+ * keep its tape (or copy). */
+double inner(const double *a, int steps) {
+    double v[4] = {1.0, 0.5, 0.25, 0.125};
+    for (int s = 0; s < steps; s++)
+        for (int i = 0; i < 4; i++)
+            v[i] = v[i] + 0.01 * sin(a[s] * v[(i + 1) % 4]) * cos(v[i]) * exp(-v[i] * a[s]);
+    return v[0] + v[1] * v[2] * v[3];
+}
+
+double outer(double *a, int steps) {
+    double r = inner(a, steps);
+    for (int s = 0; s < steps; s++)
+        a[s] = 0.0;
+    return r;
+}
+
+static void check_reused(int steps) {
+    static double a[STEPS_MAX], da[STEPS_MAX], b[STEPS_MAX];
+    for (int s = 0; s < steps; s++) {
+        a[s] = 0.5 + 0.25 * cos(0.3 * s);
+        da[s] = 0.0;
+    }
+    __enzyme_autodiff((void *)inner, enzyme_dup, a, da, enzyme_const, steps);
+    for (int s = 0; s < steps; s++)
+        da[s] = 0.0;
+    __enzyme_autodiff((void *)outer, enzyme_dup, a, da, enzyme_const, steps);
+    for (int s = 0; s < steps; s++)
+        a[s] = 0.5 + 0.25 * cos(0.3 * s);
+    int picks[3] = {0, steps / 2, steps - 1};
+    for (int p = 0; p < 3; p++) {
+        int k = picks[p];
+        memcpy(b, a, sizeof(double) * steps);
+        double h = 1e-6;
+        b[k] = a[k] + h;
+        double up = inner(b, steps);
+        b[k] = a[k] - h;
+        double down = inner(b, steps);
+        char label[64];
+        snprintf(label, sizeof label, "outer steps=%d a[%d]", steps, k);
+        check_close(label, da[k], (up - down) / (2 * h), 1e-6, 1e-8);
+    }
+}
+
 static double ode_at(const double *x0, double F, int steps, int k, double h) {
     double x[N];
     memcpy(x, x0, sizeof x);
@@ -162,6 +247,58 @@ static void check_caller_memory(int steps) {
     }
 }
 
+static double forcing[STEPS_MAX], coef[N];
+
+static double forced_out_value(const double *x0, const double *fo, const double *co, int steps) {
+    double out;
+    forced_out(x0, fo, co, steps, &out);
+    return out;
+}
+
+/* d/dx0, d/dforcing and d/dcoef of `forced` (or `forced_out`) against central differences
+ * in a few components. */
+static void check_forced(int steps, int out) {
+    static double dforcing[STEPS_MAX];
+    double x0[N], dx[N] = {0}, dcoef[N] = {0};
+    for (int i = 0; i < N; i++) {
+        x0[i] = 0.3 + 0.2 * i;
+        coef[i] = 1.0 + 0.1 * i;
+    }
+    for (int s = 0; s < steps; s++) {
+        forcing[s] = 0.5 * sin(0.1 * s);
+        dforcing[s] = 0.0;
+    }
+    if (out) {
+        double res = 0.0, dres = 1.0;
+        __enzyme_autodiff((void *)forced_out, enzyme_dup, x0, dx, enzyme_dup, forcing, dforcing, enzyme_dup, coef, dcoef,
+                          enzyme_const, steps, enzyme_dup, &res, &dres);
+    } else {
+        __enzyme_autodiff((void *)forced, enzyme_dup, x0, dx, enzyme_dup, forcing, dforcing, enzyme_dup, coef, dcoef,
+                          enzyme_const, steps);
+    }
+    double (*f)(const double *, const double *, const double *, int) = out ? forced_out_value : forced;
+    double *which[3] = {x0, forcing, coef}, *grads[3] = {dx, dforcing, dcoef};
+    int picks[3][3] = {{0, 3, N - 1}, {0, steps / 2, steps - 1}, {0, 2, N - 1}};
+    for (int w = 0; w < 3; w++)
+        for (int p = 0; p < 3; p++) {
+            int k = picks[w][p];
+            double keep = which[w][k], h = 1e-6 * (fabs(keep) > 1 ? fabs(keep) : 1);
+            which[w][k] = keep + h;
+            double up = f(x0, forcing, coef, steps);
+            which[w][k] = keep - h;
+            double down = f(x0, forcing, coef, steps);
+            which[w][k] = keep;
+            char label[64];
+            snprintf(label, sizeof label, "%s steps=%d arg%d[%d]", out ? "forced_out" : "forced", steps, w, k);
+            check_close(label, grads[w][k], (up - down) / (2 * h), 1e-6, 1e-8);
+            /* The coefficients are loaded before the loop: active scalars (see check_ode). */
+            if (w < 2)
+                printf("BITS %s %a\n", label, grads[w][k]);
+            else
+                printf("BITS %s %.12e\n", label, grads[w][k]);
+        }
+}
+
 int main(void) {
     int counts[] = {1, 5, 32, 33, 100, 1024, 1100, 2500};
     for (int i = 0; i < (int)(sizeof counts / sizeof *counts); i++)
@@ -171,5 +308,9 @@ int main(void) {
     check_decay(64, 1.1, -0.4);
     check_decay(1500, 0.9, 0.6);
     check_caller_memory(40);
+    check_forced(7, 0);
+    check_forced(1500, 0);
+    check_forced(300, 1);
+    check_reused(700);
     return zyg_report();
 }

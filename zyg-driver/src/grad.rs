@@ -434,7 +434,15 @@ fn differentiate_round(
                     roots.push(name.to_string())
                 }
             }
-            let segments = zyg_transform::segment_loops(&mut read.module, &roots, &forward, &ns);
+            // Gradient requests and a reverse export run primal and adjoint in one call.
+            let mut whole: Vec<String> = requests
+                .iter()
+                .zip(&targets)
+                .filter(|(r, _)| r.entry == zyg_transform::Entry::Gradient)
+                .map(|(_, t)| t.clone())
+                .collect();
+            whole.extend(export.filter(|_| !opts.forward).map(str::to_string));
+            let segments = zyg_transform::segment_loops(&mut read.module, &conventions, &roots, &whole, &forward, &ns);
             tracing::info!("tape budget {budget} bytes: {} loops segmented", segments.sized.len() / 2);
             for line in &segments.report {
                 tracing::info!("{line}");

@@ -195,6 +195,9 @@ fn checkpointable(
                 // A segment function's parameter that is a whole allocation, with its size.
                 Root::Param(p) => match segments.size_param(&func.name, p) {
                     Some(s) => (func.params[p], Size::Bytes(func.params[s])),
+                    // Memory nothing changes during the gradient call, which the callee does
+                    // not write either: the rerun reads it where it is.
+                    None if segments.unchanging_param(&func.name, p) && !reads_only.writes_through(name, k) => continue,
                     None => return Err(format!("argument {} does not point into memory allocated in `{}`", k + 1, func.name)),
                 },
                 _ => return Err(format!("argument {} does not point into memory allocated in `{}`", k + 1, func.name)),
@@ -337,11 +340,82 @@ struct ReadsOnly<'m> {
     known: HashMap<String, bool>,
     /// Why a function does not hold: the function (it or one it calls) and what it does.
     reasons: HashMap<String, String>,
+    /// For each function, the parameters it may write through (`writes_through`).
+    written: HashMap<String, Vec<bool>>,
 }
 
 impl<'m> ReadsOnly<'m> {
     fn new(module: &'m Module, conventions: &'m Conventions, writes: bool) -> Self {
-        ReadsOnly { module, conventions, writes, known: HashMap::new(), reasons: HashMap::new() }
+        ReadsOnly { module, conventions, writes, known: HashMap::new(), reasons: HashMap::new(), written: HashMap::new() }
+    }
+
+    /// Whether `name` may write through its parameter `param`: a least fixpoint over the
+    /// functions it reaches (a store, a copy or `memset` into, or a `free` of memory based on
+    /// the parameter, an atomic operation on it, or passing it on to a parameter that is
+    /// written or to a function without a body that touches memory).
+    fn writes_through(&mut self, name: &str, param: usize) -> bool {
+        if !self.writes {
+            // Read-only callees (`holds` without `writes`) write through no parameter.
+            return false;
+        }
+        if !self.written.contains_key(name) {
+            let reached = reached_functions(self.module, name);
+            for f in &reached {
+                let n = self.module.function(f).map_or(0, |g| g.params.len());
+                self.written.entry(f.clone()).or_insert_with(|| vec![false; n]);
+            }
+            while self.mark_written(&reached) {}
+        }
+        self.written.get(name).is_none_or(|w| w.get(param).copied().unwrap_or(true))
+    }
+
+    /// One round of `writes_through`'s fixpoint over `reached`: whether anything changed.
+    fn mark_written(&mut self, reached: &[String]) -> bool {
+        let module = self.module;
+        let mut changed = false;
+        for f in reached {
+            let Some(body) = module.function(f) else { continue };
+            let param_of = |p: Value| match root(module, body, p) {
+                Root::Param(k) => Some(k),
+                _ => None,
+            };
+            let mut marks: Vec<usize> = Vec::new();
+            for (_, inst) in body.inst_order() {
+                let kind = &body.insts[inst].kind;
+                match kind {
+                    InstKind::Store { ptr, .. }
+                    | InstKind::AtomicFAdd { ptr, .. }
+                    | InstKind::AtomicRmw { ptr, .. }
+                    | InstKind::CmpXchg { ptr, .. } => marks.extend(param_of(*ptr)),
+                    InstKind::Call { callee, args, .. } => {
+                        let written = match callee {
+                            Callee::Direct(c) => self.written.get(&**c),
+                            Callee::Indirect(_) => None,
+                        };
+                        if let Some((_, dst, _, _)) = crate::memory::mem_op(kind) {
+                            marks.extend(param_of(dst));
+                        } else if let Some(w) = written {
+                            for (j, a) in args.iter().enumerate() {
+                                if w.get(j).copied().unwrap_or(true) {
+                                    marks.extend(param_of(*a));
+                                }
+                            }
+                        } else if !matches!(callee, Callee::Direct(c) if module.is_pure(c) || harmless_intrinsic(c)) {
+                            marks.extend(args.iter().filter_map(|a| param_of(*a)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let w = self.written.get_mut(f).expect("every reached function has an entry");
+            for k in marks {
+                if k < w.len() && !w[k] {
+                    w[k] = true;
+                    changed = true;
+                }
+            }
+        }
+        changed
     }
 
     fn why(&self, name: &str) -> String {
@@ -352,23 +426,7 @@ impl<'m> ReadsOnly<'m> {
         if let Some(k) = self.known.get(name) {
             return *k;
         }
-        // The functions with bodies `name` reaches through direct calls.
-        let mut reached: Vec<String> = vec![name.to_string()];
-        let mut k = 0;
-        while k < reached.len() {
-            if let Some(f) = self.module.function(&reached[k]) {
-                for (_, inst) in f.inst_order() {
-                    if let InstKind::Call { callee: Callee::Direct(callee), .. } = &f.insts[inst].kind {
-                        if self.module.function(callee).is_some_and(|g| !g.is_declaration())
-                            && !reached.iter().any(|r| **r == **callee)
-                        {
-                            reached.push(callee.to_string());
-                        }
-                    }
-                }
-            }
-            k += 1;
-        }
+        let reached = reached_functions(self.module, name);
         let mut holds: HashMap<String, bool> =
             reached.iter().map(|f| (f.clone(), self.known.get(f).copied().unwrap_or(true))).collect();
         loop {
@@ -472,6 +530,31 @@ impl<'m> ReadsOnly<'m> {
         }
         Ok(())
     }
+}
+
+/// `name` and the functions with bodies it reaches through direct calls.
+fn reached_functions(module: &Module, name: &str) -> Vec<String> {
+    let mut reached: Vec<String> = vec![name.to_string()];
+    let mut k = 0;
+    while k < reached.len() {
+        if let Some(f) = module.function(&reached[k]) {
+            for (_, inst) in f.inst_order() {
+                if let InstKind::Call { callee: Callee::Direct(callee), .. } = &f.insts[inst].kind {
+                    if module.function(callee).is_some_and(|g| !g.is_declaration()) && !reached.iter().any(|r| **r == **callee) {
+                        reached.push(callee.to_string());
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+    reached
+}
+
+/// Whether `name` and everything it calls write only memory they allocate, read only their
+/// arguments' memory, their own and constant globals, and cannot throw (`ReadsOnly`).
+pub(crate) fn writes_only_own_memory(module: &Module, conventions: &Conventions, name: &str) -> bool {
+    ReadsOnly::new(module, conventions, false).holds(name)
 }
 
 /// Intrinsics that neither read nor write the program's memory.

@@ -17,9 +17,9 @@
 //! may change and runs it without a tape; the adjoint reruns it on the copy with a tape and
 //! runs its adjoint. At any time the tape then holds one record per K0*K1 iterations of the
 //! loop (the outer checkpoints), K1 records of one segment's rerun, and one segment's K0 taped
-//! iterations: for n iterations and K0 = K1 = the cube root of n, 3 n^(1/3) records instead of
-//! n, for two more runs of the loop's primal (Griewank's binomial checkpointing with two levels
-//! of recomputation, in the shape of the code rather than as a runtime schedule).
+//! iterations (K0 = K1 = 32: n/1024 + 64 records instead of n), for two more runs of the
+//! loop's primal (Griewank's binomial checkpointing with two levels of recomputation, in the
+//! shape of the code rather than as a runtime schedule).
 //!
 //! The loop's SSA state goes through memory: the values its header's phis start each
 //! iteration with, and the values it leaves with (the phis of its exit block), are fields of an
@@ -28,11 +28,13 @@
 //! size known at the call (`malloc`, `calloc`, `new`, an `alloca`): the segments get the
 //! allocation's start and size (`Segments::sized`), and compute the pointers the loop used from
 //! it, so that the checkpoint can copy the whole allocation (one level down, from the
-//! parameter and its size). Segmenting changes only zyg's copy of the function; the segment
-//! functions are written beside the gradients.
+//! parameter and its size); or into memory nothing changes during the gradient call
+//! (`Segments::unchanging`), which needs no copy. Segmenting changes only zyg's copy of the
+//! function; the segment functions are written beside the gradients.
 
 use crate::builder::Cursor;
-use crate::checkpoint::{allocation_size, root, Root, Size};
+use crate::checkpoint::{allocation_size, root, writes_only_own_memory, Root, Size};
+use crate::conventions::Conventions;
 use std::collections::{HashMap, HashSet};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
@@ -48,6 +50,12 @@ pub struct Segments {
     /// size in bytes): the checkpoint of a call of a segment function inside another one
     /// copies that many bytes from the parameter.
     pub sized: HashMap<String, Vec<(usize, usize)>>,
+    /// Functions differentiated by a gradient request (not split mode) that write only
+    /// memory they allocate: during the gradient call nothing changes the memory their
+    /// parameters point into, so a checkpoint may pass such a pointer on as it is.
+    pub unchanging: HashSet<String>,
+    /// For each segment function, its pointer parameters into such memory.
+    pub passed: HashMap<String, Vec<usize>>,
     /// One line per loop considered: segmented, or why not.
     pub report: Vec<String>,
 }
@@ -61,14 +69,39 @@ impl Segments {
     pub fn size_param(&self, name: &str, param: usize) -> Option<usize> {
         self.sized.get(name)?.iter().find(|(p, _)| *p == param).map(|(_, s)| *s)
     }
+
+    /// Whether parameter `param` of `name` points into memory nothing changes during the
+    /// gradient call (see `unchanging`).
+    pub fn unchanging_param(&self, name: &str, param: usize) -> bool {
+        self.unchanging.contains(name) || self.passed.get(name).is_some_and(|p| p.contains(&param))
+    }
 }
 
 /// Segments the long loops of `functions` (and of the functions they call) in `module`: see
-/// the module's comment. Functions `forward` reaches (forward mode's requests, which need no
-/// tape) are left as they are. The new functions are added to `module`, named
-/// `<function>.<namespace>.steps.<k>` and `...segments.<k>`.
-pub fn segment_loops(module: &mut Module, functions: &[String], forward: &[String], namespace: &str) -> Segments {
+/// the module's comment. `whole` are those of `functions` a gradient request (not split
+/// mode) differentiates: when such a function writes only memory it allocates, its
+/// parameters' memory does not change during the gradient call, and its loops may read it
+/// without a copy (`Segments::unchanging`). Functions `forward` reaches (forward mode's
+/// requests, which need no tape) are left as they are. The new functions are added to
+/// `module`, named `<function>.<namespace>.steps.<k>` and `...segments.<k>`.
+pub fn segment_loops(
+    module: &mut Module,
+    conventions: &Conventions,
+    functions: &[String],
+    whole: &[String],
+    forward: &[String],
+    namespace: &str,
+) -> Segments {
     let mut out = Segments::default();
+    // Only where the gradient call starts: a function called from the differentiated code
+    // (by another request's function, by itself) gets memory its caller may change later.
+    let all: Vec<String> = functions.iter().chain(forward).cloned().collect();
+    let called = called_or_taken(module, &reached(module, &all));
+    for f in whole {
+        if !called.contains(f) && writes_only_own_memory(module, conventions, f) {
+            out.unchanging.insert(f.clone());
+        }
+    }
     let skip = reached(module, forward);
     for name in reached(module, functions).into_iter().filter(|f| !skip.contains(f)) {
         tracing::debug!("{name}: looking for long loops");
@@ -92,12 +125,23 @@ pub fn segment_loops(module: &mut Module, functions: &[String], forward: &[Strin
                 .or_else(|| func.blocks[header].insts.iter().find_map(|i| func.insts[*i].loc.as_ref()))
                 .map(|l| l.line);
             let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
-            if let Err(why) = is_long(module, func, &loops, l) {
-                tracing::debug!("{name}: loop{at} left alone: {why}");
-                continue;
+            let unchanging = out.unchanging.contains(&name);
+            match is_long(module, func, &loops, l, unchanging) {
+                Ok(()) => {}
+                // Small loops are many and tape little: only `-vv` lists them.
+                Err(Skip::Small) => {
+                    tracing::debug!("{name}: loop{at} left alone: little work per iteration");
+                    continue;
+                }
+                Err(Skip::Walks) => {
+                    out.report.push(format!(
+                        "{name}: loop{at} taped: its addresses depend on its iteration (it walks memory that may change rather than stepping a state)"
+                    ));
+                    continue;
+                }
             }
             let mut func = module.functions[index].clone();
-            match segment(module, &mut func, &cfg, &loops, l, namespace, k) {
+            match segment(module, &mut func, header, unchanging, namespace, k) {
                 Ok((steps, segments)) => {
                     out.report.push(format!(
                         "{name}: loop{at} segmented for checkpointing: `{}` runs up to K0 iterations, `{}` up to K1 of those (K0 = K1 = {SEGMENT}); the adjoint reruns one segment at a time",
@@ -106,6 +150,7 @@ pub fn segment_loops(module: &mut Module, functions: &[String], forward: &[Strin
                     tried.insert(segments.calls);
                     for made in [steps, segments] {
                         out.sized.insert(made.function.name.clone(), made.sized);
+                        out.passed.insert(made.function.name.clone(), made.passed);
                         module.functions.push(made.function);
                     }
                     module.functions[index] = func;
@@ -120,6 +165,25 @@ pub fn segment_loops(module: &mut Module, functions: &[String], forward: &[Strin
 
 /// Iterations per segment, on each level.
 const SEGMENT: i64 = 32;
+
+/// The functions `functions` call, or use as values (which something may call).
+fn called_or_taken(module: &Module, functions: &[String]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for f in functions.iter().filter_map(|f| module.function(f)) {
+        for (_, inst) in f.inst_order() {
+            let kind = &f.insts[inst].kind;
+            if let InstKind::Call { callee: Callee::Direct(c), .. } = kind {
+                out.insert(c.to_string());
+            }
+            for v in kind.operands() {
+                if let Some(Constant::Global(g, _)) = f.constant(v) {
+                    out.insert(g.clone());
+                }
+            }
+        }
+    }
+    out
+}
 
 /// The functions `roots` reach through direct calls, defined in `module`, sorted.
 fn reached(module: &Module, roots: &[String]) -> Vec<String> {
@@ -146,7 +210,7 @@ fn reached(module: &Module, roots: &[String]) -> Vec<String> {
 /// `MIN_INSTRUCTIONS`). A loop that walks an array instead (`y[i] = ...`) is left alone: a
 /// checkpoint copies all the memory the loop uses, which for such a loop is far more than a
 /// segment's iterations touch, and its tape per iteration is small anyway.
-fn is_long(module: &Module, func: &Function, loops: &LoopAnalysis, l: usize) -> Result<(), &'static str> {
+fn is_long(module: &Module, func: &Function, loops: &LoopAnalysis, l: usize, unchanging: bool) -> Result<(), Skip> {
     let lp = &loops.loops()[l];
     let insts: Vec<Inst> = lp.blocks.iter().flat_map(|b| func.blocks[*b].insts.iter().copied()).collect();
     let works = loops.loops().iter().any(|inner| inner.parent == Some(l))
@@ -156,7 +220,7 @@ fn is_long(module: &Module, func: &Function, loops: &LoopAnalysis, l: usize) -> 
                 if module.function(c).is_some_and(|g| !g.is_declaration()))
         });
     if !works {
-        return Err("little work per iteration");
+        return Err(Skip::Small);
     }
     // The values that depend on the iteration, to a fixpoint (inner loops' phis too).
     let mut varies: HashSet<Value> = func.phis(lp.header).filter_map(|i| func.result(i)).collect();
@@ -180,12 +244,21 @@ fn is_long(module: &Module, func: &Function, loops: &LoopAnalysis, l: usize) -> 
             InstKind::Call { args, .. } => args.iter().copied().filter(|a| func.ty(*a).is_ptr()).collect(),
             _ => vec![],
         };
-        address.iter().any(|p| varies.contains(p))
+        // Walking memory nothing changes needs no copy (`Segments::unchanging`).
+        address.iter().any(|p| varies.contains(p) && !(unchanging && matches!(root(module, func, *p), Root::Param(_))))
     });
     if walks {
-        return Err("its addresses depend on its iteration (it walks memory rather than stepping a state)");
+        return Err(Skip::Walks);
     }
     Ok(())
+}
+
+/// Why `is_long` leaves a loop alone.
+enum Skip {
+    /// Little work per iteration.
+    Small,
+    /// It walks memory a checkpoint would have to copy.
+    Walks,
 }
 
 /// Instructions per iteration from which a loop without inner loops or calls is worth
@@ -197,37 +270,44 @@ const MIN_INSTRUCTIONS: usize = 32;
 struct Outlined {
     function: Function,
     sized: Vec<(usize, usize)>,
+    passed: Vec<usize>,
     calls: Block,
 }
 
-/// Segments loop `l` of `func` on two levels: the steps' and the segments' functions, or why
-/// the loop cannot be segmented.
+/// Segments the loop of `func` headed by `header` on two levels: the steps' and the
+/// segments' functions, or why the loop cannot be segmented.
 fn segment(
     module: &Module,
     func: &mut Function,
-    cfg: &ControlFlowGraph,
-    loops: &LoopAnalysis,
-    l: usize,
+    header: Block,
+    unchanging: bool,
     namespace: &str,
     k: usize,
 ) -> Result<(Outlined, Outlined), String> {
-    let preheader = check_shape(func, cfg, loops, l)?;
     // The iterations per segment, set before the loop.
     let limits = {
+        let (cfg, loops, l) = loop_at(func, header)?;
+        let preheader = check_shape(func, &cfg, &loops, l)?;
         let mut c = Cursor::before_terminator(func, preheader);
         (c.i64(SEGMENT), c.i64(SEGMENT))
     };
-    let steps = outline(module, func, cfg, loops, l, limits.0, &format!("{}.{namespace}.steps.{k}", func.name))?;
+    let steps = outline(module, func, header, limits.0, unchanging, &format!("{}.{namespace}.steps.{k}", func.name))?;
     // The loop calling the steps is the next level's loop.
+    let name = format!("{}.{namespace}.segments.{k}", func.name);
+    let segments = outline(module, func, steps.calls, limits.1, unchanging, &name)?;
+    Ok((steps, segments))
+}
+
+/// The CFG and loops of `func`, and the index of the loop headed by `header`.
+fn loop_at(func: &Function, header: Block) -> Result<(ControlFlowGraph, LoopAnalysis, usize), String> {
     let cfg = ControlFlowGraph::compute(func);
     let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
-    let outer = loops
+    let l = loops
         .loops()
         .iter()
-        .position(|lp| lp.blocks.contains(&steps.calls))
-        .ok_or_else(|| "internal error: the segments' loop is gone".to_string())?;
-    let segments = outline(module, func, &cfg, &loops, outer, limits.1, &format!("{}.{namespace}.segments.{k}", func.name))?;
-    Ok((steps, segments))
+        .position(|lp| lp.header == header)
+        .ok_or_else(|| "internal error: the loop to segment is gone".to_string())?;
+    Ok((cfg, loops, l))
 }
 
 /// The loop's preheader, when the loop has the shape `outline` needs: one latch, a
@@ -292,19 +372,19 @@ fn check_shape(func: &Function, cfg: &ControlFlowGraph, loops: &LoopAnalysis, l:
     Ok(preheader)
 }
 
-/// Outlines loop `l` of `func` into a new function `name` that runs up to `limit` of its
+/// Outlines the loop of `func` headed by `header` into a new function `name` that runs up to `limit` of its
 /// iterations (see the module's comment), and makes the loop a loop of calls of it. Returns
 /// the function, its sized parameters, and the block of `func` that calls it.
 fn outline(
     module: &Module,
     func: &mut Function,
-    cfg: &ControlFlowGraph,
-    loops: &LoopAnalysis,
-    l: usize,
+    header: Block,
     limit: Value,
+    unchanging: bool,
     name: &str,
 ) -> Result<Outlined, String> {
-    let preheader = check_shape(func, cfg, loops, l)?;
+    let (cfg, loops, l) = loop_at(func, header)?;
+    let preheader = check_shape(func, &cfg, &loops, l)?;
     let lp = loops.loops()[l].clone();
     let inside: HashSet<Block> = lp.blocks.iter().copied().collect();
     let exit = lp.exits[0];
@@ -341,9 +421,13 @@ fn outline(
     let mut roots: Vec<Value> = Vec::new();
     let mut plain: Vec<Value> = Vec::new();
     let mut chains: Vec<Inst> = Vec::new();
+    // Pointers into the parameters' memory of a function whose memory nothing changes.
+    let mut unchanged: Vec<Value> = Vec::new();
     for &v in &live_in {
         let ty = func.ty(v).clone();
-        if ty.is_ptr() {
+        if ty.is_ptr() && unchanging && matches!(root(module, func, v), Root::Param(_)) {
+            unchanged.push(v);
+        } else if ty.is_ptr() {
             let Root::Fresh(r) = root(module, func, v) else {
                 return Err(format!(
                     "it uses a pointer that does not point into memory `{}` allocates (a parameter's memory cannot be copied for a checkpoint: its size is unknown)",
@@ -360,7 +444,7 @@ fn outline(
         } else if matches!(ty, Type::Vector(..)) {
             // Vectors are made again in the segment from the scalars they were made of
             // (a vector cannot be an active argument).
-            rebuild(func, v, &mut chains, &mut plain)?;
+            rebuild(module, func, v, unchanging, &mut chains, &mut plain)?;
         } else if ty.holds_pointers() || matches!(ty, Type::Struct(_) | Type::Array(..)) {
             return Err("it uses an aggregate made before it".into());
         } else if !plain.contains(&v) {
@@ -368,6 +452,13 @@ fn outline(
         }
     }
     plain.retain(|v| !roots.contains(v));
+    // The pointers vectors were loaded from (`rebuild`) are unchanging memory's.
+    for v in plain.iter().copied().filter(|v| func.ty(*v).is_ptr()).collect::<Vec<_>>() {
+        if !unchanged.contains(&v) {
+            unchanged.push(v);
+        }
+    }
+    plain.retain(|v| !func.ty(*v).is_ptr());
     // The state, an alloca of the function (a root like the others).
     let state = (!fields.is_empty()).then(|| {
         let entry = func.entry().expect("a function with a body");
@@ -409,6 +500,11 @@ fn outline(
         args.push(r);
         args.push(size);
     }
+    let mut passed = Vec::new();
+    for &v in &unchanged {
+        passed.push(adopt_param(&mut g, v));
+        args.push(v);
+    }
     for &v in &plain {
         adopt_param(&mut g, v);
         args.push(v);
@@ -425,6 +521,17 @@ fn outline(
         .chain([check, pause, done])
         .collect();
     g.handlers.clear();
+    // A local array of the function is a parameter here: its lifetime markers, which LLVM
+    // allows on allocas only, go (they are hints).
+    for &b in &lp.blocks {
+        let insts = std::mem::take(&mut g.blocks[b].insts);
+        g.blocks[b].insts = insts
+            .into_iter()
+            .filter(|i| {
+                !matches!(&g.insts[*i].kind, InstKind::Call { callee: Callee::Direct(c), .. } if c.starts_with("llvm.lifetime."))
+            })
+            .collect();
+    }
     // The pointers the loop uses, computed from the allocations' parameters.
     for &i in &chains {
         g.blocks[entry].insts.push(i);
@@ -547,14 +654,35 @@ fn outline(
     func.layout.insert(at, call_block);
     zyg_ir::verify::verify(&g).map_err(|e| format!("internal error: the segment function does not verify: {e}"))?;
     zyg_ir::verify::verify(func).map_err(|e| format!("internal error: the segmented function does not verify: {e}"))?;
-    Ok(Outlined { function: g, sized, calls: call_block })
+    Ok(Outlined { function: g, sized, passed, calls: call_block })
 }
 
 /// Adds to `chains` the instructions making vector `v` (before the loop) from scalars, which
-/// go to `plain`: insertions, shuffles, arithmetic, casts.
-fn rebuild(func: &Function, v: Value, chains: &mut Vec<Inst>, plain: &mut Vec<Value>) -> Result<(), String> {
+/// go to `plain`: insertions, shuffles, arithmetic, casts, and loads from memory nothing
+/// changes (`unchanging`: a parameter's of a function whose parameters' memory is).
+fn rebuild(
+    module: &Module,
+    func: &Function,
+    v: Value,
+    unchanging: bool,
+    chains: &mut Vec<Inst>,
+    plain: &mut Vec<Value>,
+) -> Result<(), String> {
     let Some(inst) = func.def_inst(v) else { return Err("it uses a vector parameter".into()) };
     let kind = &func.insts[inst].kind;
+    if let InstKind::Load { ptr, .. } = kind {
+        if !(unchanging && matches!(root(module, func, *ptr), Root::Param(_))) {
+            return Err("it uses a vector loaded before it from memory that may change".into());
+        }
+        // The pointer is passed on as it is (a parameter of the segment).
+        if !plain.contains(ptr) {
+            plain.push(*ptr);
+        }
+        if !chains.contains(&inst) {
+            chains.push(inst);
+        }
+        return Ok(());
+    }
     if !matches!(
         kind,
         InstKind::InsertElement { .. }
@@ -570,7 +698,7 @@ fn rebuild(func: &Function, v: Value, chains: &mut Vec<Inst>, plain: &mut Vec<Va
             continue;
         }
         match func.ty(o) {
-            Type::Vector(..) => rebuild(func, o, chains, plain)?,
+            Type::Vector(..) => rebuild(module, func, o, unchanging, chains, plain)?,
             Type::Int(_) | Type::Float(_) if !plain.contains(&o) => plain.push(o),
             Type::Int(_) | Type::Float(_) => {}
             _ => return Err("it uses a vector made before it other than from scalars".into()),
