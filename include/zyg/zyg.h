@@ -36,6 +36,8 @@ extern int enzyme_const_return;    /* the result gets no seed: only outputs thro
 extern int enzyme_active_return;   /* a struct result: every float seeded with 1 */
 extern int enzyme_noret;           /* the result is not needed (zyg computes it anyway) */
 extern int enzyme_not_overwritten; /* accepted: zyg saves what the function overwrites */
+/* `zyg_tape_budget, (size_t)BYTES`: keep this request's tape small (zyg grad --tape-budget). */
+extern int zyg_tape_budget;
 
 /* Entry points. */
 double __zyg_autodiff(void *, ...);

@@ -420,36 +420,10 @@ fn differentiate_round(
     let targets = request_targets(&mut read, &ns, &requests, path)?;
     // Under a tape budget, long loops of the functions reverse mode differentiates are cut
     // into segments whose calls are checkpointed (the last round only, as checkpoints are).
-    let segments = match opts.tape_budget {
-        Some(budget) if last_round && !is_gpu(module) => {
-            let reverse = |entry: zyg_transform::Entry| entry != zyg_transform::Entry::Forward;
-            let mut roots: Vec<String> =
-                requests.iter().zip(&targets).filter(|(r, _)| reverse(r.entry)).map(|(_, t)| t.clone()).collect();
-            let mut forward: Vec<String> =
-                requests.iter().zip(&targets).filter(|(r, _)| !reverse(r.entry)).map(|(_, t)| t.clone()).collect();
-            if let Some(name) = export {
-                if opts.forward {
-                    forward.push(name.to_string())
-                } else {
-                    roots.push(name.to_string())
-                }
-            }
-            // Gradient requests and a reverse export run primal and adjoint in one call.
-            let mut whole: Vec<String> = requests
-                .iter()
-                .zip(&targets)
-                .filter(|(r, _)| r.entry == zyg_transform::Entry::Gradient)
-                .map(|(_, t)| t.clone())
-                .collect();
-            whole.extend(export.filter(|_| !opts.forward).map(str::to_string));
-            let segments = zyg_transform::segment_loops(&mut read.module, &conventions, &roots, &whole, &forward, &ns);
-            tracing::info!("tape budget {budget} bytes: {} loops segmented", segments.sized.len() / 2);
-            for line in &segments.report {
-                tracing::info!("{line}");
-            }
-            Some(segments)
-        }
-        _ => None,
+    let segments = if last_round && !is_gpu(module) {
+        segment_for_budgets(&mut read.module, &conventions, &requests, &targets, export, opts, &ns)
+    } else {
+        None
     };
     crate::supervisor::phase("differentiating");
     let registered = crate::inlining::registered(&custom, &conventions, &aliases);
@@ -509,6 +483,53 @@ fn differentiate_round(
     crate::tape_cache::fill(module, path)?;
     module.verify().map_err(|e| DriverError::Verify { path: path.to_path_buf(), message: e.to_string() })?;
     Ok(exported.map(|(_, text)| text))
+}
+
+/// Under a tape budget (`--tape-budget`, or a request's `zyg_tape_budget`), the long loops of
+/// the functions those reverse-mode requests differentiate are cut into segments whose calls
+/// are checkpointed (`zyg_transform::segment_loops`). Functions other requests reach too (a
+/// request without a budget, forward mode) are left alone. None when nothing asks.
+fn segment_for_budgets(
+    module: &mut zyg_ir::Module,
+    conventions: &zyg_transform::Conventions,
+    requests: &[callsite::Request],
+    targets: &[String],
+    export: Option<&str>,
+    opts: &GradOptions,
+    ns: &str,
+) -> Option<zyg_transform::Segments> {
+    use zyg_transform::Entry;
+    let mut budgets: Vec<u64> = Vec::new();
+    let (mut roots, mut others): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for (r, target) in requests.iter().zip(targets) {
+        match r.tape_budget.or(opts.tape_budget).filter(|_| r.entry != Entry::Forward) {
+            Some(b) => {
+                budgets.push(b);
+                roots.push(target.clone());
+            }
+            None => others.push(target.clone()),
+        }
+    }
+    if let Some(name) = export {
+        match opts.tape_budget.filter(|_| !opts.forward) {
+            Some(b) => {
+                budgets.push(b);
+                roots.push(name.to_string());
+            }
+            None => others.push(name.to_string()),
+        }
+    }
+    let budget = budgets.iter().min()?;
+    // Gradient requests and a reverse export run primal and adjoint in one call.
+    let mut whole: Vec<String> =
+        requests.iter().zip(targets).filter(|(r, _)| r.entry == Entry::Gradient).map(|(_, t)| t.clone()).collect();
+    whole.extend(export.filter(|_| !opts.forward).map(str::to_string));
+    let segments = zyg_transform::segment_loops(module, conventions, &roots, &whole, &others, ns);
+    tracing::info!("tape budget {budget} bytes: {} loops segmented", segments.sized.len() / 2);
+    for line in &segments.report {
+        tracing::info!("{line}");
+    }
+    Some(segments)
 }
 
 /// Functions whose calls must stay calls in the copy zyg reads (`prepare`'s inlining):

@@ -20,6 +20,9 @@ pub enum Marker {
     /// `enzyme_dupv, stride, x, base` (and `enzyme_dupnoneedv`): a `dup` argument whose
     /// shadows, one per lane of vector mode, lie `stride` bytes apart from `base`.
     StridedDup,
+    /// `zyg_tape_budget, BYTES`: this request's tape should stay small (`zyg grad
+    /// --tape-budget`); the integer constant follows.
+    TapeBudget,
 }
 
 /// The flags zyg implements or accepts.
@@ -93,6 +96,7 @@ pub fn classify(name: &str) -> Option<Result<Marker, String>> {
     match name {
         "enzyme_width" | "zyg_width" => return Some(Ok(Marker::Width)),
         "enzyme_dupv" | "enzyme_dupnoneedv" | "zyg_dupv" | "zyg_dupnoneedv" => return Some(Ok(Marker::StridedDup)),
+        "zyg_tape_budget" => return Some(Ok(Marker::TapeBudget)),
         _ => {}
     }
     if let Some((_, why)) = REFUSED.iter().find(|(m, _)| *m == name) {
@@ -102,8 +106,8 @@ pub fn classify(name: &str) -> Option<Result<Marker, String>> {
         Err(format!(
             "`{name}` is not a marker zyg knows: the activity markers are `enzyme_out`, `enzyme_const`, `enzyme_dup` \
              and `enzyme_dupnoneed` (or `zyg_...`), vector mode's `enzyme_width`, `enzyme_dupv` and \
-             `enzyme_dupnoneedv`, and the flags `enzyme_const_return`, `enzyme_active_return`, `enzyme_noret`, \
-             `enzyme_nofree` and `enzyme_not_overwritten`"
+             `enzyme_dupnoneedv`, the flags `enzyme_const_return`, `enzyme_active_return`, `enzyme_noret`, \
+             `enzyme_nofree` and `enzyme_not_overwritten`, and `zyg_tape_budget`"
         ))
     })
 }

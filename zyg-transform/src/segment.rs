@@ -81,28 +81,28 @@ impl Segments {
 /// the module's comment. `whole` are those of `functions` a gradient request (not split
 /// mode) differentiates: when such a function writes only memory it allocates, its
 /// parameters' memory does not change during the gradient call, and its loops may read it
-/// without a copy (`Segments::unchanging`). Functions `forward` reaches (forward mode's
-/// requests, which need no tape) are left as they are. The new functions are added to
-/// `module`, named `<function>.<namespace>.steps.<k>` and `...segments.<k>`.
+/// without a copy (`Segments::unchanging`). Functions `others` reach (requests without a
+/// budget; forward mode's, which keep no tape) are left as they are. The new functions are
+/// added to `module`, named `<function>.<namespace>.steps.<k>` and `...segments.<k>`.
 pub fn segment_loops(
     module: &mut Module,
     conventions: &Conventions,
     functions: &[String],
     whole: &[String],
-    forward: &[String],
+    others: &[String],
     namespace: &str,
 ) -> Segments {
     let mut out = Segments::default();
     // Only where the gradient call starts: a function called from the differentiated code
     // (by another request's function, by itself) gets memory its caller may change later.
-    let all: Vec<String> = functions.iter().chain(forward).cloned().collect();
+    let all: Vec<String> = functions.iter().chain(others).cloned().collect();
     let called = called_or_taken(module, &reached(module, &all));
     for f in whole {
         if !called.contains(f) && writes_only_own_memory(module, conventions, f) {
             out.unchanging.insert(f.clone());
         }
     }
-    let skip = reached(module, forward);
+    let skip = reached(module, others);
     for name in reached(module, functions).into_iter().filter(|f| !skip.contains(f)) {
         tracing::debug!("{name}: looking for long loops");
         let Some(index) = module.functions.iter().position(|f| f.name == name) else { continue };

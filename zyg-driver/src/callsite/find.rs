@@ -51,11 +51,14 @@ struct Arguments<'ctx> {
     markers: Vec<Argument<'ctx>>,
     /// `enzyme_width`'s N (1 without it).
     width: u32,
+    /// `zyg_tape_budget`'s bytes.
+    tape_budget: Option<u64>,
 }
 
 impl<'ctx> Arguments<'ctx> {
     fn read(args: &[Argument<'ctx>]) -> std::result::Result<Self, String> {
-        let mut out = Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new(), width: 1 };
+        let mut out =
+            Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new(), width: 1, tape_budget: None };
         let mut args = args.iter().copied();
         let mut width_given = false;
         while let Some(a) = args.next() {
@@ -80,6 +83,18 @@ impl<'ctx> Arguments<'ctx> {
                                 }
                             }
                             width_given = true;
+                        }
+                        Marker::TapeBudget => {
+                            let n = args.next().and_then(|n| n.value()).and_then(zyg_ir::llvm::values::constant_unsigned);
+                            match n {
+                                Some(n) if n > 0 && out.tape_budget.is_none() => out.tape_budget = Some(n),
+                                Some(_) if out.tape_budget.is_some() => return Err("`zyg_tape_budget` is given twice".into()),
+                                _ => {
+                                    return Err("`zyg_tape_budget` must be followed by an integer constant greater \
+                                                than 0, the budget in bytes"
+                                        .into())
+                                }
+                            }
                         }
                     }
                 }
@@ -127,6 +142,10 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
     let params = &parameter_types(first)[usize::from(result_memory.is_some())..];
     let mut rest = Arguments::read(&args[if sret.is_some() { 2 } else { 1 }..]).map_err(fail)?;
     let width = rest.width;
+    let tape_budget = rest.tape_budget;
+    if tape_budget.is_some() && entry == Entry::Forward {
+        return Err(fail("`zyg_tape_budget` asks for a small tape, and forward mode keeps none; leave it out".into()));
+    }
     let offset = usize::from(result_memory.is_some());
     let parameters = read_parameters(&mut rest, params, &function, offset, entry).map_err(fail)?;
     let ret = return_type(first);
@@ -150,6 +169,7 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
         values: parameters.values,
         shadows: parameters.shadows,
         width,
+        tape_budget,
         sret,
         markers: rest.markers,
         place,

@@ -45,6 +45,8 @@ pub struct Request<'ctx> {
     pub shadows: Vec<Shadows<'ctx>>,
     /// How many derivatives one call computes (vector mode, `enzyme_width`; 1 otherwise).
     pub width: u32,
+    /// `zyg_tape_budget, BYTES`: checkpoint this request's long loops (as `--tape-budget`).
+    pub tape_budget: Option<u64>,
     /// The `sret` pointer when the C ABI returns the gradient struct through memory.
     pub sret: Option<Argument<'ctx>>,
     /// Marker loads, removed when the call is gone.
