@@ -279,6 +279,8 @@ def command_for(rng, form, function):
         args = ["opt", inp, "-o", out, "--passes=" + pipeline]
     if rng.random() < 0.3:
         args.append("-S")
+    if rng.random() < 0.25:
+        args += ["--tape-budget", rng.choice(["0", "12XB", "-5", "MiB"] if bad else ["1MiB", "4096", "64KiB"])]
     outputs = [out]
     if function and rng.random() < 0.5:
         fn = function if not (bad and rng.random() < 0.3) else "no_such_function"

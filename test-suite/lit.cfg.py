@@ -47,6 +47,10 @@ config.substitutions.append(
 )
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
+# `ZYG_GRAD_FLAGS=--tape-budget=4KiB lit test-suite` runs every %grad-run test with those
+# `zyg grad` flags (a sweep: every gradient must stay right under checkpointing).
+if "ZYG_GRAD_FLAGS" in os.environ:
+    config.environment["ZYG_GRAD_FLAGS"] = os.environ["ZYG_GRAD_FLAGS"]
 # The pass plugin (`zyg plugin-path`): beside the zyg binary in cargo's target directory, or
 # $ZYG_PLUGIN. `%plugin-run OPT SRC TMP` builds a program in one step through it and runs it
 # (bin/plugin-run.sh); `%plugin` is its path, for clang's -fpass-plugin= and opt's
