@@ -94,7 +94,13 @@ static void check(int which, int n, double a) {
     switch (which) {
     case 0: da = __enzyme_autodiff((void *)two_phases, enzyme_dup, x0, dx, a, enzyme_const, n, enzyme_const, n / 2 + 3); break;
     case 1: da = __enzyme_autodiff((void *)until_small, enzyme_dup, x0, dx, a, enzyme_const, n); break;
-    default: da = __enzyme_autodiff((void *)leaves, enzyme_dup, x0, dx, a, enzyme_const, n); break;
+    default: {
+        da = __enzyme_autodiff((void *)leaves, enzyme_dup, x0, dx, a, enzyme_const, n);
+        /* A second request of the same function (the function is segmented once). */
+        double da_only = __enzyme_autodiff((void *)leaves, enzyme_const, x0, a, enzyme_const, n);
+        check_close("leaves: second request", da_only, da, 1e-12, 1e-14);
+        break;
+    }
     }
     char label[64];
     for (int k = 0; k <= M; k++) {

@@ -187,7 +187,13 @@ fn called_or_taken(module: &Module, functions: &[String]) -> HashSet<String> {
 
 /// The functions `roots` reach through direct calls, defined in `module`, sorted.
 fn reached(module: &Module, roots: &[String]) -> Vec<String> {
-    let mut seen: Vec<String> = roots.iter().filter(|r| module.function(r).is_some()).cloned().collect();
+    let mut seen: Vec<String> = Vec::new();
+    for r in roots {
+        // Several requests may differentiate one function.
+        if module.function(r).is_some() && !seen.contains(r) {
+            seen.push(r.clone());
+        }
+    }
     let mut k = 0;
     while k < seen.len() {
         let f = module.function(&seen[k]).expect("a defined function");
