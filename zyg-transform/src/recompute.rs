@@ -400,7 +400,8 @@ impl Floats<'_> {
     /// An operand of a rebuilt float: a constant or a parameter; a value stored anyway for
     /// other backpropagators; a value the loop does not change (stored once per
     /// activation, if it is not already); a value rebuilt already (its instructions count
-    /// in `cost`); or a float of the same loop that is itself rebuildable. A load is never
+    /// in `cost`); or a float of the same loop that is itself rebuildable (of an inner
+    /// loop, only a stored value). A load is never
     /// executed again (memory may have changed since): its value is an operand only when
     /// it is stored.
     fn operand_ok(&self, r: &Recompute, a: Value, cost: &mut usize, rebuilt: &mut Vec<Value>) -> bool {
@@ -409,16 +410,21 @@ impl Floats<'_> {
             ValueDef::Inst(i) => i,
             _ => return false,
         };
-        if r.values.contains(&a) || rebuilt.contains(&a) {
+        let is_rebuilt = r.values.contains(&a) || rebuilt.contains(&a);
+        let def = self.block_of[i];
+        if self.loops.innermost(def) != Some(self.lp) && self.loops.loops()[self.lp].blocks.contains(&def) {
+            // From an inner loop (LCSSA leaves none, but the IR may come without it): its
+            // last iteration's value, read from that loop's newest record, which the
+            // adjoint has not popped yet; never rebuilt from that loop's iteration count.
+            return self.stored.contains(&a) && !is_rebuilt;
+        }
+        if is_rebuilt {
             return r.add_cost(self.func, a, rebuilt, cost);
         }
-        let def = self.block_of[i];
         if self.stored.contains(&a) || !self.loops.loops()[self.lp].blocks.contains(&def) {
             return true;
         }
-        self.func.ty(a).float_elem().is_some()
-            && self.loops.innermost(def) == Some(self.lp)
-            && self.rebuildable(r, a, cost, rebuilt)
+        self.func.ty(a).float_elem().is_some() && self.rebuildable(r, a, cost, rebuilt)
     }
 }
 
@@ -430,14 +436,16 @@ impl Floats<'_> {
 /// the adjoint's copy are the same IEEE operation on the same operands. Not `fdiv`,
 /// `frem`, calls (`sqrt`, `exp`, `llvm.fmuladd`), loads or phis.
 fn cheap_float(kind: &InstKind) -> bool {
-    match kind {
-        InstKind::Binary { op: BinOp::FAdd | BinOp::FSub | BinOp::FMul, .. } => true,
-        InstKind::Unary { op: UnOp::FNeg, .. } => true,
-        InstKind::Cast { op: CastOp::FPExt | CastOp::FPTrunc | CastOp::SIToFP | CastOp::UIToFP, .. } => true,
-        InstKind::Select { .. } => true,
-        InstKind::InsertElement { .. } | InstKind::ExtractElement { .. } | InstKind::ShuffleVector { .. } => true,
-        _ => false,
-    }
+    matches!(
+        kind,
+        InstKind::Binary { op: BinOp::FAdd | BinOp::FSub | BinOp::FMul, .. }
+            | InstKind::Unary { op: UnOp::FNeg, .. }
+            | InstKind::Cast { op: CastOp::FPExt | CastOp::FPTrunc | CastOp::SIToFP | CastOp::UIToFP, .. }
+            | InstKind::Select { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ExtractElement { .. }
+            | InstKind::ShuffleVector { .. }
+    )
 }
 
 /// The instruction defining `v` and its block, when that block may run repeatedly (only
