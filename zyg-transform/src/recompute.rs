@@ -547,6 +547,10 @@ pub fn plan(
     pending_values.extend(trips.flat_map(|t| [t.start, t.bound]));
     let mut pending_shadows: Vec<Value> = std::mem::take(&mut needs.shadows);
     let (mut seen_values, mut seen_shadows): (EntitySet<Value>, EntitySet<Value>) = Default::default();
+    // When each value was found: the stored ones keep that order (reversed), floats decided
+    // late included, so that a function with nothing rebuilt lays out its tape as before.
+    let mut found: SecondaryMap<Value, usize> = SecondaryMap::new();
+    let mut found_count = 0;
     // Floats are decided once the integers and addresses are, when what is stored anyway
     // is known (`Recompute::try_float`); floats found after that (the leaves of rebuilt
     // floats) are stored.
@@ -558,6 +562,8 @@ pub fn plan(
                 if !seen_values.insert(v) || func.constant(v).is_some() {
                     continue;
                 }
+                found[v] = found_count;
+                found_count += 1;
                 let ty = func.ty(v);
                 if !floats_decided && ty.float_elem().is_some() {
                     floats.push(v);
@@ -611,7 +617,7 @@ pub fn plan(
             }
         }
     }
-    values.reverse();
+    values.sort_by_key(|v| std::cmp::Reverse(found[*v]));
     shadows.reverse();
     needs.values = values;
     needs.shadows = shadows;
