@@ -421,7 +421,9 @@ impl<'m> Differentiator<'m> {
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
         // The report is built only when `-v` would show it.
         if mode == Mode::Reverse && tracing::enabled!(tracing::Level::INFO) {
-            for line in layout.report(func, &loops, recompute.values.len() + recompute.inductions.len()) {
+            // (Induction variables are among the rebuilt values.)
+            let floats = recompute.values.iter().filter(|v| func.ty(**v).float_elem().is_some()).count();
+            for line in layout.report(func, &loops, recompute.values.len(), floats) {
                 tracing::info!("{line}");
             }
         }

@@ -9,6 +9,23 @@
 //! pointer) is stored as before, but once per loop activation rather than per iteration.
 //! The same holds for the trip counts of loops in clang's canonical form (`TripCount`): the
 //! adjoint computes them from the loop's start and bound instead of reading them.
+//!
+//! Floats, by a cost model per alpha (`Recompute::try_float`): a float value of a loop
+//! iteration is rebuilt when its instruction is cheap arithmetic (`fadd`, `fsub`, `fmul`,
+//! `fneg`, float conversions, `select`, vector lane moves: `cheap_float`) and each operand
+//! is in the adjoint at no tape cost: a constant or parameter, a value stored anyway for
+//! another backpropagator (the `a` and `b` that `a*b`'s backpropagator reads make `a*b`
+//! free for `sin(a*b)`'s), a value the loop does not change (one slot per activation), or
+//! something rebuilt itself, the whole within `MAX_COST` instructions. The arithmetic then
+//! replaces a store in the primal and a load in the adjoint, and the record shrinks by the
+//! value (as a hand-written gradient recomputes `a*b` rather than saving it). Never `fdiv`,
+//! calls (`sqrt`, `exp`) or loads: a load is not run again (memory may have changed since),
+//! so a value computed from one is rebuilt only where the loaded value is stored. Floats
+//! are decided after integers and addresses, once what is stored anyway is known, in
+//! reverse postorder so that each one's operands are decided first. The rebuilt value has
+//! the primal's bits: zyg-ir keeps no fast-math flags (its reader drops them), so the
+//! primal zyg writes and the adjoint's copy are the same IEEE operation on the same
+//! operands, neither contracted nor reassociated.
 
 use crate::activity::Activity;
 use crate::tape::{Counted, TapeNeeds};
@@ -16,7 +33,7 @@ use cranelift_entity::{EntitySet, SecondaryMap};
 use std::collections::{HashMap, HashSet};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::loops::LoopAnalysis;
-use zyg_ir::{BinOp, Block, CastOp, Constant, Function, Inst, InstKind, IntPred, Type, Value, ValueDef};
+use zyg_ir::{BinOp, Block, CastOp, Constant, Function, Inst, InstKind, IntPred, Type, UnOp, Value, ValueDef};
 
 /// How an induction variable steps: by a constant (integers), or by a constant number of
 /// elements (pointers, `getelementptr T, p, k`).
@@ -174,6 +191,63 @@ impl Recompute {
         self.rebuildable(func, loops, block_of, v, home, &mut 0)
     }
 
+    /// Whether the float value `v` (a scalar or a vector of floats), which would be stored
+    /// in the record of a loop iteration, can be rebuilt in the adjoint instead at no cost
+    /// in tape: its instruction is cheap arithmetic (`cheap_float`), and so are those of the
+    /// operands it rebuilds in turn, whose own operands are available without storing
+    /// anything new per iteration (`float_operand_ok`); the whole expression, rebuilt
+    /// operands included, is at most `MAX_COST` instructions. `stored`: the values the tape
+    /// holds anyway (for other backpropagators); `users`: their users. Every use of `v`
+    /// must be inside `v`'s innermost loop, where the adjoint reads the same records as the
+    /// primal's use did (true of every value under LCSSA, which the reader's preparation
+    /// establishes; checked all the same). Records the decision.
+    pub fn try_float(
+        &mut self,
+        func: &Function,
+        loops: &LoopAnalysis,
+        block_of: &SecondaryMap<Inst, Block>,
+        stored: &HashSet<Value>,
+        users: &HashMap<Value, Vec<Inst>>,
+        v: Value,
+    ) -> bool {
+        if self.values.contains(&v) {
+            return true;
+        }
+        let Some((_, home)) = defined_in_loop(func, loops, block_of, v) else { return false };
+        let Some(lp) = loops.innermost(home) else { return false };
+        let blocks = &loops.loops()[lp].blocks;
+        if !users.get(&v).map_or(&[][..], Vec::as_slice).iter().all(|u| blocks.contains(&block_of[*u])) {
+            return false;
+        }
+        let floats = Floats { func, loops, block_of, stored, lp };
+        let mut rebuilt = Vec::new();
+        if !floats.rebuildable(self, v, &mut 0, &mut rebuilt) {
+            return false;
+        }
+        self.values.extend(rebuilt);
+        true
+    }
+
+    /// Adds to `cost` the instructions that rebuild `v` (none for a value read from the
+    /// tape), `extra`: values also rebuilt (decided but not yet recorded); false as soon as
+    /// the total passes `MAX_COST`.
+    fn add_cost(&self, func: &Function, v: Value, extra: &[Value], cost: &mut usize) -> bool {
+        if func.constant(v).is_some() || !(self.values.contains(&v) || extra.contains(&v)) {
+            return true;
+        }
+        // An induction variable: the iteration, times the step, plus the start.
+        if self.inductions.contains_key(&v) {
+            *cost += 2;
+            return *cost <= MAX_COST;
+        }
+        *cost += 1;
+        if *cost > MAX_COST {
+            return false;
+        }
+        let Some(inst) = func.def_inst(v) else { return true };
+        func.insts[inst].kind.operands().into_iter().all(|a| self.add_cost(func, a, extra, cost))
+    }
+
     /// Whether the shadow of pointer `p` can be rebuilt: `p` is an induction variable or a
     /// `getelementptr`/cast whose base's shadow is stored or rebuilt, and whose indices can
     /// be rebuilt or are invariant.
@@ -293,6 +367,87 @@ impl Recompute {
     }
 }
 
+/// What deciding whether floats of loop `lp` are rebuilt reads (`Recompute::try_float`).
+struct Floats<'f> {
+    func: &'f Function,
+    loops: &'f LoopAnalysis,
+    block_of: &'f SecondaryMap<Inst, Block>,
+    stored: &'f HashSet<Value>,
+    lp: usize,
+}
+
+impl Floats<'_> {
+    /// Whether `v`, defined in loop `lp` outside its inner loops, is cheap arithmetic on
+    /// operands available in the adjoint, at `cost` instructions so far (`MAX_COST` at
+    /// most); `rebuilt`: what this decision rebuilds so far, `v` added on success.
+    fn rebuildable(&self, r: &Recompute, v: Value, cost: &mut usize, rebuilt: &mut Vec<Value>) -> bool {
+        let Some(inst) = self.func.def_inst(v) else { return false };
+        let kind = &self.func.insts[inst].kind;
+        if !cheap_float(kind) {
+            return false;
+        }
+        *cost += 1;
+        if *cost > MAX_COST {
+            return false;
+        }
+        if !kind.operands().into_iter().all(|a| self.operand_ok(r, a, cost, rebuilt)) {
+            return false;
+        }
+        rebuilt.push(v);
+        true
+    }
+
+    /// An operand of a rebuilt float: a constant or a parameter; a value stored anyway for
+    /// other backpropagators; a value the loop does not change (stored once per
+    /// activation, if it is not already); a value rebuilt already (its instructions count
+    /// in `cost`); or a float of the same loop that is itself rebuildable (of an inner
+    /// loop, only a stored value). A load is never
+    /// executed again (memory may have changed since): its value is an operand only when
+    /// it is stored.
+    fn operand_ok(&self, r: &Recompute, a: Value, cost: &mut usize, rebuilt: &mut Vec<Value>) -> bool {
+        let i = match self.func.values[a].def {
+            ValueDef::Const(_) | ValueDef::Param(_) => return true,
+            ValueDef::Inst(i) => i,
+            _ => return false,
+        };
+        let is_rebuilt = r.values.contains(&a) || rebuilt.contains(&a);
+        let def = self.block_of[i];
+        if self.loops.innermost(def) != Some(self.lp) && self.loops.loops()[self.lp].blocks.contains(&def) {
+            // From an inner loop (LCSSA leaves none, but the IR may come without it): its
+            // last iteration's value, read from that loop's newest record, which the
+            // adjoint has not popped yet; never rebuilt from that loop's iteration count.
+            return self.stored.contains(&a) && !is_rebuilt;
+        }
+        if is_rebuilt {
+            return r.add_cost(self.func, a, rebuilt, cost);
+        }
+        if self.stored.contains(&a) || !self.loops.loops()[self.lp].blocks.contains(&def) {
+            return true;
+        }
+        self.func.ty(a).float_elem().is_some() && self.rebuildable(r, a, cost, rebuilt)
+    }
+}
+
+/// The float instructions cheap enough to run again rather than store their results:
+/// `fadd`, `fsub`, `fmul`, `fneg`, conversions between float types and from integers, a
+/// `select`, and moving floats between vector lanes (`insertelement`, `extractelement`,
+/// `shufflevector`: the splats vectorised loops make of a scalar). Each gives exactly the
+/// bits the primal computed: zyg-ir keeps no fast-math flags, so the primal it writes and
+/// the adjoint's copy are the same IEEE operation on the same operands. Not `fdiv`,
+/// `frem`, calls (`sqrt`, `exp`, `llvm.fmuladd`), loads or phis.
+fn cheap_float(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::Binary { op: BinOp::FAdd | BinOp::FSub | BinOp::FMul, .. }
+            | InstKind::Unary { op: UnOp::FNeg, .. }
+            | InstKind::Cast { op: CastOp::FPExt | CastOp::FPTrunc | CastOp::SIToFP | CastOp::UIToFP, .. }
+            | InstKind::Select { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ExtractElement { .. }
+            | InstKind::ShuffleVector { .. }
+    )
+}
+
 /// The instruction defining `v` and its block, when that block may run repeatedly (only
 /// there does storing a value cost a push per execution).
 fn defined_in_loop(
@@ -304,6 +459,33 @@ fn defined_in_loop(
     let inst = func.def_inst(v)?;
     let home = block_of[inst];
     loops.may_repeat(home).then_some((inst, home))
+}
+
+/// The instructions using each value of `of`.
+fn users_of(func: &Function, of: &HashSet<Value>) -> HashMap<Value, Vec<Inst>> {
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+    for (_, i) in func.inst_order() {
+        for a in func.insts[i].kind.operands() {
+            if of.contains(&a) {
+                users.entry(a).or_default().push(i);
+            }
+        }
+    }
+    users
+}
+
+/// Each instruction's position in reverse postorder of its block, then within its block
+/// (unreachable ones last).
+fn positions(func: &Function, cfg: &ControlFlowGraph) -> SecondaryMap<Inst, usize> {
+    let mut position = SecondaryMap::with_default(usize::MAX);
+    let mut n = 0;
+    for &b in cfg.reverse_postorder() {
+        for &i in &func.blocks[b].insts {
+            position[i] = n;
+            n += 1;
+        }
+    }
+    position
 }
 
 /// The iteration an adjoint is in, for an induction variable's loop: `remaining - 1`.
@@ -365,13 +547,68 @@ pub fn plan(
     pending_values.extend(trips.flat_map(|t| [t.start, t.bound]));
     let mut pending_shadows: Vec<Value> = std::mem::take(&mut needs.shadows);
     let (mut seen_values, mut seen_shadows): (EntitySet<Value>, EntitySet<Value>) = Default::default();
-    while !pending_values.is_empty() || !pending_shadows.is_empty() {
-        while let Some(v) = pending_values.pop() {
-            if !seen_values.insert(v) || func.constant(v).is_some() {
-                continue;
+    // When each value was found: the stored ones keep that order (reversed), floats decided
+    // late included, so that a function with nothing rebuilt lays out its tape as before.
+    let mut found: SecondaryMap<Value, usize> = SecondaryMap::new();
+    let mut found_count = 0;
+    // Floats are decided once the integers and addresses are, when what is stored anyway
+    // is known (`Recompute::try_float`); floats found after that (the leaves of rebuilt
+    // floats) are stored.
+    let mut floats: Vec<Value> = Vec::new();
+    let mut floats_decided = false;
+    loop {
+        while !pending_values.is_empty() || !pending_shadows.is_empty() {
+            while let Some(v) = pending_values.pop() {
+                if !seen_values.insert(v) || func.constant(v).is_some() {
+                    continue;
+                }
+                found[v] = found_count;
+                found_count += 1;
+                let ty = func.ty(v);
+                if !floats_decided && ty.float_elem().is_some() {
+                    floats.push(v);
+                    continue;
+                }
+                if (ty.is_int() || ty.is_ptr()) && r.try_value(func, loops, block_of, v) {
+                    let mut leaves = Vec::new();
+                    r.leaves(func, v, &mut leaves);
+                    pending_values.extend(leaves);
+                } else {
+                    values.push(v);
+                }
             }
-            let ty = func.ty(v);
-            if (ty.is_int() || ty.is_ptr()) && r.try_value(func, loops, block_of, v) {
+            while let Some(p) = pending_shadows.pop() {
+                if !seen_shadows.insert(p) {
+                    continue;
+                }
+                let special = shadow_memory.contains(p) || matches!(func.constant(p), Some(Constant::Global(..)));
+                if !special && r.try_shadow(func, loops, block_of, p) {
+                    let base = r.shadow_base(func, p).expect("a rebuilt shadow has a base");
+                    if activity.has_shadow(base) || func.constant(base).is_some() {
+                        pending_shadows.push(base);
+                    }
+                    if let Some(inst) = func.def_inst(p) {
+                        if let InstKind::Gep { indices, .. } = &func.insts[inst].kind {
+                            pending_values.extend(indices.iter().copied());
+                        }
+                    }
+                } else {
+                    shadows.push(p);
+                }
+            }
+        }
+        if floats_decided {
+            break;
+        }
+        floats_decided = true;
+        // In reverse postorder, so that a float's operands are decided before it (its
+        // operands' definitions dominate it; only phis, never rebuilt, read later values).
+        let stored: HashSet<Value> = values.iter().chain(&floats).copied().collect();
+        let users = users_of(func, &stored);
+        let position = positions(func, cfg);
+        floats.sort_by_key(|v| func.def_inst(*v).map_or(0, |i| position[i]));
+        for v in std::mem::take(&mut floats) {
+            if r.try_float(func, loops, block_of, &stored, &users, v) {
                 let mut leaves = Vec::new();
                 r.leaves(func, v, &mut leaves);
                 pending_values.extend(leaves);
@@ -379,27 +616,8 @@ pub fn plan(
                 values.push(v);
             }
         }
-        while let Some(p) = pending_shadows.pop() {
-            if !seen_shadows.insert(p) {
-                continue;
-            }
-            let special = shadow_memory.contains(p) || matches!(func.constant(p), Some(Constant::Global(..)));
-            if !special && r.try_shadow(func, loops, block_of, p) {
-                let base = r.shadow_base(func, p).expect("a rebuilt shadow has a base");
-                if activity.has_shadow(base) || func.constant(base).is_some() {
-                    pending_shadows.push(base);
-                }
-                if let Some(inst) = func.def_inst(p) {
-                    if let InstKind::Gep { indices, .. } = &func.insts[inst].kind {
-                        pending_values.extend(indices.iter().copied());
-                    }
-                }
-            } else {
-                shadows.push(p);
-            }
-        }
     }
-    values.reverse();
+    values.sort_by_key(|v| std::cmp::Reverse(found[*v]));
     shadows.reverse();
     needs.values = values;
     needs.shadows = shadows;

@@ -6,11 +6,12 @@
 //! record. The adjoint reads a value from the newest record, which is the iteration the use
 //! saw, and pops it in the header's adjoint.
 //!
-//! Store or recompute: constants are rebuilt in the adjoint for free; every other alpha is
-//! stored once, in its defining block's record, however many backpropagators read it (a
-//! loop-invariant value lives in a fixed slot, not on the loop's stack). Nothing is
-//! recomputed yet: that pays only where a value's operands are already on the tape and the
-//! arithmetic is cheaper than a load, a decision for the benchmarks to drive.
+//! Store or recompute: constants are rebuilt in the adjoint for free, and the recompute plan
+//! (`recompute::plan`) takes out of the needs what the adjoint rebuilds from the iteration
+//! it is in and from values it has anyway (induction variables, addresses, trip counts,
+//! cheap float arithmetic on stored operands). Every other alpha is stored once, in its
+//! defining block's record, however many backpropagators read it (a loop-invariant value
+//! lives in a fixed slot, not on the loop's stack).
 
 use crate::stack;
 use cranelift_entity::packed_option::ReservedValue;
@@ -190,8 +191,8 @@ impl TapeLayout {
 
     /// What the tape holds, for the `-v` report: one line for the fixed slots, one per loop
     /// record (bytes pushed per iteration, and of what), and the values the adjoint rebuilds
-    /// instead (`recompute`).
-    pub fn report(&self, func: &Function, loops: &LoopAnalysis, rebuilt: usize) -> Vec<String> {
+    /// instead (`recompute`), `floats` of them float values.
+    pub fn report(&self, func: &Function, loops: &LoopAnalysis, rebuilt: usize, floats: usize) -> Vec<String> {
         let bytes = |ty: &Type| ty.natural_layout().map_or_else(|| "?".to_string(), |(size, _)| size.to_string());
         let mut lines = Vec::new();
         let mut stacked: Vec<(&Block, &Record)> = self.records.iter().filter(|(_, r)| r.storage == Storage::Stack).collect();
@@ -202,7 +203,11 @@ impl TapeLayout {
             func.name,
             bytes(&self.tape_ty),
             stacked.len(),
-            if rebuilt > 0 { format!("; {rebuilt} values rebuilt in the adjoint instead of stored") } else { String::new() }
+            match (rebuilt, floats) {
+                (0, _) => String::new(),
+                (_, 0) => format!("; {rebuilt} values rebuilt in the adjoint instead of stored"),
+                _ => format!("; {rebuilt} values rebuilt in the adjoint instead of stored ({floats} floats)"),
+            }
         ));
         for (header, record) in stacked {
             let count = |pick: fn(&Field) -> bool| record.fields.iter().filter(|f| pick(f)).count();

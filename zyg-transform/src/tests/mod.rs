@@ -7,5 +7,6 @@ mod analyses;
 mod common;
 mod conventions;
 mod gpu;
+mod recompute;
 mod reverse_cfg;
 mod tangent;
