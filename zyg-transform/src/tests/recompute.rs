@@ -10,6 +10,7 @@ use crate::ArgActivity::{Active, Const};
 use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
+use zyg_ir::Function;
 
 // A counted loop over a[i], b[i]. The backpropagators are taken to read a, b, c (stored
 // anyway) and the values listed in `needs` below.
@@ -49,8 +50,9 @@ exit:
 }
 "#;
 
-#[test]
-fn cheap_floats_on_stored_operands_are_rebuilt() {
+/// The recompute plan of PROGRAM when the backpropagators read the values the `k`th results
+/// (in layout order) define: what is rebuilt, and what stays on the tape.
+fn plan_reading(ks: &[usize]) -> (Function, recompute::Recompute, TapeNeeds) {
     let m = common::module_of(PROGRAM);
     let f = &m.functions[0];
     let cfg = ControlFlowGraph::compute(f);
@@ -58,10 +60,17 @@ fn cheap_floats_on_stored_operands_are_rebuilt() {
     let returns = tape::return_blocks(f, &cfg);
     let block_of = tape::inst_blocks(f);
     let activity = Activity::analyze(&m, &Default::default(), f, &[Const, Const, Const, Active, Const]).unwrap();
-    // Results in layout order: w2 i acc qa a qb b qc c ab abw quot root cr fi afi neg ...
-    let [w2, a, b, c, ab, abw, quot, root, cr, fi, afi, neg] = [0, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16].map(|k| value(f, k));
-    let mut needs = TapeNeeds { values: vec![a, b, c, ab, abw, quot, root, cr, afi, neg], ..TapeNeeds::default() };
+    let mut needs = TapeNeeds { values: ks.iter().map(|k| value(f, *k)).collect(), ..TapeNeeds::default() };
     let r = recompute::plan(f, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
+    (f.clone(), r, needs)
+}
+
+#[test]
+fn cheap_floats_on_stored_operands_are_rebuilt() {
+    // Results in layout order: w2 i acc qa a qb b qc c ab abw quot root cr fi afi neg ...
+    let (f, r, needs) = plan_reading(&[4, 6, 8, 9, 10, 11, 12, 13, 15, 16]);
+    let f = &f;
+    let [w2, a, b, c, ab, abw, quot, root, cr, fi, afi, neg] = [0, 4, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16].map(|k| value(f, k));
     // a*b from the stored a and b; (a*b)*w2 from it and w2, which the loop does not
     // change; a*i from a and the induction variable; -(a*i) from that.
     for (v, what) in [(ab, "a*b"), (abw, "a*b*w2"), (afi, "a * (double)i"), (neg, "-(a*i)"), (fi, "(double)i")] {
@@ -82,18 +91,10 @@ fn cheap_floats_on_stored_operands_are_rebuilt() {
 
 #[test]
 fn floats_on_loads_not_stored_stay_stored() {
-    let m = common::module_of(PROGRAM);
-    let f = &m.functions[0];
-    let cfg = ControlFlowGraph::compute(f);
-    let loops = LoopAnalysis::compute(f, &cfg, &DominatorTree::compute(f, &cfg));
-    let returns = tape::return_blocks(f, &cfg);
-    let block_of = tape::inst_blocks(f);
-    let activity = Activity::analyze(&m, &Default::default(), f, &[Const, Const, Const, Active, Const]).unwrap();
     // Only a*b is read: a and b are not stored for anything else, and a load is never
     // run again in the adjoint (memory may have changed), so a*b stays stored.
-    let ab = value(f, 9);
-    let mut needs = TapeNeeds { values: vec![ab], ..TapeNeeds::default() };
-    let r = recompute::plan(f, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
+    let (f, r, needs) = plan_reading(&[9]);
+    let ab = value(&f, 9);
     assert!(!r.values.contains(&ab));
     assert!(needs.values.contains(&ab));
     // Beside it, only the loop's bound (its trip count is computed from it).
