@@ -30,6 +30,7 @@
 //! that is a whole allocation comes with its size (`Segments::sized`), so that the next level
 //! down can copy it too.
 
+use crate::builder::Cursor;
 use crate::conventions::Conventions;
 use crate::rules::memcalls::MemCall;
 use crate::rules::{Pullback, Pullbacks};
@@ -37,7 +38,7 @@ use crate::segment::Segments;
 use crate::spec::Generated;
 use std::collections::HashMap;
 use zyg_ir::loops::LoopAnalysis;
-use zyg_ir::{Block, Callee, CastOp, Constant, Function, Inst, InstKind, Module, Type, Value, ValueDef};
+use zyg_ir::{BinOp, Block, Callee, CastOp, Constant, Function, Inst, InstKind, Module, Type, Value, ValueDef};
 
 /// A checkpointed call: the callee's primal and adjoint, and the pointer arguments whose
 /// memory the primal copies.
@@ -99,6 +100,17 @@ pub enum Size {
     Product(Value, Value),
     /// An `alloca` of this type.
     Of(Type),
+}
+
+impl Size {
+    /// The size in bytes, an i64 computed at the cursor.
+    pub fn bytes(&self, c: &mut Cursor) -> Value {
+        match self {
+            Size::Bytes(n) => *n,
+            Size::Product(n, m) => c.binary(BinOp::Mul, *n, *m),
+            Size::Of(ty) => c.size_of(ty),
+        }
+    }
 }
 
 /// Phase "checkpoint choice" (after the pullback choice): turns the recursive calls that
@@ -359,7 +371,7 @@ impl<'m> ReadsOnly<'m> {
             return false;
         }
         if !self.written.contains_key(name) {
-            let reached = reached_functions(self.module, name);
+            let reached = reached_functions(self.module, [name]);
             for f in &reached {
                 let n = self.module.function(f).map_or(0, |g| g.params.len());
                 self.written.entry(f.clone()).or_insert_with(|| vec![false; n]);
@@ -426,7 +438,7 @@ impl<'m> ReadsOnly<'m> {
         if let Some(k) = self.known.get(name) {
             return *k;
         }
-        let reached = reached_functions(self.module, name);
+        let reached = reached_functions(self.module, [name]);
         let mut holds: HashMap<String, bool> =
             reached.iter().map(|f| (f.clone(), self.known.get(f).copied().unwrap_or(true))).collect();
         loop {
@@ -532,9 +544,15 @@ impl<'m> ReadsOnly<'m> {
     }
 }
 
-/// `name` and the functions with bodies it reaches through direct calls.
-fn reached_functions(module: &Module, name: &str) -> Vec<String> {
-    let mut reached: Vec<String> = vec![name.to_string()];
+/// `roots` (once each) and the functions with bodies they reach through direct calls, in
+/// the order found.
+pub(crate) fn reached_functions<'a>(module: &Module, roots: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut reached: Vec<String> = Vec::new();
+    for r in roots {
+        if !reached.iter().any(|s| s == r) {
+            reached.push(r.to_string());
+        }
+    }
     let mut k = 0;
     while k < reached.len() {
         if let Some(f) = module.function(&reached[k]) {

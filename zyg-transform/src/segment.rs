@@ -33,7 +33,7 @@
 //! function; the segment functions are written beside the gradients.
 
 use crate::builder::Cursor;
-use crate::checkpoint::{allocation_size, root, writes_only_own_memory, Root, Size};
+use crate::checkpoint::{allocation_size, reached_functions, root, writes_only_own_memory, Root};
 use crate::conventions::Conventions;
 use std::collections::{HashMap, HashSet};
 use zyg_ir::cfg::ControlFlowGraph;
@@ -116,15 +116,7 @@ pub fn segment_loops(
             let Some(l) = loops.loops().iter().position(|l| l.parent.is_none() && !tried.contains(&l.header)) else { break };
             let header = loops.loops()[l].header;
             tried.insert(header);
-            // The back edge's line is the loop statement's (the body's may be an inlined
-            // function's).
-            let latch = loops.loops()[l].latches.first().copied().unwrap_or(header);
-            let line = func
-                .terminator(latch)
-                .and_then(|t| func.insts[t].loc.as_ref())
-                .or_else(|| func.blocks[header].insts.iter().find_map(|i| func.insts[*i].loc.as_ref()))
-                .map(|l| l.line);
-            let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+            let at = loop_loc(func, &loops.loops()[l]).map(|l| format!(" at line {}", l.line)).unwrap_or_default();
             let unchanging = out.unchanging.contains(&name);
             match is_long(module, func, &loops, l, unchanging) {
                 Ok(()) => {}
@@ -163,6 +155,13 @@ pub fn segment_loops(
     out
 }
 
+/// Where loop `lp` is in the source: its back edge's location, which is the loop
+/// statement's (the body's may be an inlined function's), else the first in the loop.
+fn loop_loc(func: &Function, lp: &zyg_ir::loops::Loop) -> Option<zyg_ir::SourceLoc> {
+    let back_edge = lp.latches.first().and_then(|b| func.terminator(*b)).and_then(|t| func.insts[t].loc.clone());
+    back_edge.or_else(|| lp.blocks.iter().flat_map(|b| &func.blocks[*b].insts).find_map(|i| func.insts[*i].loc.clone()))
+}
+
 /// Iterations per segment, on each level.
 const SEGMENT: i64 = 32;
 
@@ -187,25 +186,8 @@ fn called_or_taken(module: &Module, functions: &[String]) -> HashSet<String> {
 
 /// The functions `roots` reach through direct calls, defined in `module`, sorted.
 fn reached(module: &Module, roots: &[String]) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for r in roots {
-        // Several requests may differentiate one function.
-        if module.function(r).is_some() && !seen.contains(r) {
-            seen.push(r.clone());
-        }
-    }
-    let mut k = 0;
-    while k < seen.len() {
-        let f = module.function(&seen[k]).expect("a defined function");
-        for (_, inst) in f.inst_order() {
-            if let InstKind::Call { callee: Callee::Direct(c), .. } = &f.insts[inst].kind {
-                if module.function(c).is_some_and(|g| !g.is_declaration()) && !seen.iter().any(|s| **s == **c) {
-                    seen.push(c.to_string());
-                }
-            }
-        }
-        k += 1;
-    }
+    let mut seen = reached_functions(module, roots.iter().map(String::as_str));
+    seen.retain(|f| module.function(f).is_some());
     seen.sort();
     seen
 }
@@ -470,25 +452,17 @@ fn outline(
         let entry = func.entry().expect("a function with a body");
         let mut c = Cursor::at_start(func, entry);
         let state_ty = Type::structure(fields.clone());
-        let v = c.alloca(state_ty);
+        let v = c.alloca(state_ty.clone());
         roots.insert(0, v);
-        (v, Type::structure(fields.clone()))
+        (v, state_ty)
     });
     // The sizes, computed in the preheader.
     let mut sizes = Vec::new();
     for &r in &roots {
         let size = allocation_size(func, r).expect("checked above");
-        let mut c = Cursor::before_terminator(func, preheader);
-        sizes.push(match size {
-            Size::Bytes(n) => n,
-            Size::Product(n, m) => c.binary(BinOp::Mul, n, m),
-            Size::Of(ty) => c.size_of(&ty),
-        });
+        sizes.push(size.bytes(&mut Cursor::before_terminator(func, preheader)));
     }
-    let loc = func
-        .terminator(latch)
-        .and_then(|t| func.insts[t].loc.clone())
-        .or_else(|| lp.blocks.iter().flat_map(|b| &func.blocks[*b].insts).find_map(|i| func.insts[*i].loc.clone()));
+    let loc = loop_loc(func, &lp);
 
     // The segment function: a copy of `func` keeping only the loop.
     let mut g = func.clone();

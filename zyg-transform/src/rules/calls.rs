@@ -10,7 +10,7 @@ use crate::activity::Activity;
 use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::builder::Cursor;
-use crate::checkpoint::{Checkpoint, Size};
+use crate::checkpoint::Checkpoint;
 use crate::error::TransformError;
 use crate::tangent::Tangent;
 use crate::{ArgActivity, Generated, Spec};
@@ -340,11 +340,7 @@ pub fn snapshot_arguments(plan: &crate::Plan, p: &mut Function) -> HashMap<Inst,
             let copy = match s.shares {
                 Some(earlier) => copies[earlier],
                 None => {
-                    let size = match &s.size {
-                        Size::Bytes(n) => *n,
-                        Size::Product(n, m) => c.binary(BinOp::Mul, *n, *m),
-                        Size::Of(ty) => c.size_of(ty),
-                    };
+                    let size = s.size.bytes(&mut c);
                     let copy = c.call("malloc", malloc.clone(), vec![size]).expect("memory");
                     let memcpy = Signature::new(vec![Type::PTR, Type::PTR, Type::I64], Type::PTR);
                     c.call("memcpy", memcpy, vec![copy, s.base, size]);
