@@ -15,7 +15,7 @@
 // CHECK: ALL OK
 #include "zyg/zyg.h"
 #include "zyg_check.h"
-#include <malloc.h>
+#include "zyg_heap.h"
 #include <pthread.h>
 #include <string.h>
 
@@ -44,16 +44,6 @@ static void gradient(const double *x, double *dx) {
     __enzyme_autodiff((void *)chain, enzyme_dup, x, dx, enzyme_const, N);
 }
 
-/* Bytes malloc has handed out and not had back, in every arena. */
-static long in_use(void) { return (long)mallinfo2().uordblks; }
-
-static void check_true(const char *label, int ok, long bytes) {
-    zyg_checks++;
-    if (!ok)
-        zyg_failures++;
-    printf("%s %s (%ld KiB)\n", ok ? "ok" : "FAIL", label, bytes / 1024);
-}
-
 static double *want; /* the first gradient */
 
 static void *worker(void *arg) {
@@ -71,14 +61,12 @@ int main(void) {
     double *x = malloc(sizeof(double) * N), *dx = malloc(sizeof(double) * N);
     want = malloc(sizeof(double) * N);
     fill(x);
-    long before = in_use();
+    long before = zyg_heap_in_use();
     gradient(x, want);
-    long cached = in_use() - before;
     /* The tape is some megabytes; its chunks stay in this thread's cache. */
-    check_true("cached", cached > 2 * 1024 * 1024, cached);
+    check_cached(before);
     __zyg_release_tape_cache();
-    long left = in_use() - before;
-    check_true("released", left < 256 * 1024, left);
+    check_released(before);
 
     /* Gradients between releases: the same numbers, and those of the function. */
     for (int round = 0; round < 3; round++) {
@@ -91,7 +79,7 @@ int main(void) {
     check_array_fd_every("d chain / dx[k]", chain_of, &n, x, N, want, N / 7);
 
     /* Threads that run a gradient and exit leave no cache behind. */
-    long start = in_use();
+    long start = zyg_heap_in_use();
     pthread_t threads[THREADS];
     for (int t = 0; t < THREADS; t++)
         pthread_create(&threads[t], NULL, worker, NULL);
@@ -100,7 +88,7 @@ int main(void) {
         pthread_join(threads[t], &same);
         check_close("same gradient in a thread", (long)same, 1, 0, 0);
     }
-    long after = in_use() - start;
+    long after = zyg_heap_in_use() - start;
     check_true("threads exited", after < 512 * 1024, after);
     free(x);
     free(dx);
