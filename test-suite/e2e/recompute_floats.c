@@ -6,7 +6,9 @@
 // CHECK: ALL OK
 // Float values rebuilt in the adjoint instead of stored (zyg-transform/src/recompute.rs):
 // a product or sum a backpropagator reads, whose operands the tape holds anyway for other
-// backpropagators (or once per loop activation), is computed again from them. Each loop
+// backpropagators (or once per loop activation), or the adjoint loads again (these
+// functions only read their inputs: zyg-transform/src/reload.rs), is computed again from
+// them. Each loop
 // below needs such a value (the argument of sin, a partial product, a converted float, a
 // splat of a scalar in a vectorised loop); its gradient is checked against central
 // differences, and the -v report shows the record without the rebuilt value.
@@ -14,10 +16,10 @@
 
 #define N 6
 
-// t = a*b is read by the backpropagator of t*c, and a, b, c are stored anyway (for the
-// backpropagators of a*b and t*c): 24 bytes per iteration, not 32.
-// REPORT0-DAG: triple: loop {{.*}} at line [[#@LINE+4]]: 24 bytes per iteration (3 values,
-// REPORT-DAG: triple: loop {{.*}} at line [[#@LINE+4]]: 48 bytes per iteration (6 values,
+// t = a*b is read by the backpropagator of t*c, and a, b, c are loaded again (for the
+// backpropagators of a*b and t*c): 8 bytes per iteration, not 32.
+// REPORT0-DAG: triple: loop {{.*}} at line [[#@LINE+4]]: 8 bytes per iteration (1 values,
+// REPORT-DAG: triple: loop {{.*}} at line [[#@LINE+4]]: 16 bytes per iteration (2 values,
 double triple(const double *a, const double *b, const double *c, int n) {
     double s = 0.0;
     for (int i = 0; i < n; i++)
@@ -26,8 +28,8 @@ double triple(const double *a, const double *b, const double *c, int n) {
 }
 
 // sin reads p = a*b, whose operands a*b's backpropagator stores: p is rebuilt.
-// REPORT0-DAG: sine: loop {{.*}} at line [[#@LINE+4]]: 16 bytes per iteration (2 values,
-// REPORT-DAG: sine: loop {{.*}} at line [[#@LINE+4]]: 32 bytes per iteration (4 values,
+// REPORT0-DAG: sine: loop {{.*}} at line [[#@LINE+4]]: 8 bytes per iteration (1 values,
+// REPORT-DAG: sine: loop {{.*}} at line [[#@LINE+4]]: 16 bytes per iteration (2 values,
 double sine(const double *a, const double *b, int n) {
     double z = 0.0;
     for (int i = 0; i < n; i++)
@@ -38,8 +40,8 @@ double sine(const double *a, const double *b, int n) {
 // cos reads p = x[i] * (double)i, p's backpropagator reads (double)i, and the outer
 // product's reads x[i] and cos(p): the conversion is rebuilt from the induction variable,
 // p from it and the stored x[i].
-// REPORT0-DAG: ramp: loop {{.*}} at line [[#@LINE+4]]: 24 bytes per iteration (3 values,
-// REPORT-DAG: ramp: loop {{.*}} at line [[#@LINE+4]]: 48 bytes per iteration (6 values,
+// REPORT0-DAG: ramp: loop {{.*}} at line [[#@LINE+4]]: 16 bytes per iteration (2 values,
+// REPORT-DAG: ramp: loop {{.*}} at line [[#@LINE+4]]: 32 bytes per iteration (4 values,
 double ramp(const double *x, int n) {
     double z = 0.0;
     for (int i = 0; i < n; i++)
@@ -48,11 +50,10 @@ double ramp(const double *x, int n) {
 }
 
 // The inner loop reads w = 2 y[i] (from the outer loop, stored once per outer iteration)
-// and q = 0.1 w x[j] (read by sin): q is rebuilt from w and the stored x[j].
-// REPORT0-DAG: nested: loop {{.*}} at line [[#@LINE+6]]: 16 bytes per iteration (1 values, 0 shadows, 0 callee tapes, 1 control-flow
-// REPORT0-DAG: nested: loop {{.*}} at line [[#@LINE+7]]: 8 bytes per iteration (1 values,
-// REPORT-DAG: nested: loop {{.*}} at line [[#@LINE+7]]: 32 bytes per iteration (4 values,
-// REPORT-DAG: nested: loop {{.*}} at line [[#@LINE+6]]: 8 bytes per iteration (1 values,
+// and q = 0.1 w x[j] (read by sin): q is rebuilt from w and x[j], loaded again; the inner
+// loop keeps no record at all.
+// REPORT0-DAG: nested: loop {{.*}} at line [[#@LINE+4]]: 16 bytes per iteration (1 values, 0 shadows, 0 callee tapes, 1 control-flow
+// REPORT-DAG: nested: loop {{.*}} at line [[#@LINE+4]]: 24 bytes per iteration (2 values, 0 shadows, 0 callee tapes, 2 control-flow
 double nested(const double *x, const double *y, int n) {
     double z = 0.0;
     for (int i = 0; i < n; i++) {
@@ -65,7 +66,7 @@ double nested(const double *x, const double *y, int n) {
 
 // Floats widened to double: u is read by sin and by u*u's backpropagator, f by f*f's
 // (in float): u is rebuilt from the stored f.
-// REPORT-DAG: widen: loop {{.*}} at line [[#@LINE+4]]: 24 bytes per iteration (4 values,
+// REPORT-DAG: widen: loop {{.*}} at line [[#@LINE+4]]: 16 bytes per iteration (2 values,
 double widen(const float *f, int n) {
     double z = 0.0;
     for (int i = 0; i < n; i++) {
@@ -76,7 +77,7 @@ double widen(const float *f, int n) {
 }
 
 // A select whose arms are stored anyway: m is rebuilt from them and the stored condition.
-// REPORT-DAG: clip: loop {{.*}} at line [[#@LINE+4]]: 40 bytes per iteration (6 values,
+// REPORT-DAG: clip: loop {{.*}} at line [[#@LINE+4]]: 24 bytes per iteration (4 values,
 double clip(const double *a, const double *b, int n) {
     double z = 0.0;
     for (int i = 0; i < n; i++) {

@@ -446,6 +446,12 @@ fn differentiate_round(
         }
         None => Vec::new(),
     };
+    // Functions whose gradient calls run primal and adjoint back to back reload what their
+    // loops read from their parameters' memory when nothing writes it later.
+    let mut all_targets = targets.clone();
+    all_targets.extend(export.map(str::to_string));
+    let whole = whole_targets(&requests, &targets, export, opts);
+    diff.set_whole_entries(zyg_transform::whole_entries(&read.module, &all_targets, &whole));
     diff.set_custom_rules(custom);
     diff.set_conventions(conventions);
     let mut grads = Vec::new();
@@ -520,16 +526,31 @@ fn segment_for_budgets(
         }
     }
     let budget = budgets.iter().min()?;
-    // Gradient requests and a reverse export run primal and adjoint in one call.
-    let mut whole: Vec<String> =
-        requests.iter().zip(targets).filter(|(r, _)| r.entry == Entry::Gradient).map(|(_, t)| t.clone()).collect();
-    whole.extend(export.filter(|_| !opts.forward).map(str::to_string));
+    let whole = whole_targets(requests, targets, export, opts);
     let segments = zyg_transform::segment_loops(module, conventions, &roots, &whole, &others, ns);
     tracing::info!("tape budget {budget} bytes: {} loops segmented", segments.sized.len() / 2);
     for line in &segments.report {
         tracing::info!("{line}");
     }
     Some(segments)
+}
+
+/// The targets whose gradient runs primal and adjoint in one call: those of combined-mode
+/// requests (`__enzyme_autodiff`) and a reverse-mode export, less any that a split-mode
+/// request differentiates too (its primal and adjoint are apart, and share their plan).
+fn whole_targets(requests: &[callsite::Request], targets: &[String], export: Option<&str>, opts: &GradOptions) -> Vec<String> {
+    use zyg_transform::Entry;
+    let split: Vec<&String> = requests
+        .iter()
+        .zip(targets)
+        .filter(|(r, _)| matches!(r.entry, Entry::Augmented | Entry::Reverse))
+        .map(|(_, t)| t)
+        .collect();
+    let mut whole: Vec<String> =
+        requests.iter().zip(targets).filter(|(r, _)| r.entry == Entry::Gradient).map(|(_, t)| t.clone()).collect();
+    whole.extend(export.filter(|_| !opts.forward).map(str::to_string));
+    whole.retain(|t| !split.contains(&t));
+    whole
 }
 
 /// Functions whose calls must stay calls in the copy zyg reads (`prepare`'s inlining):

@@ -99,6 +99,10 @@ pub struct Function {
     pub handlers: Vec<Block>,
     /// The personality function of the handlers' landing pads (`__gxx_personality_v0`).
     pub personality: Option<Arc<str>>,
+    /// The parameters LLVM marks `noalias` (C's `restrict`), by index: during a call, the
+    /// memory read or written through one is not written through any pointer not based on
+    /// it. Read from the input; the functions zyg writes carry none.
+    pub noalias: Vec<usize>,
     constants: HashMap<Constant, Value>,
 }
 
@@ -123,6 +127,7 @@ impl Function {
             layout: Vec::new(),
             handlers: Vec::new(),
             personality: None,
+            noalias: Vec::new(),
             constants: HashMap::new(),
         }
     }

@@ -343,7 +343,7 @@ fn stays_plain(
 /// allocation and `free` of their own memory, and declarations that touch no memory. A
 /// greatest fixpoint over the functions a function reaches, so that recursion holds when
 /// nothing else breaks it.
-struct ReadsOnly<'m> {
+pub(crate) struct ReadsOnly<'m> {
     module: &'m Module,
     conventions: &'m Conventions,
     /// Writing plain data through the parameters is allowed too (segment functions, whose
@@ -357,7 +357,7 @@ struct ReadsOnly<'m> {
 }
 
 impl<'m> ReadsOnly<'m> {
-    fn new(module: &'m Module, conventions: &'m Conventions, writes: bool) -> Self {
+    pub(crate) fn new(module: &'m Module, conventions: &'m Conventions, writes: bool) -> Self {
         ReadsOnly { module, conventions, writes, known: HashMap::new(), reasons: HashMap::new(), written: HashMap::new() }
     }
 
@@ -365,7 +365,7 @@ impl<'m> ReadsOnly<'m> {
     /// functions it reaches (a store, a copy or `memset` into, or a `free` of memory based on
     /// the parameter, an atomic operation on it, or passing it on to a parameter that is
     /// written or to a function without a body that touches memory).
-    fn writes_through(&mut self, name: &str, param: usize) -> bool {
+    pub(crate) fn writes_through(&mut self, name: &str, param: usize) -> bool {
         if !self.writes {
             // Read-only callees (`holds` without `writes`) write through no parameter.
             return false;
@@ -434,7 +434,7 @@ impl<'m> ReadsOnly<'m> {
         self.reasons.get(name).cloned().unwrap_or_else(|| format!("`{name}` has no body zyg can see"))
     }
 
-    fn holds(&mut self, name: &str) -> bool {
+    pub(crate) fn holds(&mut self, name: &str) -> bool {
         if let Some(k) = self.known.get(name) {
             return *k;
         }
@@ -576,7 +576,7 @@ pub(crate) fn writes_only_own_memory(module: &Module, conventions: &Conventions,
 }
 
 /// Intrinsics that neither read nor write the program's memory.
-fn harmless_intrinsic(name: &str) -> bool {
+pub(crate) fn harmless_intrinsic(name: &str) -> bool {
     ["llvm.lifetime.", "llvm.dbg.", "llvm.assume", "llvm.experimental.noalias.scope.decl", "llvm.invariant."]
         .iter()
         .any(|p| name.starts_with(p))

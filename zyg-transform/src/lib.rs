@@ -28,6 +28,7 @@ mod memory;
 mod memtypes;
 mod primal;
 mod recompute;
+mod reload;
 mod requests;
 mod reverse_cfg;
 mod rules;
@@ -51,6 +52,7 @@ pub use error::TransformError;
 pub use exports::{export_wrapper, kernel_export_wrapper, store_gradients_wrapper};
 use helpers::{inlining_policy, tape_size_function, verified};
 pub use helpers::{shadow_global, shadow_global_name};
+pub use reload::whole_entries;
 pub use requests::{globals_reached, normalize, request_target, GlobalInit, NewGlobal, Output};
 pub use rules::math::{math_rule_arity, math_rule_names};
 pub use rules::Pullback;
@@ -152,6 +154,9 @@ pub struct Differentiator<'m> {
     checkpoints: bool,
     /// The segment functions of segmented loops (`segment`), whose calls are checkpointed.
     segments: segment::Segments,
+    /// The functions whose gradient calls run primal and adjoint back to back
+    /// (`reload::whole_entries`): their loops may reload their parameters' memory.
+    whole_entries: HashSet<String>,
     /// What activity analysis needs to know about the whole module.
     facts: activity::ModuleFacts,
 }
@@ -182,6 +187,7 @@ impl<'m> Differentiator<'m> {
             gpu: false,
             checkpoints: true,
             segments: segment::Segments::default(),
+            whole_entries: HashSet::new(),
             facts: activity::ModuleFacts::compute(module, &conventions::Conventions::default()),
         }
     }
@@ -207,6 +213,13 @@ impl<'m> Differentiator<'m> {
     /// The segment functions `segment_loops` made: their calls are checkpointed.
     pub fn set_segments(&mut self, segments: Segments) {
         self.segments = segments;
+    }
+
+    /// The functions whose gradient calls run their primal and adjoint back to back
+    /// (`whole_entries`): the adjoints of their loops reload what those read from their
+    /// parameters' memory when nothing writes it later (`reload`).
+    pub fn set_whole_entries(&mut self, entries: HashSet<String>) {
+        self.whole_entries = entries;
     }
 
     /// Registers user derivatives: calls to their functions use them instead of
@@ -412,8 +425,13 @@ impl<'m> Differentiator<'m> {
         // Recompute plan and tape layout: what the adjoint rebuilds, and where the rest goes.
         let returns = tape::return_blocks(func, &cfg);
         // Forward mode stores nothing, so there is nothing to rebuild instead.
+        // (GPU threads may write each other's memory: nothing is reloaded there.)
         let recompute = match mode {
-            Mode::Reverse => recompute::plan(func, &cfg, &loops, &returns, &block_of, &activity, &mut needs),
+            Mode::Reverse => {
+                let whole = self.whole_entries.contains(&func.name) && !self.gpu;
+                let stable = reload::stable_loads(self.module, &self.conventions, func, &cfg, &loops, whole);
+                recompute::plan(func, &cfg, &loops, &block_of, &activity, &stable, &mut needs)
+            }
             Mode::Forward => recompute::Recompute::default(),
         };
         needs.inline_chunks = self.gpu;
@@ -423,7 +441,7 @@ impl<'m> Differentiator<'m> {
         if mode == Mode::Reverse && tracing::enabled!(tracing::Level::INFO) {
             // (Induction variables are among the rebuilt values.)
             let floats = recompute.values.iter().filter(|v| func.ty(**v).float_elem().is_some()).count();
-            for line in layout.report(func, &loops, recompute.values.len(), floats) {
+            for line in layout.report(func, &loops, recompute.values.len(), floats, recompute.reloads(func)) {
                 tracing::info!("{line}");
             }
         }

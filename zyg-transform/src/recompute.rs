@@ -75,6 +75,9 @@ pub struct Recompute {
     pub values: HashSet<Value>,
     /// Pointers whose shadows are rebuilt from their operands' shadows and values.
     pub shadows: HashSet<Value>,
+    /// The loads the adjoint may run again (`reload::stable_loads`): their memory does not
+    /// change before it does.
+    pub stable: HashSet<Inst>,
 }
 
 /// At most this many instructions are rebuilt for one value (beyond, storing it is cheaper).
@@ -113,7 +116,13 @@ impl Recompute {
                 inductions.insert(v, Induction { header, start, next, step });
             }
         }
-        let mut r = Recompute { inductions, trips: HashMap::new(), values: HashSet::new(), shadows: HashSet::new() };
+        let mut r = Recompute {
+            inductions,
+            trips: HashMap::new(),
+            values: HashSet::new(),
+            shadows: HashSet::new(),
+            stable: HashSet::new(),
+        };
         r.values.extend(r.inductions.keys().copied());
         r
     }
@@ -336,12 +345,19 @@ impl Recompute {
                 self.operand_ok(func, loops, block_of, *base, home, cost)
                     && indices.iter().all(|i| self.operand_ok(func, loops, block_of, *i, home, cost))
             }
+            // Reloaded (`reload`): memory nothing changes before the adjoint.
+            InstKind::Load { ptr, .. } if self.stable.contains(&inst) => self.operand_ok(func, loops, block_of, *ptr, home, cost),
             _ => false,
         };
         if ok {
             self.values.insert(v);
         }
         ok
+    }
+
+    /// How many of the rebuilt values are loads run again (`reload`).
+    pub fn reloads(&self, func: &Function) -> usize {
+        self.values.iter().filter(|v| func.def_inst(**v).is_some_and(|i| self.stable.contains(&i))).count()
     }
 
     /// An operand of a rebuilt value: a constant, something rebuildable, or a value the
@@ -383,7 +399,9 @@ impl Floats<'_> {
     fn rebuildable(&self, r: &Recompute, v: Value, cost: &mut usize, rebuilt: &mut Vec<Value>) -> bool {
         let Some(inst) = self.func.def_inst(v) else { return false };
         let kind = &self.func.insts[inst].kind;
-        if !cheap_float(kind) {
+        // A stable load's address is decided before the floats (`plan`): it is an operand
+        // like any other here.
+        if !cheap_float(kind) && !r.stable.contains(&inst) {
             return false;
         }
         *cost += 1;
@@ -424,6 +442,7 @@ impl Floats<'_> {
         if self.stored.contains(&a) || !self.loops.loops()[self.lp].blocks.contains(&def) {
             return true;
         }
+        // (A stable load's address not rebuilt by now: it would have to be stored.)
         self.func.ty(a).float_elem().is_some() && self.rebuildable(r, a, cost, rebuilt)
     }
 }
@@ -527,15 +546,17 @@ pub fn plan(
     func: &Function,
     cfg: &ControlFlowGraph,
     loops: &LoopAnalysis,
-    returns: &[Block],
     block_of: &SecondaryMap<Inst, Block>,
     activity: &Activity,
+    stable: &HashSet<Inst>,
     needs: &mut TapeNeeds,
 ) -> Recompute {
+    let returns = crate::tape::return_blocks(func, cfg);
     let counted: HashMap<Block, Counted> =
-        crate::tape::counted_loops(func, cfg, loops, returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
+        crate::tape::counted_loops(func, cfg, loops, &returns).into_iter().map(|(h, (c, _))| (h, c)).collect();
     let mut r = Recompute::analyze(func, cfg, &counted);
-    r.find_trip_counts(func, cfg, loops, block_of, returns);
+    r.stable = stable.clone();
+    r.find_trip_counts(func, cfg, loops, block_of, &returns);
     needs.computed_trips = r.trips.keys().copied().collect();
     let mut shadow_memory: EntitySet<Value> = EntitySet::new();
     shadow_memory.extend(needs.shadow_memory.iter().map(|(v, _)| *v));
@@ -607,6 +628,14 @@ pub fn plan(
         let users = users_of(func, &stored);
         let position = positions(func, cfg);
         floats.sort_by_key(|v| func.def_inst(*v).map_or(0, |i| position[i]));
+        // A stable load's address: rebuilt where it can be, so that the load can be.
+        for v in &floats {
+            if let Some(InstKind::Load { ptr, .. }) =
+                func.def_inst(*v).filter(|i| r.stable.contains(i)).map(|i| &func.insts[i].kind)
+            {
+                r.try_value(func, loops, block_of, *ptr);
+            }
+        }
         for v in std::mem::take(&mut floats) {
             if r.try_float(func, loops, block_of, &stored, &users, v) {
                 let mut leaves = Vec::new();

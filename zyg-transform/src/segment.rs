@@ -166,7 +166,7 @@ fn loop_loc(func: &Function, lp: &zyg_ir::loops::Loop) -> Option<zyg_ir::SourceL
 const SEGMENT: i64 = 32;
 
 /// The functions `functions` call, or use as values (which something may call).
-fn called_or_taken(module: &Module, functions: &[String]) -> HashSet<String> {
+pub(crate) fn called_or_taken(module: &Module, functions: &[String]) -> HashSet<String> {
     let mut out = HashSet::new();
     for f in functions.iter().filter_map(|f| module.function(f)) {
         for (_, inst) in f.inst_order() {

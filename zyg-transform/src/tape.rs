@@ -191,8 +191,9 @@ impl TapeLayout {
 
     /// What the tape holds, for the `-v` report: one line for the fixed slots, one per loop
     /// record (bytes pushed per iteration, and of what), and the values the adjoint rebuilds
-    /// instead (`recompute`), `floats` of them float values.
-    pub fn report(&self, func: &Function, loops: &LoopAnalysis, rebuilt: usize, floats: usize) -> Vec<String> {
+    /// instead (`recompute`), `floats` of them float values and `reloads` of them loads run
+    /// again (`reload`).
+    pub fn report(&self, func: &Function, loops: &LoopAnalysis, rebuilt: usize, floats: usize, reloads: usize) -> Vec<String> {
         let bytes = |ty: &Type| ty.natural_layout().map_or_else(|| "?".to_string(), |(size, _)| size.to_string());
         let mut lines = Vec::new();
         let mut stacked: Vec<(&Block, &Record)> = self.records.iter().filter(|(_, r)| r.storage == Storage::Stack).collect();
@@ -203,10 +204,13 @@ impl TapeLayout {
             func.name,
             bytes(&self.tape_ty),
             stacked.len(),
-            match (rebuilt, floats) {
-                (0, _) => String::new(),
-                (_, 0) => format!("; {rebuilt} values rebuilt in the adjoint instead of stored"),
-                _ => format!("; {rebuilt} values rebuilt in the adjoint instead of stored ({floats} floats)"),
+            match (rebuilt, floats, reloads) {
+                (0, _, _) => String::new(),
+                (_, 0, 0) => format!("; {rebuilt} values rebuilt in the adjoint instead of stored"),
+                (_, _, 0) => format!("; {rebuilt} values rebuilt in the adjoint instead of stored ({floats} floats)"),
+                _ => format!(
+                    "; {rebuilt} values rebuilt in the adjoint instead of stored ({floats} floats, {reloads} loaded again)"
+                ),
             }
         ));
         for (header, record) in stacked {

@@ -57,11 +57,10 @@ fn plan_reading(ks: &[usize]) -> (Function, recompute::Recompute, TapeNeeds) {
     let f = &m.functions[0];
     let cfg = ControlFlowGraph::compute(f);
     let loops = LoopAnalysis::compute(f, &cfg, &DominatorTree::compute(f, &cfg));
-    let returns = tape::return_blocks(f, &cfg);
     let block_of = tape::inst_blocks(f);
     let activity = Activity::analyze(&m, &Default::default(), f, &[Const, Const, Const, Active, Const]).unwrap();
     let mut needs = TapeNeeds { values: ks.iter().map(|k| value(f, *k)).collect(), ..TapeNeeds::default() };
-    let r = recompute::plan(f, &cfg, &loops, &returns, &block_of, &activity, &mut needs);
+    let r = recompute::plan(f, &cfg, &loops, &block_of, &activity, &Default::default(), &mut needs);
     (f.clone(), r, needs)
 }
 

@@ -44,8 +44,13 @@ impl FunctionReader {
         };
         // SAFETY: parameters, blocks and instructions are enumerated from the live function.
         unsafe {
+            let noalias = inkwell::attributes::Attribute::get_named_enum_kind_id("noalias");
             for (i, p) in reader.func.params.clone().into_iter().enumerate() {
                 reader.values.insert(LLVMGetParam(raw, i as u32), p);
+                // Attribute index 0 is the result, `i + 1` the i-th parameter.
+                if !LLVMGetEnumAttributeAtIndex(raw, i as u32 + 1, noalias).is_null() {
+                    reader.func.noalias.push(i);
+                }
             }
             for (bb, block) in reader.declare_blocks(raw)? {
                 reader.read_block(bb, block)?;
