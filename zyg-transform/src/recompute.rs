@@ -18,9 +18,10 @@
 //! free for `sin(a*b)`'s), a value the loop does not change (one slot per activation), or
 //! something rebuilt itself, the whole within `MAX_COST` instructions. The arithmetic then
 //! replaces a store in the primal and a load in the adjoint, and the record shrinks by the
-//! value (as a hand-written gradient recomputes `a*b` rather than saving it). Never `fdiv`,
-//! calls (`sqrt`, `exp`) or loads: a load is not run again (memory may have changed since),
-//! so a value computed from one is rebuilt only where the loaded value is stored. Floats
+//! value (as a hand-written gradient recomputes `a*b` rather than saving it). Never `fdiv`
+//! or calls (`sqrt`, `exp`), and loads only where memory cannot have changed since (the
+//! stable loads of `reload`, `Recompute::stable`, whose addresses are decided first); a
+//! value computed from another load is rebuilt only where the loaded value is stored. Floats
 //! are decided after integers and addresses, once what is stored anyway is known, in
 //! reverse postorder so that each one's operands are decided first. The rebuilt value has
 //! the primal's bits: zyg-ir keeps no fast-math flags (its reader drops them), so the
@@ -419,7 +420,7 @@ impl Floats<'_> {
     /// other backpropagators; a value the loop does not change (stored once per
     /// activation, if it is not already); a value rebuilt already (its instructions count
     /// in `cost`); or a float of the same loop that is itself rebuildable (of an inner
-    /// loop, only a stored value). A load is never
+    /// loop, only a stored value). A load other than a stable one (`reload`) is never
     /// executed again (memory may have changed since): its value is an operand only when
     /// it is stored.
     fn operand_ok(&self, r: &Recompute, a: Value, cost: &mut usize, rebuilt: &mut Vec<Value>) -> bool {
