@@ -1,5 +1,8 @@
 // RUN: %grad-run -O0 %s %t | FileCheck %s
 // RUN: %grad-run -O2 %s %t | FileCheck %s
+// Under a budget, `gathered`'s loop (a call in it) is segmented too: its counter, read back
+// from the loop state, goes to `tabled`, whose -O2 body has an `llvm.assume` on it.
+// RUN: env ZYG_GRAD_FLAGS=--tape-budget=4KiB %grad-run -O2 %s %t.budget | FileCheck %s
 // RUN: %zyg grad -v %t.O0.ll -o %t.v0.ll 2>&1 | FileCheck --check-prefix=REPORT %s
 // RUN: %zyg grad -v %t.O2.ll -o %t.v2.ll 2>&1 | FileCheck --check-prefix=REPORT %s
 // RUN: %zyg grad -v %t.O2.ll -o %t.v2.ll 2>&1 | FileCheck --check-prefix=TAPED %s

@@ -528,6 +528,10 @@ fn segment_for_budgets(
     let budget = budgets.iter().min()?;
     let whole = whole_targets(requests, targets, export, opts);
     let segments = zyg_transform::segment_loops(module, conventions, &roots, &whole, &others, ns);
+    // -vv: the segment functions as zyg made them.
+    for f in module.functions.iter().filter(|f| segments.is_segment(&f.name)) {
+        tracing::debug!("segment function:\n{}", zyg_ir::text::print_function(f));
+    }
     tracing::info!("tape budget {budget} bytes: {} loops segmented", segments.sized.len() / 2);
     for line in &segments.report {
         tracing::info!("{line}");

@@ -153,6 +153,8 @@ impl BitSummaries {
                 }
             }
             InstKind::Call { .. } if silent.contains(inst) => None,
+            // `llvm.assume` of a test on the bits and its kin make nothing of them.
+            InstKind::Call { callee: Callee::Direct(g), .. } if crate::checkpoint::harmless_intrinsic(g) => None,
             // An allocation function reads its integers as sizes (and alignments), never as
             // a float: Eigen's `aligned_malloc(rows * cols * 8)`, where the sizes are read
             // from an object the type analysis cannot tell from its floats.

@@ -40,7 +40,8 @@ use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::{
-    BinOp, Block, Callee, Constant, Function, Inst, InstKind, IntPred, Linkage, Module, Signature, Type, Value, ValueDef,
+    BinOp, Block, Callee, Constant, Function, Inst, InstKind, IntPred, Linkage, Module, ScalarKind, Signature, Type, Value,
+    ValueDef,
 };
 
 /// The segment functions made for a module, and what was decided, for `-v`.
@@ -467,6 +468,8 @@ fn outline(
     // The segment function: a copy of `func` keeping only the loop.
     let mut g = func.clone();
     g.name = name.to_string();
+    // Its parameters are its own (none `noalias`).
+    g.noalias.clear();
     g.linkage = Linkage::Internal;
     g.attributes.retain(|a| a != "noinline" && a != "optnone");
     g.params.clear();
@@ -632,9 +635,42 @@ fn outline(
     func.layout.retain(|b| *b != call_block);
     let at = func.layout.iter().position(|b| *b == preheader).map_or(func.layout.len(), |p| p + 1);
     func.layout.insert(at, call_block);
+    if let Some((s, _)) = &state {
+        type_state_accesses(&mut g, *s);
+        type_state_accesses(func, *s);
+    }
     zyg_ir::verify::verify(&g).map_err(|e| format!("internal error: the segment function does not verify: {e}"))?;
     zyg_ir::verify::verify(func).map_err(|e| format!("internal error: the segmented function does not verify: {e}"))?;
     Ok(Outlined { function: g, sized, passed, calls: call_block })
+}
+
+/// Says what each scalar field of the state struct at `state` holds on the loads and stores
+/// of it (as clang's type metadata would): the state mixes integers (a counter) and floats,
+/// and without the hint the type analysis of memory could take an integer read back from it
+/// for float bits.
+fn type_state_accesses(func: &mut Function, state: Value) {
+    let accesses: Vec<(Inst, Type)> = func
+        .inst_order()
+        .filter_map(|(_, i)| {
+            let (ty, ptr) = match &func.insts[i].kind {
+                InstKind::Load { ty, ptr } => (ty.clone(), *ptr),
+                InstKind::Store { value, ptr } => (func.ty(*value).clone(), *ptr),
+                _ => return None,
+            };
+            let at = func.def_inst(ptr)?;
+            matches!(&func.insts[at].kind, InstKind::Gep { base, .. } if *base == state).then_some((i, ty))
+        })
+        .collect();
+    for (i, ty) in accesses {
+        let kind = match &ty {
+            Type::Int(_) => ScalarKind::Integer,
+            Type::Float(f) => ScalarKind::Float(*f),
+            Type::Ptr(_) => ScalarKind::Pointer,
+            _ => continue,
+        };
+        let Some((size, _)) = ty.natural_layout() else { continue };
+        func.insts[i].hint = Some(vec![(0, size, kind)].into());
+    }
 }
 
 /// Adds to `chains` the instructions making vector `v` (before the loop) from scalars, which
