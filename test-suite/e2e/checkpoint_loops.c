@@ -16,14 +16,16 @@
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // Checkpointed loops (zyg-transform/src/segment.rs): under --tape-budget, a time-stepping
-// loop is cut into segments of up to 32 steps, and segments of up to 32 of those, whose calls
+// loop is cut into segments of up to K0 steps, and segments of up to K1 of those (lengths
+// chosen at run time from the budget: e2e/checkpoint_loops_budget.c), whose calls
 // are checkpointed: the primal copies the loop's memory at each call, the adjoint reruns one
 // segment at a time. The gradients must match finite differences, and be the same bits as
 // without a budget (but for the order of an active scalar's sums), for step counts below one
-// segment, between the levels and beyond 32*32; a loop stepping a state in registers and a
+// segment, between the levels and beyond many segments (the first call of a process with
+// K0 = 32, later ones with the measured lengths); a loop stepping a state in registers and a
 // stack array too; a loop over its caller's memory keeps its tape.
 //
-// REPORT-DAG: ode: loop at line {{[0-9]+}} segmented for checkpointing
+// REPORT-DAG: ode: loop at line {{[0-9]+}} segmented for checkpointing: `ode.zyg.steps.0` runs up to K0 iterations, `ode.zyg.segments.0` up to K1 of those; at run time K0 = 262144 / (bytes of tape one iteration took, measured by the adjoint; 32 until measured), at least 1, and K1 = 262144 / (bytes of the loop's memory)
 // REPORT-DAG: decay: loop at line {{[0-9]+}} segmented for checkpointing
 // REPORT-DAG: in_place: loop at line {{[0-9]+}} taped: it uses a pointer that does not point into memory `in_place` allocates
 // REPORT-DAG: forced: loop at line {{[0-9]+}} segmented for checkpointing

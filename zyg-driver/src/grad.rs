@@ -438,6 +438,8 @@ fn differentiate_round(
     if is_gpu(module) {
         diff = diff.for_gpu();
     }
+    // The globals the adjoints measure the steps' tapes in (`Segments::measured`).
+    let measured: Vec<String> = segments.iter().flat_map(|s| s.measured.values().cloned()).collect();
     let segment_functions: Vec<zyg_ir::Function> = match segments {
         Some(segments) => {
             let made = read.module.functions.iter().filter(|f| segments.is_segment(&f.name)).cloned().collect();
@@ -466,6 +468,9 @@ fn differentiate_round(
     };
     let output = diff.finish();
     define_globals(module, &output);
+    for name in &measured {
+        zyg_ir::llvm::define_zeroed_global(module, name, &zyg_ir::Type::I64, false);
+    }
     let mut functions = output.functions;
     // The segment functions the primals call, as they are (zyg's copies of the loops).
     functions.extend(segment_functions);
@@ -527,7 +532,7 @@ fn segment_for_budgets(
     }
     let budget = budgets.iter().min()?;
     let whole = whole_targets(requests, targets, export, opts);
-    let segments = zyg_transform::segment_loops(module, conventions, &roots, &whole, &others, ns);
+    let segments = zyg_transform::segment_loops(module, conventions, &roots, &whole, &others, *budget, ns);
     // -vv: the segment functions as zyg made them.
     for f in module.functions.iter().filter(|f| segments.is_segment(&f.name)) {
         tracing::debug!("segment function:\n{}", zyg_ir::text::print_function(f));

@@ -50,6 +50,10 @@ pub struct Checkpoint {
     /// the tape, whose memory also holds floats (a gradient differentiated again must be
     /// able to tell that an integer passed to the rerun never held float bits).
     pub ints: Vec<usize>,
+    /// A segmented loop's steps function (`segment`): the global in which the rerun keeps the
+    /// most tape bytes one iteration took (the call's last argument is its iteration count),
+    /// from which the next gradient call chooses the steps' length.
+    pub measure: Option<String>,
 }
 
 impl Checkpoint {
@@ -155,7 +159,8 @@ pub fn choose(
                     let InstKind::Call { args, .. } = &func.insts[inst].kind else { return };
                     let ints =
                         (0..args.len()).filter(|k| func.ty(args[*k]).is_int() && func.constant(args[*k]).is_none()).collect();
-                    pullbacks[inst] = Some(Pullback::Checkpoint(Box::new(Checkpoint { callee: g, snapshots, ints })));
+                    let measure = segments.measured.get(&**callee).cloned();
+                    pullbacks[inst] = Some(Pullback::Checkpoint(Box::new(Checkpoint { callee: g, snapshots, ints, measure })));
                 })
                 .err()
         };

@@ -15,11 +15,23 @@
 //! Each call of `f.segments` in the function, and each call of `f.steps` in `f.segments`, is
 //! checkpointed (`checkpoint`, `Pullback::Checkpoint`): the primal copies the memory the call
 //! may change and runs it without a tape; the adjoint reruns it on the copy with a tape and
-//! runs its adjoint. At any time the tape then holds one record per K0*K1 iterations of the
-//! loop (the outer checkpoints), K1 records of one segment's rerun, and one segment's K0 taped
-//! iterations (K0 = K1 = 32: n/1024 + 64 records instead of n), for two more runs of the
-//! loop's primal (Griewank's binomial checkpointing with two levels of recomputation, in the
-//! shape of the code rather than as a runtime schedule).
+//! runs its adjoint. At any time the tape then holds one copy of the loop's memory per K0*K1
+//! iterations of the loop (the outer checkpoints), K1 copies for one segment's rerun, and one
+//! steps call's K0 taped iterations, for two more runs of the loop's primal (Griewank's
+//! binomial checkpointing with two levels of recomputation, in the shape of the code rather
+//! than as a runtime schedule).
+//!
+//! The budget chooses K0 and K1 at run time, before the loop (`segment`, `lengths`): K0 is a
+//! quarter of the budget over the tape bytes one iteration took when the adjoint last reran a
+//! steps call (the rerun measures the chunk bytes the thread's stacks took,
+//! `stack::live_bytes`, and keeps the largest per iteration in a global of the loop,
+//! `Segments::measured`; 32 until the first adjoint has run), and K1 a quarter of the budget
+//! over the bytes of the loop's memory (the allocations the steps get). The steps' records
+//! then take at most about half the budget (a stack's chunks double as it grows), one
+//! segment's copies a quarter; the outer copies, n / (K0 K1) of them, fit the rest only when
+//! the loop is short enough for two levels (a longer one needs more levels, which zyg does
+//! not make yet). The lengths are arguments of the segment functions, stored by their
+//! checkpoints like any integer, so a rerun repeats the partition its primal made.
 //!
 //! The loop's SSA state goes through memory: the values its header's phis start each
 //! iteration with, and the values it leaves with (the phis of its exit block), are fields of an
@@ -40,8 +52,8 @@ use zyg_ir::cfg::ControlFlowGraph;
 use zyg_ir::dominance::DominatorTree;
 use zyg_ir::loops::LoopAnalysis;
 use zyg_ir::{
-    BinOp, Block, Callee, Constant, Function, Inst, InstKind, IntPred, Linkage, Module, ScalarKind, Signature, Type, Value,
-    ValueDef,
+    BinOp, Block, Callee, Constant, Function, GlobalVar, Inst, InstKind, IntPred, Linkage, Module, ScalarKind, Signature, Type,
+    Value, ValueDef,
 };
 
 /// The segment functions made for a module, and what was decided, for `-v`.
@@ -57,6 +69,11 @@ pub struct Segments {
     pub unchanging: HashSet<String>,
     /// For each segment function, its pointer parameters into such memory.
     pub passed: HashMap<String, Vec<usize>>,
+    /// For each steps function, the global (`i64`, zero to start) in which the adjoint keeps
+    /// the most tape bytes one of its iterations took in a rerun (`Checkpoint::measure`),
+    /// from which the function chooses K0 on the next gradient call (`lengths`). The driver
+    /// defines them.
+    pub measured: HashMap<String, String>,
     /// One line per loop considered: segmented, or why not.
     pub report: Vec<String>,
 }
@@ -91,6 +108,7 @@ pub fn segment_loops(
     functions: &[String],
     whole: &[String],
     others: &[String],
+    budget: u64,
     namespace: &str,
 ) -> Segments {
     let mut out = Segments::default();
@@ -134,12 +152,24 @@ pub fn segment_loops(
                 }
             }
             let mut func = module.functions[index].clone();
-            match segment(module, &mut func, header, unchanging, namespace, k) {
+            let measured = format!("{name}.{namespace}.steps.{k}.bytes");
+            match segment(module, &mut func, header, unchanging, (budget, &measured), namespace, k) {
                 Ok((steps, segments)) => {
                     out.report.push(format!(
-                        "{name}: loop{at} segmented for checkpointing: `{}` runs up to K0 iterations, `{}` up to K1 of those (K0 = K1 = {SEGMENT}); the adjoint reruns one segment at a time",
-                        steps.function.name, segments.function.name
+                        "{name}: loop{at} segmented for checkpointing: `{}` runs up to K0 iterations, `{}` up to K1 of those; \
+                         at run time K0 = {} / (bytes of tape one iteration took, measured by the adjoint; {SEGMENT} until \
+                         measured), at least 1, and K1 = {} / (bytes of the loop's memory), at least 2, both at most \
+                         {MAX_LENGTH}; the adjoint reruns one segment at a time, for two more runs of the loop",
+                        steps.function.name,
+                        segments.function.name,
+                        budget / 4,
+                        budget / 4,
                     ));
+                    module.globals.insert(
+                        measured.clone(),
+                        GlobalVar { ty: Type::I64, constant: false, addrspace: 0, inactive: true, points_to: Vec::new() },
+                    );
+                    out.measured.insert(steps.function.name.clone(), measured);
                     tried.insert(segments.calls);
                     for made in [steps, segments] {
                         out.sized.insert(made.function.name.clone(), made.sized);
@@ -163,8 +193,11 @@ fn loop_loc(func: &Function, lp: &zyg_ir::loops::Loop) -> Option<zyg_ir::SourceL
     back_edge.or_else(|| lp.blocks.iter().flat_map(|b| &func.blocks[*b].insts).find_map(|i| func.insts[*i].loc.clone()))
 }
 
-/// Iterations per segment, on each level.
+/// Iterations per steps call until the adjoint has measured their tape (`lengths`).
 const SEGMENT: i64 = 32;
+
+/// At most this many iterations per steps call, and steps calls per segment.
+const MAX_LENGTH: i64 = 1 << 16;
 
 /// The functions `functions` call, or use as values (which something may call).
 pub(crate) fn called_or_taken(module: &Module, functions: &[String]) -> HashSet<String> {
@@ -265,26 +298,67 @@ struct Outlined {
 
 /// Segments the loop of `func` headed by `header` on two levels: the steps' and the
 /// segments' functions, or why the loop cannot be segmented.
+/// `(budget, measured)`: the tape budget in bytes, and the global the adjoint measures the
+/// steps' tape per iteration in (`Segments::measured`).
 fn segment(
     module: &Module,
     func: &mut Function,
     header: Block,
     unchanging: bool,
+    (budget, measured): (u64, &str),
     namespace: &str,
     k: usize,
 ) -> Result<(Outlined, Outlined), String> {
-    // The iterations per segment, set before the loop.
-    let limits = {
-        let (cfg, loops, l) = loop_at(func, header)?;
-        let preheader = check_shape(func, &cfg, &loops, l)?;
+    let (cfg, loops, l) = loop_at(func, header)?;
+    let preheader = check_shape(func, &cfg, &loops, l)?;
+    // K0, the iterations per steps call: a quarter of the budget over the bytes one
+    // iteration's records took when the adjoint reran the steps (the most it has seen;
+    // `SEGMENT` until it has). That measure is of whole chunks, which a stack doubles as it
+    // grows, so another K0 may take up to twice K0 times it: half the budget at most.
+    let k0 = {
         let mut c = Cursor::before_terminator(func, preheader);
-        (c.i64(SEGMENT), c.i64(SEGMENT))
+        let at = c.constant(Constant::Global(measured.to_string(), 0));
+        let per = c.load(Type::I64, at);
+        let chosen = lengths(&mut c, budget / 4, per, 1);
+        let zero = c.i64(0);
+        let unmeasured = c.icmp(IntPred::Eq, per, zero);
+        let default = c.i64(SEGMENT);
+        c.select(unmeasured, default, chosen)
     };
-    let steps = outline(module, func, header, limits.0, unchanging, &format!("{}.{namespace}.steps.{k}", func.name))?;
+    let steps = outline(module, func, header, k0, unchanging, &format!("{}.{namespace}.steps.{k}", func.name))?;
+    // K1, the steps calls per segment: a quarter of the budget over the bytes of one copy of
+    // the loop's memory (the allocations the steps get, with their sizes).
+    let k1 = {
+        let call = func.blocks[steps.calls].insts.iter().copied().find(|i| matches!(func.insts[*i].kind, InstKind::Call { .. }));
+        let Some(InstKind::Call { args, .. }) = call.map(|i| func.insts[i].kind.clone()) else {
+            return Err("internal error: the steps call is gone".into());
+        };
+        let mut c = Cursor::before_terminator(func, preheader);
+        let mut bytes = c.i64(0);
+        for &(_, size) in &steps.sized {
+            bytes = c.binary(BinOp::Add, bytes, args[size]);
+        }
+        lengths(&mut c, budget / 4, bytes, 2)
+    };
     // The loop calling the steps is the next level's loop.
     let name = format!("{}.{namespace}.segments.{k}", func.name);
-    let segments = outline(module, func, steps.calls, limits.1, unchanging, &name)?;
+    let segments = outline(module, func, steps.calls, k1, unchanging, &name)?;
     Ok((steps, segments))
+}
+
+/// `share / per` (`per` taken as 1 when 0), kept within `[least, MAX_LENGTH]`.
+fn lengths(c: &mut Cursor, share: u64, per: Value, least: i64) -> Value {
+    let one = c.i64(1);
+    let none = c.icmp(IntPred::Ult, per, one);
+    let divisor = c.select(none, one, per);
+    let share = c.i64(share.min(i64::MAX as u64) as i64);
+    let n = c.binary(BinOp::UDiv, share, divisor);
+    let least = c.i64(least);
+    let few = c.icmp(IntPred::Ult, n, least);
+    let n = c.select(few, least, n);
+    let most = c.i64(MAX_LENGTH);
+    let many = c.icmp(IntPred::Ugt, n, most);
+    c.select(many, most, n)
 }
 
 /// The CFG and loops of `func`, and the index of the loop headed by `header`.

@@ -135,12 +135,31 @@ pub const CACHED_CHUNKS: i64 = 1024;
 /// module releases its own caches, and several modules never define it twice).
 pub const RELEASE_TAPE_CACHE: &str = "__zyg_release_tape_cache";
 
-/// The thread-local cache of released chunks, `{ ptr head, i64 count, i64 registered }`:
-/// the chunks, linked through their first word, how many, and whether this thread has
-/// registered the destructor that frees them when it exits (`cache_at_exit`). The driver
-/// defines it (zero-initialised, `thread_local`).
+/// The thread-local cache of released chunks, `{ ptr head, i64 count, i64 registered,
+/// i64 live }`: the chunks, linked through their first word, how many, whether this thread
+/// has registered the destructor that frees them when it exits (`cache_at_exit`), and the
+/// bytes of the chunks the thread's stacks hold now (`live_bytes`). The driver defines it
+/// (zero-initialised, `thread_local`).
 pub fn cache_global(namespace: &str) -> (String, Type) {
-    (format!("__{namespace}_stack_cache"), Type::structure(vec![Type::PTR, Type::I64, Type::I64]))
+    (format!("__{namespace}_stack_cache"), Type::structure(vec![Type::PTR, Type::I64, Type::I64, Type::I64]))
+}
+
+/// The bytes of the chunks the calling thread's stacks of `namespace` hold now: what a
+/// taped run has taken is the difference before and after it (a segmented loop's steps
+/// measure their tape per iteration so: `segment`). CPU code only.
+pub fn live_bytes(c: &mut Cursor, namespace: &str) -> Value {
+    let (name, ty) = cache_global(namespace);
+    let cache = c.constant(Constant::Global(name, 0));
+    let live_p = c.field_ptr(&ty, cache, &[3]);
+    c.load(Type::I64, live_p)
+}
+
+/// Adds `delta` bytes to the thread's count of chunk bytes in use (`live_bytes`).
+fn count_live(c: &mut Cursor, cache: Value, ty: &Type, delta: Value) {
+    let live_p = c.field_ptr(ty, cache, &[3]);
+    let live = c.load(Type::I64, live_p);
+    let now = c.binary(BinOp::Add, live, delta);
+    c.store(now, live_p);
 }
 
 /// `void __<namespace>_stack_release_cache(void)`: frees the calling thread's cached chunks
@@ -228,6 +247,7 @@ fn take_chunk(namespace: &str) -> Function {
     let (name, ty) = cache_global(namespace);
     let mut c = Cursor::at_end(&mut f, entry);
     let cache = c.constant(Constant::Global(name, 0));
+    count_live(&mut c, cache, &ty, size);
     let (head_p, count_p) = (c.field_ptr(&ty, cache, &[0]), c.field_ptr(&ty, cache, &[1]));
     let head = c.load(Type::PTR, head_p);
     let null = c.constant(Constant::Null(0));
@@ -272,6 +292,9 @@ fn release_chunk(namespace: &str) -> Function {
     let (head_p, count_p) = (c.field_ptr(&ty, cache, &[0]), c.field_ptr(&ty, cache, &[1]));
     let size_p = c.field_ptr(&chunk_header(), chunk, &[2]);
     let size = c.load(Type::I64, size_p);
+    let nothing = c.i64(0);
+    let gone = c.binary(BinOp::Sub, nothing, size);
+    count_live(&mut c, cache, &ty, gone);
     let standard_size = c.i64(CHUNK_BYTES);
     let standard = c.icmp(IntPred::Eq, size, standard_size);
     let count = c.load(Type::I64, count_p);

@@ -15,7 +15,7 @@ use crate::error::TransformError;
 use crate::tangent::Tangent;
 use crate::{ArgActivity, Generated, Spec};
 use std::collections::HashMap;
-use zyg_ir::{BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, Signature, Type, Value};
+use zyg_ir::{AtomicOrdering, BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, IntPred, RmwOp, Signature, Type, Value};
 
 pub struct Calls;
 
@@ -197,8 +197,33 @@ impl Calls {
             }
         }
         let tape = Calls::allocate_tape(&mut cx.cursor(), callee);
+        let iterations = args.len().checked_sub(1).map(|last| primal_args[last]);
         primal_args.push(tape);
+        let namespace = cx.plan().namespace.clone();
+        let before = cp.measure.as_ref().map(|_| crate::stack::live_bytes(&mut cx.cursor(), &namespace));
         cx.cursor().call(&callee.primal, callee.primal_sig.clone(), primal_args);
+        if let (Some(global), Some(before), Some(iterations)) = (&cp.measure, before, iterations) {
+            // A steps function's tape per iteration, for the next call's choice of its
+            // length: the chunk bytes its stacks took, over the iterations it was given.
+            let mut c = cx.cursor();
+            let after = crate::stack::live_bytes(&mut c, &namespace);
+            let taken = c.binary(BinOp::Sub, after, before);
+            let one = c.i64(1);
+            let none = c.icmp(IntPred::Ult, iterations, one);
+            let divisor = c.select(none, one, iterations);
+            let per = c.binary(BinOp::UDiv, taken, divisor);
+            let at = c.constant(Constant::Global(global.clone(), 0));
+            c.emit(
+                InstKind::AtomicRmw {
+                    op: RmwOp::UMax,
+                    ptr: at,
+                    value: per,
+                    ordering: AtomicOrdering::Monotonic,
+                    volatile: false,
+                },
+                Type::I64,
+            );
+        }
         Calls::adjoint_into_arguments(cx, callee, tape);
         let mut c = cx.cursor();
         c.free(tape);
