@@ -71,27 +71,7 @@ void *__wrap_realloc(void *p, size_t n) {
 #define N 32
 #define STEPS 3000
 
-static int wrap(int i) { return i < 0 ? i + N : i >= N ? i - N : i; }
-
-static void rhs(const double *x, double F, double *dx) {
-    for (int i = 0; i < N; i++)
-        dx[i] = (x[wrap(i + 1)] - x[wrap(i - 2)]) * x[wrap(i - 1)] - x[i] + F;
-}
-
-static void rk4(double *x, double F, double dt, double *k1, double *k2, double *k3, double *k4, double *y) {
-    rhs(x, F, k1);
-    for (int i = 0; i < N; i++)
-        y[i] = x[i] + 0.5 * dt * k1[i];
-    rhs(y, F, k2);
-    for (int i = 0; i < N; i++)
-        y[i] = x[i] + 0.5 * dt * k2[i];
-    rhs(y, F, k3);
-    for (int i = 0; i < N; i++)
-        y[i] = x[i] + dt * k3[i];
-    rhs(y, F, k4);
-    for (int i = 0; i < N; i++)
-        x[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-}
+#include "zyg_lorenz96.h"
 
 double ode(const double *x0, double F, int steps) {
     double *w = malloc(sizeof(double) * 6 * N);

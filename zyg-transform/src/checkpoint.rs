@@ -417,7 +417,7 @@ impl<'m> ReadsOnly<'m> {
                                     marks.extend(param_of(*a));
                                 }
                             }
-                        } else if !matches!(callee, Callee::Direct(c) if module.is_pure(c) || harmless_intrinsic(c)) {
+                        } else if !matches!(callee, Callee::Direct(c) if touches_no_program_memory(module, c)) {
                             marks.extend(args.iter().filter_map(|a| param_of(*a)));
                         }
                     }
@@ -524,7 +524,7 @@ impl<'m> ReadsOnly<'m> {
                     } else if let Some(h) = holds.get(&**name) {
                         *h
                     } else {
-                        module.is_pure(name) || harmless_intrinsic(name)
+                        touches_no_program_memory(module, name)
                     };
                     match (ok, self.reasons.get(&**name)) {
                         (true, _) => None,
@@ -578,6 +578,14 @@ pub(crate) fn reached_functions<'a>(module: &Module, roots: impl IntoIterator<It
 /// arguments' memory, their own and constant globals, and cannot throw (`ReadsOnly`).
 pub(crate) fn writes_only_own_memory(module: &Module, conventions: &Conventions, name: &str) -> bool {
     ReadsOnly::new(module, conventions, false).holds(name)
+}
+
+/// Declarations that neither read nor write memory the program can point to: pure ones
+/// (`memory(none)`, or only `errno`, as libm's under `-fmath-errno`), harmless intrinsics,
+/// and `lgamma`, which also sets the C library's `signgam` (a library global no derivative
+/// goes through, which zyg takes no argument to point to).
+pub(crate) fn touches_no_program_memory(module: &Module, name: &str) -> bool {
+    module.is_pure(name) || harmless_intrinsic(name) || matches!(name, "lgamma" | "lgammaf" | "lgammal")
 }
 
 /// Intrinsics that neither read nor write the program's memory.

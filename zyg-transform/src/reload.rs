@@ -147,6 +147,14 @@ pub fn stable_loads(
         let blocks = reaching.entry(k).or_insert_with(|| {
             let changing =
                 func.layout.iter().copied().filter(|b| func.blocks[*b].insts.iter().any(|i| may_change(&writes[i], k)));
+            if tracing::enabled!(tracing::Level::DEBUG) {
+                // -vv: what keeps the parameter's loads on the tape.
+                if let Some(w) = func.inst_order().map(|(_, i)| i).find(|i| may_change(&writes[i], k)) {
+                    let at = func.insts[w].loc.as_ref().map(|l| format!(" (line {})", l.line)).unwrap_or_default();
+                    let what = zyg_ir::text::print_inst(func, w);
+                    tracing::debug!("{}: parameter {k}'s memory may change in the call{at}: `{}`", func.name, what.trim());
+                }
+            }
             reaches(cfg, changing)
         });
         if blocks.contains(b) {
@@ -216,7 +224,7 @@ fn writes_of(module: &Module, conventions: &Conventions, func: &Function, inst: 
                 let written: Vec<Value> =
                     args.iter().enumerate().filter(|(j, _)| reads_only.writes_through(name, *j)).map(|(_, a)| *a).collect();
                 through(&written)
-            } else if module.is_pure(name) || checkpoint::harmless_intrinsic(name) {
+            } else if checkpoint::touches_no_program_memory(module, name) {
                 Writes::Nothing
             } else {
                 Writes::Anything
