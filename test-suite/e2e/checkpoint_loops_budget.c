@@ -73,19 +73,6 @@ void *__wrap_realloc(void *p, size_t n) {
 
 #include "zyg_lorenz96.h"
 
-double ode(const double *x0, double F, int steps) {
-    double *w = malloc(sizeof(double) * 6 * N);
-    double *x = w, *k1 = w + N, *k2 = w + 2 * N, *k3 = w + 3 * N, *k4 = w + 4 * N, *y = w + 5 * N;
-    memcpy(x, x0, sizeof(double) * N);
-    double dt = 0.3 / steps;
-    for (int s = 0; s < steps; s++)
-        rk4(x, F, dt, k1, k2, k3, k4, y);
-    double J = 0.0;
-    for (int i = 0; i < N; i++)
-        J += 0.5 * x[i] * x[i];
-    free(w);
-    return J;
-}
 
 static double F0 = 8.0;
 static double ode_of(const double *x, void *steps) { return ode(x, F0, *(int *)steps); }
