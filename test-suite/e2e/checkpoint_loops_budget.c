@@ -1,5 +1,5 @@
-// RUN: env ZYG_LINK_FLAGS=-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc %grad-run -O2 %s %t | tee %t.plain.out | FileCheck --check-prefixes=CHECK,PLAIN %s
-// RUN: env ZYG_LINK_FLAGS=-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc %grad-run -O0 %s %t | tee %t.plain0.out | FileCheck --check-prefixes=CHECK,PLAIN %s
+// RUN: env ZYG_GRAD_FLAGS= ZYG_LINK_FLAGS=-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc %grad-run -O2 %s %t | tee %t.plain.out | FileCheck --check-prefixes=CHECK,PLAIN %s
+// RUN: env ZYG_GRAD_FLAGS= ZYG_LINK_FLAGS=-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc %grad-run -O0 %s %t | tee %t.plain0.out | FileCheck --check-prefixes=CHECK,PLAIN %s
 // RUN: env ZYG_LINK_FLAGS=-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc ZYG_GRAD_FLAGS=--tape-budget=112KiB %grad-run -O2 %s %t.b -DBUDGET=114688 | tee %t.budget.out | FileCheck --check-prefixes=CHECK,BUDGET %s
 // RUN: env ZYG_LINK_FLAGS=-Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc ZYG_GRAD_FLAGS=--tape-budget=112KiB %grad-run -O0 %s %t.b -DUNCHECKED | tee %t.budget0.out | FileCheck %s
 // RUN: grep BITS %t.plain.out > %t.plain.bits
