@@ -2,12 +2,14 @@
 # Installs zyg's system dependencies when they are missing: LLVM 22 from Debian's packages
 # (Debian 12, security updates), BLAS/LAPACKE and Eigen for their tests, valgrind for the
 # tests that check the generated code's memory, lld and cmake for the pass plugin's LTO builds
-# and its CMake example, pkgconf for its pkg-config check, and lit. Idempotent; needs only apt and a Rust toolchain.
+# and its CMake example, pkgconf for its pkg-config check, LLVM's OpenMP runtime and OpenMPI
+# for parallel programs, and lit. Idempotent; needs only apt and a Rust toolchain.
 set -euo pipefail
 
 packages=(llvm-22-dev llvm-22-tools clang-22 libmlir-22-dev mlir-22-tools libpolly-22-dev
           libzstd-dev libz3-dev libxml2-dev zlib1g-dev binutils
-          libopenblas-dev liblapacke-dev libeigen3-dev valgrind lld-22 cmake pkgconf)
+          libopenblas-dev liblapacke-dev libeigen3-dev valgrind lld-22 cmake pkgconf
+          libomp-22-dev libopenmpi-dev openmpi-bin)
 
 sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -104,7 +104,64 @@ pub fn read(module: &Module, path: &Path) -> Result<Declared> {
             out.conventions.function_like.insert(name, like);
         }
     }
+    // OpenMP's and MPI's calls that move data between threads or ranks cannot be left out of
+    // a derivative: declared inactive, zyg would compute a wrong one without a word.
+    if let Some(name) = out.conventions.inactive_functions.iter().find(|n| moves_parallel_data(n)) {
+        return Err(DriverError::Request {
+            path: path.to_path_buf(),
+            message: format!(
+                "`{name}` is declared inactive, but it runs or moves data between OpenMP threads or MPI ranks: \
+                 the derivatives through it would be lost. zyg does not differentiate OpenMP or MPI programs \
+                 yet; differentiate the serial code (compiled without -fopenmp), or the work of one rank"
+            ),
+        });
+    }
     Ok(out)
+}
+
+/// OpenMP's and MPI's entry points that run code in parallel or move data between threads or
+/// ranks (not those that only ask, wait or synchronise: `omp_get_thread_num`, `MPI_Comm_rank`,
+/// `MPI_Barrier`).
+fn moves_parallel_data(name: &str) -> bool {
+    const OPENMP: [&str; 6] =
+        ["__kmpc_fork_call", "__kmpc_fork_teams", "__kmpc_omp_task", "__kmpc_reduce", "__tgt_target", "GOMP_parallel"];
+    const MPI: [&str; 33] = [
+        "MPI_Send",
+        "MPI_Isend",
+        "MPI_Ssend",
+        "MPI_Issend",
+        "MPI_Bsend",
+        "MPI_Rsend",
+        "MPI_Recv",
+        "MPI_Irecv",
+        "MPI_Sendrecv",
+        "MPI_Sendrecv_replace",
+        "MPI_Bcast",
+        "MPI_Ibcast",
+        "MPI_Reduce",
+        "MPI_Ireduce",
+        "MPI_Allreduce",
+        "MPI_Iallreduce",
+        "MPI_Reduce_scatter",
+        "MPI_Scan",
+        "MPI_Exscan",
+        "MPI_Gather",
+        "MPI_Gatherv",
+        "MPI_Scatter",
+        "MPI_Scatterv",
+        "MPI_Allgather",
+        "MPI_Allgatherv",
+        "MPI_Alltoall",
+        "MPI_Alltoallv",
+        "MPI_Put",
+        "MPI_Get",
+        "MPI_Accumulate",
+        "MPI_Get_accumulate",
+        "MPI_Rput",
+        "MPI_Rget",
+    ];
+    let mpi = name.strip_prefix('P').filter(|n| n.starts_with("MPI_")).unwrap_or(name);
+    OPENMP.iter().any(|p| name.starts_with(p)) || MPI.contains(&mpi)
 }
 
 /// `@llvm.global.annotations`: `[{ annotated value, annotation string, file, line, args }]`.

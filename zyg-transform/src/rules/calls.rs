@@ -323,6 +323,14 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
              by name; call the inner request's function directly"
         );
     }
+    if let Some(construct) = parallel_construct(func, inst, name) {
+        return format!(
+            "{construct} is not supported yet: zyg does not differentiate OpenMP or MPI programs yet, and {parts}. \
+             Differentiate the serial code (compiled without -fopenmp), or the work of one MPI rank and combine \
+             the ranks' gradients yourself; declaring `{name}` inactive would drop the derivatives that go \
+             through it"
+        );
+    }
     // Forward mode takes forward registrations (`custom`), reverse mode the others.
     let register = if forward { format!("__enzyme_register_derivative_{name}") } else { format!("__zyg_pullback_{name}") };
     if super::math::is_c_math_function(name) {
@@ -337,6 +345,48 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
          README); only if it truly cannot change the result (a logging function), declare it inactive \
          (`void *__enzyme_inactivefn[] = {{(void *){name}}};`)"
     )
+}
+
+/// The parallel construct a call of OpenMP's or MPI's runtime makes, named as the program
+/// wrote it, when `name` is such a function: clang lowers `#pragma omp parallel` to
+/// `__kmpc_fork_call` of an outlined function, a task to `__kmpc_omp_task_alloc`, an
+/// offloaded region to `__tgt_target_kernel`, and so on.
+pub(crate) fn parallel_construct(func: &Function, inst: Inst, name: &str) -> Option<String> {
+    let outlined = || match &func.insts[inst].kind {
+        InstKind::Call { args, .. } => args.get(2).and_then(|a| match func.constant(*a) {
+            Some(Constant::Global(g, _)) => Some(format!(", outlined as `{g}`")),
+            _ => None,
+        }),
+        _ => None,
+    };
+    let what = match name {
+        "__kmpc_fork_call" => format!("an OpenMP parallel region (`#pragma omp parallel`{})", outlined().unwrap_or_default()),
+        "__kmpc_fork_teams" => "an OpenMP teams region (`#pragma omp teams`)".into(),
+        n if n.starts_with("__tgt_") => "OpenMP target offload (`#pragma omp target`)".into(),
+        n if n.starts_with("__kmpc_omp_task") || n.starts_with("__kmpc_taskloop") => {
+            "an OpenMP task (`#pragma omp task`, `taskloop`)".into()
+        }
+        n if n.starts_with("__kmpc_reduce") || n.starts_with("__kmpc_end_reduce") => {
+            "an OpenMP reduction (`reduction(...)`)".into()
+        }
+        n if n.starts_with("__kmpc_atomic") => "an OpenMP atomic update (`#pragma omp atomic`)".into(),
+        n if n.starts_with("__kmpc_critical") || n.starts_with("__kmpc_end_critical") => {
+            "an OpenMP critical section (`#pragma omp critical`)".into()
+        }
+        n if n.starts_with("__kmpc_") || n.starts_with("omp_") || n.starts_with("GOMP_") => {
+            format!("the OpenMP runtime call `{n}`")
+        }
+        n if ["MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Win_", "MPI_Rput", "MPI_Rget"]
+            .iter()
+            .any(|p| n.starts_with(p)) =>
+        {
+            format!("one-sided MPI communication (`{n}`)")
+        }
+        n if n.starts_with("MPI_Type_") => format!("an MPI derived datatype (`{n}`)"),
+        n if n.starts_with("MPI_") || n.starts_with("PMPI_") => format!("the MPI call `{n}`"),
+        _ => return None,
+    };
+    Some(what)
 }
 
 /// A step of the primal: before each checkpointed call with pointer arguments, a copy of
