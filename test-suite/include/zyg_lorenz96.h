@@ -5,21 +5,6 @@
 #define ZYG_LORENZ96_H
 #ifndef N
 #error "define N, the number of variables, before including zyg_lorenz96.h"
-
-/* RK4 over `steps` steps of 0.5 / steps in one heap buffer (state and stages), 0.5 |x(T)|^2. */
-double ode(const double *x0, double F, int steps) {
-    double *w = malloc(sizeof(double) * 6 * N);
-    double *x = w, *k1 = w + N, *k2 = w + 2 * N, *k3 = w + 3 * N, *k4 = w + 4 * N, *y = w + 5 * N;
-    memcpy(x, x0, sizeof(double) * N);
-    double dt = 0.5 / steps;
-    for (int s = 0; s < steps; s++)
-        rk4(x, F, dt, k1, k2, k3, k4, y);
-    double J = 0.0;
-    for (int i = 0; i < N; i++)
-        J += 0.5 * x[i] * x[i];
-    free(w);
-    return J;
-}
 #endif
 
 static int wrap(int i) { return i < 0 ? i + N : i >= N ? i - N : i; }
