@@ -420,8 +420,11 @@ fn differentiate_round(
     let targets = request_targets(&mut read, &ns, &requests, path)?;
     // Under a tape budget, long loops of the functions reverse mode differentiates are cut
     // into segments whose calls are checkpointed (the last round only, as checkpoints are).
+    // The targets whose gradient calls run primal and adjoint back to back: their parameters'
+    // memory may be read where it is (segments) and reloaded (`reload`).
+    let whole = whole_targets(&requests, &targets, export, opts);
     let segments = if last_round && !is_gpu(module) {
-        segment_for_budgets(&mut read.module, &conventions, &requests, &targets, export, opts, &ns)
+        segment_for_budgets(&mut read.module, &conventions, &requests, (&targets, &whole), export, opts, &ns)
     } else {
         None
     };
@@ -452,7 +455,6 @@ fn differentiate_round(
     // loops read from their parameters' memory when nothing writes it later.
     let mut all_targets = targets.clone();
     all_targets.extend(export.map(str::to_string));
-    let whole = whole_targets(&requests, &targets, export, opts);
     diff.set_whole_entries(zyg_transform::whole_entries(&read.module, &all_targets, &whole));
     diff.set_custom_rules(custom);
     diff.set_conventions(conventions);
@@ -504,7 +506,7 @@ fn segment_for_budgets(
     module: &mut zyg_ir::Module,
     conventions: &zyg_transform::Conventions,
     requests: &[callsite::Request],
-    targets: &[String],
+    (targets, whole): (&[String], &[String]),
     export: Option<&str>,
     opts: &GradOptions,
     ns: &str,
@@ -531,8 +533,7 @@ fn segment_for_budgets(
         }
     }
     let budget = budgets.iter().min()?;
-    let whole = whole_targets(requests, targets, export, opts);
-    let segments = zyg_transform::segment_loops(module, conventions, &roots, &whole, &others, *budget, ns);
+    let segments = zyg_transform::segment_loops(module, conventions, &roots, whole, &others, *budget, ns);
     // -vv: the segment functions as zyg made them.
     for f in module.functions.iter().filter(|f| segments.is_segment(&f.name)) {
         tracing::debug!("segment function:\n{}", zyg_ir::text::print_function(f));

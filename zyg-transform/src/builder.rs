@@ -151,6 +151,20 @@ impl<'f> Cursor<'f> {
         self.value(InstKind::Select { cond, then_value: a, else_value: b }, ty)
     }
 
+    /// `max(v, least)` for an unsigned `i64`.
+    pub fn unsigned_at_least(&mut self, v: Value, least: i64) -> Value {
+        let least = self.i64(least);
+        let below = self.icmp(IntPred::Ult, v, least);
+        self.select(below, least, v)
+    }
+
+    /// `min(v, most)` for an unsigned `i64`.
+    pub fn unsigned_at_most(&mut self, v: Value, most: i64) -> Value {
+        let most = self.i64(most);
+        let above = self.icmp(IntPred::Ugt, v, most);
+        self.select(above, most, v)
+    }
+
     pub fn call(&mut self, name: &str, sig: Signature, args: Vec<Value>) -> Option<Value> {
         let ty = sig.ret.clone();
         self.emit(InstKind::Call { callee: Callee::Direct(name.into()), sig, args, unwind: None }, ty)

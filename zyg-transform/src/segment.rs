@@ -348,17 +348,11 @@ fn segment(
 
 /// `share / per` (`per` taken as 1 when 0), kept within `[least, MAX_LENGTH]`.
 fn lengths(c: &mut Cursor, share: u64, per: Value, least: i64) -> Value {
-    let one = c.i64(1);
-    let none = c.icmp(IntPred::Ult, per, one);
-    let divisor = c.select(none, one, per);
+    let divisor = c.unsigned_at_least(per, 1);
     let share = c.i64(share.min(i64::MAX as u64) as i64);
     let n = c.binary(BinOp::UDiv, share, divisor);
-    let least = c.i64(least);
-    let few = c.icmp(IntPred::Ult, n, least);
-    let n = c.select(few, least, n);
-    let most = c.i64(MAX_LENGTH);
-    let many = c.icmp(IntPred::Ugt, n, most);
-    c.select(many, most, n)
+    let n = c.unsigned_at_least(n, least);
+    c.unsigned_at_most(n, MAX_LENGTH)
 }
 
 /// The CFG and loops of `func`, and the index of the loop headed by `header`.

@@ -15,7 +15,7 @@ use crate::error::TransformError;
 use crate::tangent::Tangent;
 use crate::{ArgActivity, Generated, Spec};
 use std::collections::HashMap;
-use zyg_ir::{AtomicOrdering, BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, IntPred, RmwOp, Signature, Type, Value};
+use zyg_ir::{AtomicOrdering, BinOp, Callee, CastOp, Constant, Function, Inst, InstKind, RmwOp, Signature, Type, Value};
 
 pub struct Calls;
 
@@ -208,9 +208,7 @@ impl Calls {
             let mut c = cx.cursor();
             let after = crate::stack::live_bytes(&mut c, &namespace);
             let taken = c.binary(BinOp::Sub, after, before);
-            let one = c.i64(1);
-            let none = c.icmp(IntPred::Ult, iterations, one);
-            let divisor = c.select(none, one, iterations);
+            let divisor = c.unsigned_at_least(iterations, 1);
             let per = c.binary(BinOp::UDiv, taken, divisor);
             let at = c.constant(Constant::Global(global.clone(), 0));
             c.emit(
