@@ -40,6 +40,8 @@ pub fn prepare<'ctx>(
             f.remove_enum_attribute(AttributeLoc::Function, kind);
         }
     }
+    // Before the pipeline, whose simplifycfg then drops the cases no longer taken.
+    zyg_ir::llvm::openmp_reductions_to_atomics(&copy);
     let llvm = |e: inkwell::support::LLVMString| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() };
     copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create()).map_err(llvm)?;
     if inline_small_inline_functions(&copy, keep) {

@@ -76,6 +76,17 @@ impl Differentiator<'_> {
     /// `adjoint` and `tangent`, and the matrix loops they share, each added once. Only the
     /// routines called are added, so that a program calling only CBLAS does not need
     /// LAPACKE to link.
+    /// The functions an OpenMP fork of `spec`'s outlined function calls instead of it, once
+    /// per spec (`rules::openmp::wrappers`).
+    pub(crate) fn add_fork_wrappers(&mut self, spec: &crate::Spec, g: &Generated) -> Result<(), TransformError> {
+        if !self.fork_wrappers.insert(rules::openmp::primal_wrapper_name(g)) {
+            return Ok(());
+        }
+        let outlined = self.function(&spec.function)?;
+        self.output.extend(rules::openmp::wrappers(outlined, g));
+        Ok(())
+    }
+
     pub(crate) fn add_blas_helpers(&mut self, pullbacks: &rules::Pullbacks) {
         let calls: Vec<rules::blas::BlasCall> = rules::chosen(pullbacks)
             .filter_map(|(_, p)| match p {

@@ -131,6 +131,8 @@ pub struct Differentiator<'m> {
     field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
     /// The BLAS helpers already in `output` (`rules::blas`), by name.
     blas_helpers: HashSet<String>,
+    /// The OpenMP fork wrappers added, by the primal wrapper's name (`rules::openmp`).
+    fork_wrappers: HashSet<String>,
     /// The memory helpers (realloc, aligned shadows, sorts) already in `output`.
     memory_helpers: HashSet<helpers::MemoryHelper>,
     /// The float types whose digamma helper (`rules::digamma`) is already in `output`.
@@ -170,6 +172,7 @@ impl<'m> Differentiator<'m> {
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
             blas_helpers: HashSet::new(),
+            fork_wrappers: HashSet::new(),
             memory_helpers: HashSet::new(),
             digamma_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
@@ -381,6 +384,7 @@ impl<'m> Differentiator<'m> {
         let refused = rules::chosen(&plan.pullbacks).find_map(|(inst, p)| match p {
             Pullback::Custom(_) => Some((inst, "a registered derivative")),
             Pullback::Blas(_) => Some((inst, "a BLAS or LAPACK call")),
+            Pullback::Fork(_) => Some((inst, "an OpenMP parallel region")),
             _ => None,
         });
         if let Some((inst, what)) = refused {
@@ -406,7 +410,7 @@ impl<'m> Differentiator<'m> {
         let cfg = ControlFlowGraph::compute(func);
         let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
         // Pullback choice, then the alphas each pullback reads from the primal.
-        let (order, mut pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, spec.width)?;
+        let (order, mut pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, (spec.width, spec.parallel))?;
         let block_of = tape::inst_blocks(func);
         // Checkpoint choice: recursive calls whose tapes would grow with their call trees
         // store their arguments instead (vector mode and GPU code keep their tapes).
@@ -477,7 +481,11 @@ impl<'m> Differentiator<'m> {
             lossy_stores,
             stops,
             recompute,
-            thread_private: self.gpu.then(|| gpu::thread_private_pointers(func)),
+            thread_private: if self.gpu {
+                Some(gpu::thread_private_pointers(func))
+            } else {
+                spec.parallel.then(|| rules::openmp::thread_private_pointers(func))
+            },
             pullbacks,
             copy_layouts,
             callees,
@@ -499,7 +507,7 @@ impl<'m> Differentiator<'m> {
         activity: &Activity,
         nullable: &EntitySet<Value>,
         mode: Mode,
-        width: u32,
+        (width, parallel): (u32, bool),
     ) -> Result<(Vec<Inst>, rules::Pullbacks), TransformError> {
         let (mut order, mut pullbacks) = (Vec::new(), rules::Pullbacks::new());
         for &b in cfg.reverse_postorder() {
@@ -521,11 +529,19 @@ impl<'m> Differentiator<'m> {
                 let (family, choice) = rules::classify(&cx, inst)?;
                 let pullback = match choice {
                     rules::Choice::Pullback(pullback) => pullback,
-                    // A callee's tangents have the caller's width.
+                    // A callee's tangents have the caller's width; a callee of code that
+                    // threads run at once is run by them at once too.
                     rules::Choice::Callee(spec) if mode == Mode::Forward => {
-                        Pullback::Forward(Box::new(self.ensure_forward(&Spec { width, ..spec })?))
+                        Pullback::Forward(Box::new(self.ensure_forward(&Spec { width, parallel: parallel || spec.parallel, ..spec })?))
                     }
-                    rules::Choice::Callee(spec) => Pullback::Callee(Box::new(self.ensure(&Spec { width, ..spec })?)),
+                    rules::Choice::Callee(spec) => {
+                        Pullback::Callee(Box::new(self.ensure(&Spec { width, parallel: parallel || spec.parallel, ..spec })?))
+                    }
+                    rules::Choice::Fork(spec) => {
+                        let g = self.ensure(&spec)?;
+                        self.add_fork_wrappers(&spec, &g)?;
+                        Pullback::Fork(Box::new(g))
+                    }
                 };
                 if family.only_moves_the_result(&pullback) && !func.result(inst).is_some_and(|v| activity.is_active(v)) {
                     // Active arguments (a call is active when one is), but the result is not

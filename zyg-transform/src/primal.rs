@@ -37,6 +37,8 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     // BLAS calls are refused in vector mode too (`rules::blas`); their copies are callee tapes.
     custom_tapes.extend(crate::rules::blas::save_inputs(plan, &mut primal.p, &primal.lanes[0]));
     custom_tapes.extend(crate::rules::sorts::forward(plan, &mut primal.p, &primal.lanes));
+    // OpenMP forks are refused in vector mode too; their tapes are lists of the threads' tapes.
+    custom_tapes.extend(crate::rules::openmp::fork_primals(plan, &mut primal.p, &primal.lanes[0]));
     // Checkpointed calls stay calls of the function itself; their tapes are copies of their arguments' memory.
     custom_tapes.extend(crate::rules::calls::snapshot_arguments(plan, &mut primal.p));
     primal.call_primals();
@@ -603,6 +605,7 @@ pub(crate) fn check_lossy_stores(plan: &Plan, p: &mut Function, shadows: &HashMa
             InstKind::Store { value, ptr } => {
                 (*ptr, shadows.get(value).filter(|_| plan.nullable.contains(*value)).copied(), None)
             }
+            InstKind::AtomicFAdd { ptr, .. } => (*ptr, None, None),
             _ => {
                 let (_, dst, _, bytes) = crate::memory::mem_op(kind).expect("a store or a copy");
                 (dst, None, Some(bytes))

@@ -40,12 +40,16 @@ pub struct Spec {
     /// How many derivatives one call computes (vector mode, `enzyme_width`): each shadow
     /// and tangent comes `width` times. 1 otherwise.
     pub width: u32,
+    /// Run by every thread of an OpenMP team at once (an outlined parallel region and what
+    /// it calls, `rules::openmp`): shadow updates of memory other threads may reach are
+    /// atomic, as in GPU code (`Plan::thread_private`). Named with a `p`.
+    pub parallel: bool,
 }
 
 impl Spec {
     /// A request's spec: `dup` shadows are the caller's own, never null.
     pub fn new(function: impl Into<String>, args: Vec<ArgActivity>) -> Spec {
-        Spec { function: function.into(), args, shadows_may_be_null: false, width: 1 }
+        Spec { function: function.into(), args, shadows_may_be_null: false, width: 1, parallel: false }
     }
 
     pub(crate) fn suffix(&self) -> String {
@@ -63,6 +67,9 @@ impl Spec {
         }
         if self.width > 1 {
             suffix.push_str(&format!("w{}", self.width));
+        }
+        if self.parallel {
+            suffix.push('p');
         }
         suffix
     }

@@ -327,3 +327,86 @@ unsafe fn function_instructions(f: LLVMValueRef) -> Vec<LLVMValueRef> {
 pub(super) unsafe fn instructions(module: &Module<'_>) -> Vec<LLVMValueRef> {
     module.get_functions().flat_map(|f| function_instructions(f.as_value_ref())).collect()
 }
+
+/// The reductions of OpenMP regions (`reduction(+: s)`) made atomic additions. clang lowers
+/// one as `r = __kmpc_reduce_nowait(...)` (or `__kmpc_reduce`, which waits for the team)
+/// and a `switch` on `r`: case 1 adds the thread's private value into the shared variable
+/// under the runtime's lock, case 2 adds it with an `atomicrmw fadd`, and otherwise the
+/// runtime has already combined the private values itself, through the outlined
+/// `reduction_func` zyg never sees. Which case runs is the runtime's choice, made per team
+/// size, so the adjoint could not tell which threads' values went through the hidden one.
+/// The copy zyg reads takes case 2 always (the `switch` gets the constant 2, which
+/// simplifycfg folds): every thread adds its own value atomically, which the program
+/// allows (it is the runtime's own atomic method), and whose adjoint `rules::access` knows.
+/// The blocking form's `__kmpc_end_reduce` in that case becomes the barrier it implies.
+/// A reduction whose `switch` has no case 2 (no atomic form: a user-defined reduction)
+/// stays as it is, and zyg refuses it where a derivative goes through it.
+pub fn openmp_reductions_to_atomics(module: &Module<'_>) {
+    // SAFETY: values of the live module; the instructions erased are the reduce calls,
+    // whose one use (the switch) was given a constant first; the builder is placed before
+    // an existing instruction and disposed.
+    unsafe {
+        let m = module.as_mut_ptr();
+        let ctx = LLVMGetModuleContext(m);
+        let b = Builder::new(ctx);
+        let i32_ty = LLVMInt32TypeInContext(ctx);
+        let two = LLVMConstInt(i32_ty, 2, 0);
+        for inst in instructions(module) {
+            if LLVMIsACallInst(inst).is_null() {
+                continue;
+            }
+            let callee = LLVMGetCalledValue(inst);
+            if LLVMIsAFunction(callee).is_null() {
+                continue;
+            }
+            let blocking = match super::raw::value_name(callee).as_str() {
+                "__kmpc_reduce_nowait" => false,
+                "__kmpc_reduce" => true,
+                _ => continue,
+            };
+            let use_ = LLVMGetFirstUse(inst);
+            if use_.is_null() || !LLVMGetNextUse(use_).is_null() {
+                continue;
+            }
+            let switch = LLVMGetUser(use_);
+            if LLVMIsASwitchInst(switch).is_null() {
+                continue;
+            }
+            let Some(atomic_case) = (1..LLVMGetNumSuccessors(switch)).find_map(|k| {
+                let value = LLVMGetOperand(switch, 2 * k);
+                (LLVMConstIntGetZExtValue(value) == 2).then(|| LLVMGetSuccessor(switch, k))
+            }) else {
+                continue;
+            };
+            if blocking {
+                let barrier = barrier_function(m, ctx);
+                let mut at = LLVMGetFirstInstruction(atomic_case);
+                while !at.is_null() {
+                    let next = LLVMGetNextInstruction(at);
+                    if !LLVMIsACallInst(at).is_null() && super::raw::value_name(LLVMGetCalledValue(at)) == "__kmpc_end_reduce" {
+                        LLVMPositionBuilderBefore(b.0, at);
+                        let mut args = [LLVMGetOperand(at, 0), LLVMGetOperand(at, 1)];
+                        let ty = LLVMGlobalGetValueType(barrier);
+                        LLVMBuildCall2(b.0, ty, barrier, args.as_mut_ptr(), 2, c"".as_ptr());
+                        LLVMInstructionEraseFromParent(at);
+                    }
+                    at = next;
+                }
+            }
+            LLVMReplaceAllUsesWith(inst, two);
+            LLVMInstructionEraseFromParent(inst);
+        }
+    }
+}
+
+/// `void __kmpc_barrier(ptr, i32)`, declared where the module lacks it.
+unsafe fn barrier_function(m: LLVMModuleRef, ctx: LLVMContextRef) -> LLVMValueRef {
+    let found = LLVMGetNamedFunction(m, c"__kmpc_barrier".as_ptr());
+    if !found.is_null() {
+        return found;
+    }
+    let mut params = [LLVMPointerTypeInContext(ctx, 0), LLVMInt32TypeInContext(ctx)];
+    let ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 2, 0);
+    LLVMAddFunction(m, c"__kmpc_barrier".as_ptr(), ty)
+}
+

@@ -79,6 +79,9 @@ impl Activity {
             InstKind::Call { callee: Callee::Direct(name), .. } if is_barrier(name) => true,
             // A stored pointer's shadow is stored by the primal; its adjoint has nothing to do.
             InstKind::Store { value, ptr } => self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses(),
+            // An atomic addition into differentiated memory (OpenMP's `atomic`, a reduction):
+            // its adjoint reads the memory's adjoint, whether or not the old value is used.
+            InstKind::AtomicFAdd { ptr, .. } => self.has_shadow(*ptr),
             // Address arithmetic: its shadow is computed beside it, its adjoint does nothing.
             InstKind::Call { callee: Callee::Direct(name), .. } if addresses::is_address_intrinsic(name) => false,
             // A call with any active argument is active, whatever its type or its result's:
@@ -187,7 +190,7 @@ fn propagate(
                 continue;
             }
             let from_memory = match kind {
-                InstKind::Load { ptr, .. } => shadowed.contains(*ptr),
+                InstKind::Load { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } => shadowed.contains(*ptr),
                 InstKind::Call { args, .. } => args.iter().any(|a| shadowed.contains(*a)),
                 _ => false,
             };
@@ -286,9 +289,9 @@ fn useful_values(
     let mut useful: EntitySet<Value> = EntitySet::new();
     for &inst in insts {
         match &func.insts[inst].kind {
-            InstKind::Ret { value: Some(v) } | InstKind::Store { value: v, .. } => {
+            InstKind::Ret { value: Some(v) } | InstKind::Store { value: v, .. } | InstKind::AtomicFAdd { value: v, .. } => {
                 let stored_to_memory = match &func.insts[inst].kind {
-                    InstKind::Store { ptr, .. } => shadowed.contains(*ptr),
+                    InstKind::Store { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } => shadowed.contains(*ptr),
                     _ => true,
                 };
                 if stored_to_memory && func.ty(*v).carries_derivative() {

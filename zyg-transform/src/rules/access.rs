@@ -1,4 +1,5 @@
-//! The memory-access family: `load` and `store` of differentiated memory. A load's
+//! The memory-access family: `load`, `store` and atomic float additions (`AtomicFAdd`) of
+//! differentiated memory. A load's
 //! adjoint is added into the shadow it read from (atomically where other GPU threads may
 //! add there too); a store overwrote its memory, so the adjoint there goes to the stored
 //! value and the shadow is cleared. Accesses through a shadow that may be null go to a
@@ -17,6 +18,10 @@ use zyg_ir::{Constant, Function, Inst, InstKind, Type, Value};
 pub enum Access {
     /// `shadow(ptr) += adjoint`.
     Load,
+    /// `adjoint(value) += shadow(ptr)`: an atomic addition (`AtomicFAdd`, OpenMP's `atomic`
+    /// and reductions) leaves the memory's adjoint where it is, since the memory's old value
+    /// reaches the new one with a derivative of 1.
+    AtomicAdd,
     /// `adjoint(value) += shadow(ptr); shadow(ptr) = 0`.
     Store,
 }
@@ -32,13 +37,28 @@ impl RuleFamily for Accesses {
         Ok(match cx.func.insts[inst].kind {
             InstKind::Load { .. } => Some(Choice::Pullback(Pullback::Access(Access::Load))),
             InstKind::Store { .. } => Some(Choice::Pullback(Pullback::Access(Access::Store))),
+            InstKind::AtomicFAdd { .. } => {
+                if cx.func.result(inst).is_some_and(|v| cx.activity.is_active(v)) {
+                    // The old value depends on which thread came first: its derivative too.
+                    return Err(TransformError::at(
+                        cx.func,
+                        inst,
+                        "an atomic addition whose old value is used (`#pragma omp atomic capture`, \
+                         `__atomic_fetch_add`'s result) is not supported yet; add atomically without reading the \
+                         old value, or read the memory after the threads joined",
+                    ));
+                }
+                Some(Choice::Pullback(Pullback::Access(Access::AtomicAdd)))
+            }
             _ => None,
         })
     }
 
     /// The shadow of the pointer accessed.
     fn alphas(&self, needs: &mut Alphas, inst: Inst, _pullback: &Pullback) {
-        if let InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } = needs.func.insts[inst].kind {
+        if let InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } =
+            needs.func.insts[inst].kind
+        {
             needs.shadow(ptr);
         }
     }
@@ -47,6 +67,7 @@ impl RuleFamily for Accesses {
         match *cx.kind() {
             InstKind::Load { ptr, .. } => load(cx, ptr),
             InstKind::Store { value, ptr } => store(cx, value, ptr),
+            InstKind::AtomicFAdd { value, ptr } => atomic_add(cx, value, ptr),
             _ => Ok(()),
         }
     }
@@ -70,6 +91,14 @@ impl RuleFamily for Accesses {
                     t = c.select(missing, zero, t);
                 }
                 cx.set(t);
+                Ok(())
+            }
+            // Each thread adds its tangent where it added its value.
+            InstKind::AtomicFAdd { value, ptr } => {
+                let ty = cx.func().ty(value).clone();
+                let t = cx.tangent(value);
+                let (shadow, _) = cx.shadow(ptr)?;
+                cx.cursor().atomic_add_into(shadow, &ty, t);
                 Ok(())
             }
             InstKind::Store { value, ptr } => {
@@ -137,6 +166,22 @@ fn load(cx: &mut Reverse, ptr: zyg_ir::Value) -> Result<(), TransformError> {
     } else {
         c.add_into(shadow, &ty, d);
     }
+    Ok(())
+}
+
+/// The adjoint of `atomicrmw fadd ptr, value`: the value gets the memory's adjoint, read
+/// (not taken: other threads' additions into the same place read it too).
+fn atomic_add(cx: &mut Reverse, value: zyg_ir::Value, ptr: zyg_ir::Value) -> Result<(), TransformError> {
+    let ty = cx.func().ty(value).clone();
+    let shadow = cx.shadow(ptr)?;
+    let (shadow, missing) = cx.guarded(ptr, shadow);
+    let mut c = cx.cursor();
+    let mut d = c.load(ty.clone(), shadow);
+    if let Some(missing) = missing {
+        let zero = c.constant(Constant::Zero(ty));
+        d = c.select(missing, zero, d);
+    }
+    cx.accumulate(value, d);
     Ok(())
 }
 

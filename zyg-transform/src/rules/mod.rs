@@ -22,6 +22,7 @@ pub mod instructions;
 pub mod library;
 pub mod math;
 pub mod memcalls;
+pub mod openmp;
 pub mod phis;
 pub mod sorts;
 pub mod stacks;
@@ -71,6 +72,9 @@ pub enum Pullback {
     Blas(blas::BlasCall),
     /// A differentiated callee: its own adjoint, fed its tape (`calls`).
     Callee(Box<Generated>),
+    /// An OpenMP parallel region (`__kmpc_fork_call`): the outlined function's primal and
+    /// adjoint, forked on a team with a tape per thread (`openmp`).
+    Fork(Box<Generated>),
     /// A recursive call checkpointed (`crate::checkpoint`): the primal stores its arguments,
     /// the adjoint reruns the callee's primal, then its adjoint (`calls`).
     Checkpoint(Box<crate::checkpoint::Checkpoint>),
@@ -103,6 +107,7 @@ impl Pullback {
             Pullback::Vector(_) => &vectors::Vectors,
             Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
+            Pullback::Fork(_) => &openmp::OpenMp,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
             Pullback::Callee(_) | Pullback::Checkpoint(_) | Pullback::Forward(_) | Pullback::UnknownCallee => &calls::Calls,
         }
@@ -124,6 +129,9 @@ pub enum Choice {
     /// Differentiate through the callee, for this spec (the differentiator generates it,
     /// and the pullback becomes `Pullback::Callee`).
     Callee(Spec),
+    /// Fork this parallel spec of an outlined OpenMP region (the differentiator generates
+    /// it, and the pullback becomes `Pullback::Fork`).
+    Fork(Spec),
 }
 
 /// What classification may look at.
@@ -199,6 +207,7 @@ pub static FAMILIES: &[&dyn RuleFamily] = &[
     &math::MathCalls,
     &blas::Blas,
     &sorts::Sorts,
+    &openmp::OpenMp,
     &calls::Calls,
     &instructions::Arithmetic,
 ];

@@ -64,11 +64,21 @@ impl FunctionReader {
         })
     }
 
-    /// An integer `atomicrmw`; the float and pointer forms are refused, and so are
-    /// single-thread (`syncscope`) ones.
+    /// An integer `atomicrmw`, or a relaxed float addition (`#pragma omp atomic`, the atomic
+    /// method of an OpenMP reduction), read as zyg's own `AtomicFAdd`, whose adjoint
+    /// `rules::access` knows; the other float forms and the pointer forms are refused, and so
+    /// are single-thread (`syncscope`) ones.
     unsafe fn read_atomic_rmw(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
         use crate::RmwOp;
         use inkwell::llvm_sys::LLVMAtomicRMWBinOp::*;
+        if LLVMGetAtomicRMWBinOp(inst) == LLVMAtomicRMWBinOpFAdd
+            && LLVMGetOrdering(inst) == inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic
+            && LLVMGetVolatile(inst) == 0
+            && LLVMIsAtomicSingleThread(inst) == 0
+            && matches!(read_type(LLVMTypeOf(inst))?, crate::Type::Float(_))
+        {
+            return Ok(InstKind::AtomicFAdd { ptr: self.op(inst, 0)?, value: self.op(inst, 1)? });
+        }
         let op = match LLVMGetAtomicRMWBinOp(inst) {
             LLVMAtomicRMWBinOpXchg => RmwOp::Xchg,
             LLVMAtomicRMWBinOpAdd => RmwOp::Add,
@@ -82,8 +92,8 @@ impl FunctionReader {
             LLVMAtomicRMWBinOpUMax => RmwOp::UMax,
             LLVMAtomicRMWBinOpUMin => RmwOp::UMin,
             _ => {
-                return Err("`atomicrmw` on floats (an atomic addition into shared memory) is not supported yet: zyg \
-                            differentiates atomic updates of integers only"
+                return Err("`atomicrmw` on floats other than a relaxed (`monotonic`) `fadd` is not supported yet: zyg \
+                            differentiates atomic additions of floats and atomic updates of integers only"
                     .into())
             }
         };
@@ -179,6 +189,14 @@ impl FunctionReader {
             Callee::Indirect(self.operand(called)?)
         };
         let args = (0..LLVMGetNumArgOperands(inst)).map(|i| self.op(inst, i)).collect::<Result<_, _>>()?;
+        // The function an OpenMP fork runs on a team is called as surely as a direct callee.
+        if matches!(&callee, Callee::Direct(name) if &**name == "__kmpc_fork_call") {
+            let outlined = LLVMGetOperand(inst, 2);
+            if !LLVMIsAFunction(outlined).is_null() {
+                let sig = read_signature(LLVMGlobalGetValueType(outlined))?;
+                self.callees.entry(global_name(outlined)?).or_insert(sig);
+            }
+        }
         // An invoke's normal destination is the `br` the reader puts after it.
         let unwind = if LLVMGetInstructionOpcode(inst) == LLVMOpcode::LLVMInvoke {
             Some(self.block(LLVMGetUnwindDest(inst))?)

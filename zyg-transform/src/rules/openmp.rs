@@ -1,0 +1,335 @@
+//! The OpenMP family: parallel regions (`#pragma omp parallel`, `parallel for`). clang
+//! outlines a region's body into a function `f.omp_outlined(gtid*, btid*, captured...)` and
+//! calls `__kmpc_fork_call(loc, n, @f.omp_outlined, captured...)`, which runs it on every
+//! thread of a team and returns when all are done. zyg differentiates the outlined function
+//! as a *parallel* callee (`Spec::parallel`: shadow updates of memory other threads may
+//! reach are atomic, `thread_private_pointers`), and forks its primal and its adjoint the
+//! way the program forked the region:
+//!
+//! - **Primal.** The fork calls a wrapper, `<primal>.fork`, with the captured values, the
+//!   shadows of the `dup` ones, and a list head. Each thread allocates its own tape, runs
+//!   the outlined primal into it, and pushes a node `{ next, tape, thread number, team
+//!   size }` on the list (an atomic exchange). The list head is the fork's callee tape.
+//! - **Adjoint.** At the fork's place in the reverse sweep, a team of the recorded size is
+//!   asked for (`__kmpc_push_num_threads`) and `<adjoint>.fork` forked: thread `t` of `T`
+//!   runs the outlined adjoint on every node whose thread number is `t` modulo `T`, then
+//!   frees that tape; the nodes are freed after the join. Each tape holds what its thread did (the iterations the
+//!   schedule gave it, static or dynamic, its own chunks), so the adjoint needs no schedule:
+//!   it replays each thread's work, whichever thread replays it.
+//!
+//! Inside the region, the worksharing runtime calls (`__kmpc_for_static_init_*`,
+//! `__kmpc_dispatch_*`, `omp_get_thread_num`) only write integers and are left to the
+//! primal: the bounds they give are on the tape. Reductions were made atomic additions by
+//! the driver (`zyg_ir::llvm::openmp_reductions_to_atomics`), `#pragma omp atomic` is one
+//! already (`rules::access`), and `__kmpc_barrier` is replayed (`rules::gpu`). What zyg
+//! does not handle yet (tasks, `critical` sections, target offload) is refused, named, by
+//! `rules::calls::parallel_construct`.
+
+use super::{Choice, Classify, Pullback, RuleFamily};
+use crate::adjoint::Reverse;
+use crate::alphas::Alphas;
+use crate::builder::Cursor;
+use crate::error::TransformError;
+use crate::tangent::Tangent;
+use crate::{ArgActivity, Generated, Plan, Spec};
+use cranelift_entity::EntitySet;
+use std::collections::HashMap;
+use zyg_ir::{
+    AtomicOrdering, BinOp, CastOp, Constant, Function, Inst, InstKind, IntPred, Linkage, RmwOp, Signature, Type, Value,
+};
+
+/// The runtime's entry that runs an outlined region on a team of threads.
+pub const FORK: &str = "__kmpc_fork_call";
+
+/// A node of the list of per-thread tapes: `{ next: ptr, tape: ptr, thread: i32, team: i32 }`.
+const NODE_BYTES: i64 = 24;
+const NEXT: i64 = 0;
+const TAPE: i64 = 8;
+const THREAD: i64 = 16;
+const TEAM: i64 = 20;
+
+pub struct OpenMp;
+
+impl RuleFamily for OpenMp {
+    fn name(&self) -> &'static str {
+        "OpenMP parallel regions"
+    }
+
+    fn classify(&self, cx: &Classify, inst: Inst) -> Result<Option<Choice>, TransformError> {
+        let (func, activity) = (cx.func, cx.activity);
+        let InstKind::Call { callee: zyg_ir::Callee::Direct(name), args, .. } = &func.insts[inst].kind else {
+            return Ok(None);
+        };
+        if &**name != FORK {
+            return Ok(None);
+        }
+        let outlined = match args.get(2).and_then(|a| func.constant(*a)) {
+            Some(Constant::Global(g, _)) if cx.module.function(g).is_some() => g.clone(),
+            _ => {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    "an OpenMP parallel region whose outlined function zyg cannot see (`__kmpc_fork_call` of a \
+                     function without a body in this module); compile the region into the module zyg reads",
+                ))
+            }
+        };
+        if cx.forward {
+            return Err(TransformError::at(
+                func,
+                inst,
+                format!(
+                    "forward mode (`__enzyme_fwddiff`) through an OpenMP parallel region (`#pragma omp parallel`, \
+                     outlined as `{outlined}`) is not supported yet; use reverse mode (`__enzyme_autodiff`)"
+                ),
+            ));
+        }
+        // The thread numbers' pointers, then the captured values.
+        let mut kinds = vec![ArgActivity::Const, ArgActivity::Const];
+        for a in &args[3..] {
+            if activity.is_active(*a) {
+                return Err(TransformError::at(
+                    func,
+                    inst,
+                    format!(
+                        "an OpenMP parallel region (outlined as `{outlined}`) captures a float by value \
+                         (`firstprivate`) with a derivative; that is not supported yet: share the variable instead"
+                    ),
+                ));
+            }
+            kinds.push(if activity.has_shadow(*a) { ArgActivity::Dup } else { ArgActivity::Const });
+        }
+        let shadows_may_be_null = args[3..].iter().any(|a| activity.has_shadow(*a) && cx.nullable.contains(*a));
+        Ok(Some(Choice::Fork(Spec { function: outlined, args: kinds, shadows_may_be_null, width: 1, parallel: true })))
+    }
+
+    /// The list of the threads' tapes, and the region's source location (a constant).
+    fn alphas(&self, needs: &mut Alphas, inst: Inst, _pullback: &Pullback) {
+        needs.callee_tape(inst, Type::PTR);
+        if let InstKind::Call { args, .. } = &needs.func.insts[inst].kind {
+            needs.value(args[0]);
+        }
+    }
+
+    /// A team of the primal's size runs the outlined adjoint on the threads' tapes.
+    fn reverse(&self, cx: &mut Reverse, pullback: &Pullback) -> Result<(), TransformError> {
+        let Pullback::Fork(g) = pullback else { return Ok(()) };
+        let InstKind::Call { args, .. } = cx.kind().clone() else { return Ok(()) };
+        let head = cx.callee_tape()?;
+        let loc = cx.alpha(args[0])?;
+        let mut c = cx.cursor();
+        let team_at = c.i64(TEAM);
+        let team_ptr = c.byte_offset(head, team_at);
+        let team = c.load(Type::I32, team_ptr);
+        let gtid = c.call("__kmpc_global_thread_num", Signature::new(vec![Type::PTR], Type::I32), vec![loc]).expect("an id");
+        c.call("__kmpc_push_num_threads", Signature::new(vec![Type::PTR, Type::I32, Type::I32], Type::Void), vec![loc, gtid, team]);
+        let wrapper = c.constant(Constant::Global(adjoint_wrapper_name(g), 0));
+        let one = c.i32(1);
+        c.call(FORK, fork_signature(), vec![loc, one, wrapper, head]);
+        c.call(&free_list_name(g), Signature::new(vec![Type::PTR], Type::Void), vec![head]);
+        Ok(())
+    }
+
+    fn tangent(&self, cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
+        Err(TransformError::at(cx.func(), cx.inst, "internal error: an OpenMP fork in forward mode"))
+    }
+}
+
+/// `void __kmpc_fork_call(ptr loc, i32 n, ptr outlined, ...)`.
+fn fork_signature() -> Signature {
+    Signature { params: vec![Type::PTR, Type::I32, Type::PTR], ret: Type::Void, variadic: true }
+}
+
+pub fn primal_wrapper_name(g: &Generated) -> String {
+    format!("{}.fork", g.primal)
+}
+
+pub fn adjoint_wrapper_name(g: &Generated) -> String {
+    format!("{}.fork", g.adjoint)
+}
+
+/// Pointers into memory of the thread's own: the function's stack slots (its allocas and
+/// addresses into them). Every other pointer may reach memory another thread of the team
+/// adds into, so its shadow updates are atomic (`rules::access`).
+pub fn thread_private_pointers(func: &Function) -> EntitySet<Value> {
+    let mut private = EntitySet::new();
+    for (_, inst) in func.inst_order() {
+        let Some(v) = func.result(inst).filter(|v| func.ty(*v).is_ptr()) else { continue };
+        let root = crate::memory::root(func, v);
+        if func.def_inst(root).is_some_and(|i| matches!(func.insts[i].kind, InstKind::Alloca { .. })) {
+            private.insert(v);
+        }
+    }
+    private
+}
+
+/// A step of the primal: each differentiated fork forks the primal wrapper instead, with the
+/// shadows of its `dup` captures and the address of a list head (null before the fork);
+/// the head, read after it, is the fork's callee tape.
+pub fn fork_primals(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Value>) -> HashMap<Inst, Value> {
+    let mut heads = HashMap::new();
+    for (inst, pullback) in super::chosen(&plan.pullbacks) {
+        let Pullback::Fork(g) = pullback else { continue };
+        let InstKind::Call { args, .. } = p.insts[inst].kind.clone() else { continue };
+        let entry = p.entry().expect("a function with a body");
+        let slot = Cursor::at_start(p, entry).alloca(Type::PTR);
+        let b = plan.block_of[inst];
+        let at = crate::primal::position(p, b, inst);
+        let mut c = Cursor { func: p, block: b, at: Some(at) };
+        let null = c.constant(Constant::Null(0));
+        c.store(null, slot);
+        let captured = &args[3..];
+        let dup: Vec<Value> = captured
+            .iter()
+            .zip(&g.args[2..])
+            .filter(|(_, a)| **a == ArgActivity::Dup)
+            .map(|(v, _)| shadows.get(v).copied().expect("a dup capture has a shadow"))
+            .collect();
+        let count = c.i32((captured.len() + dup.len() + 1) as i64);
+        let wrapper = c.constant(Constant::Global(primal_wrapper_name(g), 0));
+        let mut forked = vec![args[0], count, wrapper];
+        forked.extend(captured);
+        forked.extend(dup);
+        forked.push(slot);
+        if let InstKind::Call { args, .. } = &mut p.insts[inst].kind {
+            *args = forked;
+        }
+        let after = crate::primal::position(p, b, inst) + 1;
+        let head = Cursor { func: p, block: b, at: Some(after) }.load(Type::PTR, slot);
+        heads.insert(inst, head);
+    }
+    heads
+}
+
+/// The two functions a fork of the outlined function `outlined`, differentiated as `g`,
+/// calls: `<primal>.fork(gtid*, btid*, captured..., shadows..., head*)`, which runs the
+/// outlined primal into a tape of the thread's own and pushes it on the list at `head*`,
+/// `<adjoint>.fork(gtid*, btid*, head)`, which runs the outlined adjoint on this thread's
+/// share of the list's tapes and frees them, and `<adjoint>.fork.free(head)`.
+pub fn wrappers(outlined: &Function, g: &Generated) -> [Function; 3] {
+    [primal_wrapper(outlined, g), adjoint_wrapper(g), free_list(g)]
+}
+
+fn primal_wrapper(outlined: &Function, g: &Generated) -> Function {
+    let mut params = outlined.sig.params.clone();
+    params.extend(outlined.sig.params.iter().zip(&g.args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(t, _)| t.clone()));
+    params.push(Type::PTR);
+    let mut f = Function::new(primal_wrapper_name(g), Signature::new(params, Type::Void));
+    f.linkage = Linkage::Internal;
+    let all = f.params.clone();
+    let slot = *all.last().expect("the head's address");
+    let entry = f.create_block(Some("entry".into()));
+    let mut c = Cursor::at_end(&mut f, entry);
+    let malloc = Signature::new(vec![Type::I64], Type::PTR);
+    let node_bytes = c.i64(NODE_BYTES);
+    let node = c.call("malloc", malloc, vec![node_bytes]).expect("memory");
+    let tape = allocate_tape(&mut c, g);
+    let thread = c.call("omp_get_thread_num", Signature::new(vec![], Type::I32), vec![]).expect("a number");
+    let team = c.call("omp_get_num_threads", Signature::new(vec![], Type::I32), vec![]).expect("a number");
+    for (offset, v) in [(TAPE, tape), (THREAD, thread), (TEAM, team)] {
+        let at = c.i64(offset);
+        let field = c.byte_offset(node, at);
+        c.store(v, field);
+    }
+    let mut args: Vec<Value> = all[..all.len() - 1].to_vec();
+    args.push(tape);
+    c.call(&g.primal, g.primal_sig.clone(), args);
+    // Push the node: the list is read only after the team has joined.
+    let node_bits = c.cast(CastOp::PtrToInt, node, Type::I64);
+    let kind = InstKind::AtomicRmw { op: RmwOp::Xchg, ptr: slot, value: node_bits, ordering: AtomicOrdering::AcqRel, volatile: false };
+    let old_bits = c.emit(kind, Type::I64).expect("the old head");
+    let old = c.cast(CastOp::IntToPtr, old_bits, Type::PTR);
+    let next_at = c.i64(NEXT);
+    let next = c.byte_offset(node, next_at);
+    c.store(old, next);
+    c.ret(None);
+    f
+}
+
+/// The outlined primal's tape, on the heap (64-byte aligned, for any vector it holds).
+fn allocate_tape(c: &mut Cursor, g: &Generated) -> Value {
+    let size = if g.boxed {
+        c.call(&g.tape_size, Signature::new(vec![], Type::I64), vec![]).expect("a size")
+    } else {
+        c.size_of(&g.tape_ty)
+    };
+    let (align, mask) = (c.i64(64), c.i64(-64));
+    let grown = c.binary(BinOp::Add, size, align);
+    let rounded = c.binary(BinOp::And, grown, mask);
+    let sig = Signature::new(vec![Type::I64, Type::I64], Type::PTR);
+    c.call("aligned_alloc", sig, vec![align, rounded]).expect("memory")
+}
+
+fn adjoint_wrapper(g: &Generated) -> Function {
+    let mut f = Function::new(adjoint_wrapper_name(g), Signature::new(vec![Type::PTR, Type::PTR, Type::PTR], Type::Void));
+    f.linkage = Linkage::Internal;
+    let head = f.params[2];
+    let [entry, walk, body, run, exit] = ["entry", "walk", "body", "run", "exit"].map(|n| f.create_block(Some(n.into())));
+    let mut c = Cursor::at_end(&mut f, entry);
+    let thread = c.call("omp_get_thread_num", Signature::new(vec![], Type::I32), vec![]).expect("a number");
+    let team = c.call("omp_get_num_threads", Signature::new(vec![], Type::I32), vec![]).expect("a number");
+    let cursor = c.alloca(Type::PTR);
+    c.store(head, cursor);
+    c.br(walk);
+    c.switch_to(walk);
+    let node = c.load(Type::PTR, cursor);
+    let bits = c.cast(CastOp::PtrToInt, node, Type::I64);
+    let zero = c.i64(0);
+    let done = c.icmp(IntPred::Eq, bits, zero);
+    c.cond_br(done, exit, body);
+    c.switch_to(body);
+    let field = |c: &mut Cursor, offset: i64| {
+        let at = c.i64(offset);
+        c.byte_offset(node, at)
+    };
+    let next_ptr = field(&mut c, NEXT);
+    let next = c.load(Type::PTR, next_ptr);
+    c.store(next, cursor);
+    let thread_ptr = field(&mut c, THREAD);
+    let owner = c.load(Type::I32, thread_ptr);
+    let share = c.binary(BinOp::URem, owner, team);
+    let mine = c.icmp(IntPred::Eq, share, thread);
+    c.cond_br(mine, run, walk);
+    c.switch_to(run);
+    let tape_ptr = field(&mut c, TAPE);
+    let tape = c.load(Type::PTR, tape_ptr);
+    c.call(&g.adjoint, g.adjoint_sig.clone(), vec![tape]);
+    c.free(tape);
+    c.br(walk);
+    c.switch_to(exit);
+    c.ret(None);
+    f
+}
+
+/// `<adjoint>.fork.free(head)`: frees the list's nodes, once the team that walked it has
+/// joined (a thread cannot free its own nodes while the others may still read their links).
+fn free_list(g: &Generated) -> Function {
+    let mut f = Function::new(free_list_name(g), Signature::new(vec![Type::PTR], Type::Void));
+    f.linkage = Linkage::Internal;
+    let head = f.params[0];
+    let [entry, walk, body, exit] = ["entry", "walk", "body", "exit"].map(|n| f.create_block(Some(n.into())));
+    let mut c = Cursor::at_end(&mut f, entry);
+    let cursor = c.alloca(Type::PTR);
+    c.store(head, cursor);
+    c.br(walk);
+    c.switch_to(walk);
+    let node = c.load(Type::PTR, cursor);
+    let bits = c.cast(CastOp::PtrToInt, node, Type::I64);
+    let zero = c.i64(0);
+    let done = c.icmp(IntPred::Eq, bits, zero);
+    c.cond_br(done, exit, body);
+    c.switch_to(body);
+    let next_at = c.i64(NEXT);
+    let next_ptr = c.byte_offset(node, next_at);
+    let next = c.load(Type::PTR, next_ptr);
+    c.store(next, cursor);
+    c.free(node);
+    c.br(walk);
+    c.switch_to(exit);
+    c.ret(None);
+    f
+}
+
+fn free_list_name(g: &Generated) -> String {
+    format!("{}.fork.free", g.adjoint)
+}
