@@ -26,6 +26,13 @@ config.substitutions.append(("%include", os.path.join(config.test_source_root, "
 # Programs calling CBLAS and LAPACKE link OpenBLAS and LAPACKE (Debian's libopenblas-dev,
 # liblapacke-dev: ci/setup.sh); listed before %grad-run, which is its prefix. Their tests
 # say `REQUIRES: blas`.
+# OpenMP programs (clang's -fopenmp, Debian's libomp-22-dev: ci/setup.sh) link libomp; listed
+# before %grad-run too. Their tests say `REQUIRES: openmp` and pass -fopenmp to clang.
+config.substitutions.append(
+    ("%grad-run-omp", "env ZYG_LINK_FLAGS=-fopenmp bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh"))
+)
+if os.path.exists("/usr/lib/llvm-22/lib/clang/22/include/omp.h") and os.path.exists("/usr/lib/llvm-22/lib/libomp.so"):
+    config.available_features.add("openmp")
 config.substitutions.append(
     ("%grad-run-blas", "env ZYG_LINK_FLAGS='-llapacke -lopenblas' bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh"))
 )

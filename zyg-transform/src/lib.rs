@@ -404,6 +404,9 @@ impl<'m> Differentiator<'m> {
     fn plan(&mut self, func: &'m Function, spec: &Spec, mode: Mode) -> Result<Plan<'m>, TransformError> {
         // Analyses: activity (which values carry derivatives, which pointers have shadows),
         // the shadows that may be null, and the control flow.
+        if spec.parallel {
+            rules::openmp::check_region(func)?;
+        }
         let activity = Activity::analyze_with(&self.facts, &self.conventions, self.module, func, &spec.args)?;
         self.add_shadow_globals(func, &activity);
         let nullable = shadows::nullable(func, &activity, &spec.args, spec.shadows_may_be_null);

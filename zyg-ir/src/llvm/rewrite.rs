@@ -373,7 +373,7 @@ pub fn openmp_reductions_to_atomics(module: &Module<'_>) {
                 continue;
             }
             let Some(atomic_case) = (1..LLVMGetNumSuccessors(switch)).find_map(|k| {
-                let value = LLVMGetOperand(switch, 2 * k);
+                let value = LLVMGetSwitchCaseValue(switch, k);
                 (LLVMConstIntGetZExtValue(value) == 2).then(|| LLVMGetSuccessor(switch, k))
             }) else {
                 continue;

@@ -212,10 +212,14 @@ const INACTIVE_CXX_PREFIXES: &[&str] = &[
     "_ZSt24__throw_invalid_argument",
 ];
 
-/// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`).
+/// `__syncthreads()` and its kin (`llvm.nvvm.barrier0`, `llvm.nvvm.barrier.cta.*`), and an
+/// OpenMP team's barrier (`#pragma omp barrier`, the end of a worksharing loop).
 pub fn is_barrier(name: &str) -> bool {
-    name.starts_with("llvm.nvvm.barrier")
+    name.starts_with("llvm.nvvm.barrier") || name == OPENMP_BARRIER
 }
+
+/// `void __kmpc_barrier(ptr loc, i32 gtid)`.
+pub const OPENMP_BARRIER: &str = "__kmpc_barrier";
 
 pub fn is_inert_call(name: &str) -> bool {
     INERT_CALLS.iter().any(|p| name.starts_with(p))

@@ -11,7 +11,7 @@ mod calls;
 mod checks;
 mod facts;
 
-pub use calls::{is_allocation, is_barrier, moves_no_derivative, DEALLOCATIONS, OUT_PARAMETER_ALLOCATIONS};
+pub use calls::{is_allocation, is_barrier, moves_no_derivative, DEALLOCATIONS, OPENMP_BARRIER, OUT_PARAMETER_ALLOCATIONS};
 pub use facts::{active_globals_reached, with_pointed_at, ModuleFacts};
 
 use crate::addresses::{self, Root, Roots};

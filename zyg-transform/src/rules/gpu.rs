@@ -1,4 +1,5 @@
-//! The GPU family: barriers (`__syncthreads()`). The adjoint waits at the same point, in
+//! The barriers family: GPU barriers (`__syncthreads()`) and OpenMP's (`__kmpc_barrier`,
+//! `rules::openmp`). The adjoint waits at the same point, in
 //! reverse order, so that one thread's shadow updates are seen by the others as the
 //! primal's stores were (`crate::gpu` decides which updates are atomic).
 
@@ -34,7 +35,13 @@ impl RuleFamily for Barriers {
 
     fn reverse(&self, cx: &mut Reverse, _pullback: &Pullback) -> Result<(), TransformError> {
         let InstKind::Call { callee, sig, args, .. } = cx.kind() else { return Ok(()) };
-        let args = args.iter().map(|a| cx.alpha(*a)).collect::<Result<Vec<_>, _>>()?;
+        let mut args = args.iter().map(|a| cx.alpha(*a)).collect::<Result<Vec<_>, _>>()?;
+        if matches!(callee, Callee::Direct(n) if &**n == crate::activity::OPENMP_BARRIER) {
+            // An OpenMP barrier names the calling thread by its global id, and the thread
+            // replaying a tape in the adjoint's team is not the one that wrote it.
+            let sig = zyg_ir::Signature::new(vec![zyg_ir::Type::PTR], zyg_ir::Type::I32);
+            args[1] = cx.cursor().call("__kmpc_global_thread_num", sig, vec![args[0]]).expect("an id");
+        }
         let kind = InstKind::Call { callee: callee.clone(), sig: sig.clone(), args, unwind: None };
         cx.cursor().emit(kind, sig.ret.clone());
         Ok(())

@@ -148,6 +148,55 @@ pub fn adjoint_wrapper_name(g: &Generated) -> String {
     format!("{}.fork", g.adjoint)
 }
 
+/// What the threads of a team do that zyg cannot replay in the adjoint yet, refused before
+/// anything is generated for a parallel spec's function: sections one thread at a time
+/// (`critical`, locks, `ordered`), whose adjoints would have to run one at a time in the
+/// reverse order of the primal's, and tasks.
+pub fn check_region(func: &Function) -> Result<(), TransformError> {
+    for (_, inst) in func.inst_order() {
+        let InstKind::Call { callee: zyg_ir::Callee::Direct(name), .. } = &func.insts[inst].kind else { continue };
+        let what = match &**name {
+            n if n.starts_with("__kmpc_critical") => "an OpenMP critical section (`#pragma omp critical`)",
+            n if n.starts_with("omp_set_") && n.ends_with("lock") || n.starts_with("__kmpc_set_lock") => {
+                "an OpenMP lock (`omp_set_lock`)"
+            }
+            n if n.starts_with("__kmpc_ordered") => "an OpenMP ordered section (`#pragma omp ordered`)",
+            n if n.starts_with("__kmpc_omp_task") || n.starts_with("__kmpc_taskloop") => {
+                "an OpenMP task (`#pragma omp task`, `taskloop`)"
+            }
+            _ => continue,
+        };
+        return Err(TransformError::at(
+            func,
+            inst,
+            format!(
+                "{what} in a parallel region zyg differentiates is not supported yet: its adjoint would have to \
+                 replay the threads one at a time in the reverse of the order they came in; accumulate with \
+                 `reduction(+: ...)` or `#pragma omp atomic` instead"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `outlined` or a function it calls (transitively, in `module`) waits at an OpenMP
+/// barrier: its adjoint then needs a team of the primal's size, one tape per thread.
+pub fn reaches_barrier(module: &zyg_ir::Module, outlined: &str) -> bool {
+    let (mut todo, mut seen) = (vec![outlined.to_string()], std::collections::HashSet::new());
+    while let Some(name) = todo.pop() {
+        let Some(f) = module.function(&name).filter(|_| seen.insert(name.clone())) else { continue };
+        for (_, inst) in f.inst_order() {
+            if let InstKind::Call { callee: zyg_ir::Callee::Direct(n), .. } = &f.insts[inst].kind {
+                if &**n == crate::activity::OPENMP_BARRIER {
+                    return true;
+                }
+                todo.push(n.to_string());
+            }
+        }
+    }
+    false
+}
+
 /// Pointers into memory of the thread's own: the function's stack slots (its allocas and
 /// addresses into them). Every other pointer may reach memory another thread of the team
 /// adds into, so its shadow updates are atomic (`rules::access`).
@@ -206,8 +255,25 @@ pub fn fork_primals(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Valu
 /// outlined primal into a tape of the thread's own and pushes it on the list at `head*`,
 /// `<adjoint>.fork(gtid*, btid*, head)`, which runs the outlined adjoint on this thread's
 /// share of the list's tapes and frees them, and `<adjoint>.fork.free(head)`.
-pub fn wrappers(outlined: &Function, g: &Generated) -> [Function; 3] {
-    [primal_wrapper(outlined, g), adjoint_wrapper(g), free_list(g)]
+pub fn wrappers(module: &zyg_ir::Module, outlined: &Function, g: &Generated) -> Vec<Function> {
+    let mut out = vec![primal_wrapper(outlined, g), free_list(g)];
+    if reaches_barrier(module, &outlined.name) {
+        let message = format!(
+            "zyg: runtime error: the adjoint of the OpenMP parallel region `{}` got a team of another size than its \
+             primal's, and the region waits at barriers, which each thread must replay with the others; run \
+             without OMP_DYNAMIC, or with enough threads available (OMP_THREAD_LIMIT).\n",
+            outlined.name
+        );
+        out.push(crate::shadows::abort_helper(mismatch_name(g), &message, false));
+        out.push(adjoint_wrapper(g, true));
+    } else {
+        out.push(adjoint_wrapper(g, false));
+    }
+    out
+}
+
+fn mismatch_name(g: &Generated) -> String {
+    format!("{}.fork.mismatch", g.adjoint)
 }
 
 fn primal_wrapper(outlined: &Function, g: &Generated) -> Function {
@@ -260,7 +326,9 @@ fn allocate_tape(c: &mut Cursor, g: &Generated) -> Value {
     c.call("aligned_alloc", sig, vec![align, rounded]).expect("memory")
 }
 
-fn adjoint_wrapper(g: &Generated) -> Function {
+/// With `same_team`, a team of another size than the primal's stops the program
+/// (`mismatch_name`): a region with barriers needs each tape replayed by a thread of its own.
+fn adjoint_wrapper(g: &Generated, same_team: bool) -> Function {
     let mut f = Function::new(adjoint_wrapper_name(g), Signature::new(vec![Type::PTR, Type::PTR, Type::PTR], Type::Void));
     f.linkage = Linkage::Internal;
     let head = f.params[2];
@@ -268,6 +336,14 @@ fn adjoint_wrapper(g: &Generated) -> Function {
     let mut c = Cursor::at_end(&mut f, entry);
     let thread = c.call("omp_get_thread_num", Signature::new(vec![], Type::I32), vec![]).expect("a number");
     let team = c.call("omp_get_num_threads", Signature::new(vec![], Type::I32), vec![]).expect("a number");
+    if same_team {
+        // The list has a node per thread of the primal's team, each with the team's size.
+        let at = c.i64(TEAM);
+        let recorded_ptr = c.byte_offset(head, at);
+        let recorded = c.load(Type::I32, recorded_ptr);
+        let other = c.icmp(IntPred::Ne, recorded, team);
+        c.call(&mismatch_name(g), Signature::new(vec![Type::I1], Type::Void), vec![other]);
+    }
     let cursor = c.alloca(Type::PTR);
     c.store(head, cursor);
     c.br(walk);
