@@ -9,13 +9,13 @@
 // RUN: not %zyg grad %t.put.ll -o %t.put.grad.ll 2>&1 | FileCheck --check-prefix=PUT %s
 // RUN: %clang -O2 -fopenmp -S -emit-llvm -g %s -o %t.inactive.ll -DOPENMP -DINACTIVE
 // RUN: not %zyg grad %t.inactive.ll -o %t.inactive.grad.ll 2>&1 | FileCheck --check-prefix=INACTIVE %s
-// OpenMP and MPI programs are not differentiated yet: zyg names the construct (as the program
-// wrote it, not only the runtime function clang lowered it to), says what makes it active,
-// and refuses to have a data-moving runtime call declared inactive, which would drop its
-// derivatives without a word.
+// OpenMP and MPI constructs zyg does not differentiate: zyg names the construct (as the
+// program wrote it, not only the runtime function clang lowered it to), says what makes it
+// active, and refuses to have a data-moving runtime call declared inactive, which would
+// drop its derivatives without a word (tests/errors/openmp_refused.c: inside regions).
 // OMP: zyg: error: {{.*}}in function `model`
-// OMP-SAME: an OpenMP parallel region (`#pragma omp parallel`, outlined as `model.omp_outlined{{[^`]*}}`) is not supported yet
-// OMP-SAME: declaring `__kmpc_fork_call` inactive would drop the derivatives
+// OMP-SAME: the OpenMP runtime call `omp_init_lock` is not supported yet, and argument 1 points to differentiated memory
+// OMP-SAME: declaring `omp_init_lock` inactive would drop the derivatives
 // MPI: zyg: error: {{.*}}in function `model`
 // MPI-SAME: the MPI call `MPI_Allreduce` is not supported yet
 // PUT: zyg: error: {{.*}}in function `model`
@@ -24,10 +24,20 @@
 #include <math.h>
 
 #ifdef OPENMP
+#include <omp.h>
 double model(const double *x, double *y, int n) {
+#ifdef INACTIVE
 #pragma omp parallel for
     for (int i = 0; i < n; i++)
         y[i] = sin(x[i]) * x[i];
+#else
+    // A lock in memory that may hold differentiated pointers (zyg cannot tell).
+    omp_lock_t lock;
+    omp_init_lock(&lock);
+    omp_destroy_lock(&lock);
+    for (int i = 0; i < n; i++)
+        y[i] = sin(x[i]) * x[i];
+#endif
     double s = 0.0;
     for (int i = 0; i < n; i++)
         s += y[i];

@@ -166,6 +166,13 @@ impl BitSummaries {
                     (Some(_), Callee::Direct(g)) if defined(g) => self.reinterprets.contains(&(g.to_string(), j)),
                     (Some(strength), _) => strength == Bits::Strong,
                 });
+                if back && matches!(callee, Callee::Direct(g) if &**g == crate::rules::openmp::FORK) {
+                    return Some(
+                        "an OpenMP parallel region captures a float with a derivative by value (`firstprivate`, \
+                         passed as an integer's bits), which is not supported yet; leave the variable shared (the \
+                         default for variables declared outside the region)",
+                    );
+                }
                 back.then_some("this passes the bits of an active value as an integer to a call that may make them a float again")
             }
             _ => None,

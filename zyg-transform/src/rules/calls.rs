@@ -323,10 +323,9 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
     }
     if let Some(construct) = parallel_construct(func, inst, name) {
         return format!(
-            "{construct} is not supported yet: zyg does not differentiate OpenMP or MPI programs yet, and {parts}. \
-             Differentiate the serial code (compiled without -fopenmp), or the work of one MPI rank and combine \
-             the ranks' gradients yourself; declaring `{name}` inactive would drop the derivatives that go \
-             through it"
+            "{construct} is not supported yet, and {parts}: zyg differentiates the OpenMP and MPI constructs its \
+             README lists (\"Parallel programs\"); rewrite this part with those, or differentiate the serial code \
+             (compiled without -fopenmp); declaring `{name}` inactive would drop the derivatives that go through it"
         );
     }
     // Forward mode takes forward registrations (`custom`), reverse mode the others.

@@ -65,13 +65,19 @@ impl RuleFamily for OpenMp {
         }
         let outlined = match args.get(2).and_then(|a| func.constant(*a)) {
             Some(Constant::Global(g, _)) if cx.module.function(g).is_some() => g.clone(),
-            _ => {
-                return Err(TransformError::at(
+            found => {
+                let mut e = TransformError::at(
                     func,
                     inst,
-                    "an OpenMP parallel region whose outlined function zyg cannot see (`__kmpc_fork_call` of a \
-                     function without a body in this module); compile the region into the module zyg reads",
-                ))
+                    "an OpenMP parallel region whose outlined function zyg cannot read (`__kmpc_fork_call` of a \
+                     function without a body in this module, or one with an instruction zyg does not read)",
+                );
+                // The driver says what it could not read in the function, where that is why.
+                e.callee = match found {
+                    Some(Constant::Global(g, _)) => Some(g.clone()),
+                    _ => None,
+                };
+                return Err(e);
             }
         };
         if cx.forward {
