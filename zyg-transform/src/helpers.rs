@@ -83,7 +83,7 @@ impl Differentiator<'_> {
             return Ok(());
         }
         let outlined = self.function(&spec.function)?;
-        self.output.extend(rules::openmp::wrappers(self.module, outlined, g));
+        self.output.extend(rules::openmp::wrappers(self.module, outlined, g, &spec.private));
         Ok(())
     }
 

@@ -487,7 +487,7 @@ impl<'m> Differentiator<'m> {
             thread_private: if self.gpu {
                 Some(gpu::thread_private_pointers(func))
             } else {
-                spec.parallel.then(|| rules::openmp::thread_private_pointers(func))
+                spec.parallel.then(|| rules::openmp::thread_private_pointers(func, &spec.private))
             },
             pullbacks,
             copy_layouts,

@@ -44,12 +44,17 @@ pub struct Spec {
     /// it calls, `rules::openmp`): shadow updates of memory other threads may reach are
     /// atomic, as in GPU code (`Plan::thread_private`). Named with a `p`.
     pub parallel: bool,
+    /// An outlined OpenMP region's parameters whose shadows are an accumulator of the
+    /// thread's own (`rules::openmp::privatised`): scalars the region only reads, shared by
+    /// reference, which no other pointer can reach. Their adjoints are plain additions,
+    /// added into the real shadow once per thread. Named with their indices.
+    pub private: Vec<usize>,
 }
 
 impl Spec {
     /// A request's spec: `dup` shadows are the caller's own, never null.
     pub fn new(function: impl Into<String>, args: Vec<ArgActivity>) -> Spec {
-        Spec { function: function.into(), args, shadows_may_be_null: false, width: 1, parallel: false }
+        Spec { function: function.into(), args, shadows_may_be_null: false, width: 1, parallel: false, private: Vec::new() }
     }
 
     pub(crate) fn suffix(&self) -> String {
@@ -70,6 +75,9 @@ impl Spec {
         }
         if self.parallel {
             suffix.push('p');
+        }
+        for k in &self.private {
+            suffix.push_str(&format!("_{k}"));
         }
         suffix
     }

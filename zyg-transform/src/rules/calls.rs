@@ -61,7 +61,7 @@ impl RuleFamily for Calls {
                 }
             })
             .collect();
-        Ok(Some(Choice::Callee(Spec { shadows_may_be_null, function: name.to_string(), args, width: 1, parallel: false })))
+        Ok(Some(Choice::Callee(Spec { shadows_may_be_null, args, ..Spec::new(name.to_string(), Vec::new()) })))
     }
 
     fn alphas(&self, needs: &mut Alphas, inst: Inst, pullback: &Pullback) {

@@ -41,7 +41,9 @@ use zyg_ir::{
 /// The runtime's entry that runs an outlined region on a team of threads.
 pub const FORK: &str = "__kmpc_fork_call";
 
-/// A node of the list of per-thread tapes: `{ next: ptr, tape: ptr, thread: i32, team: i32 }`.
+/// A node of the list of per-thread tapes: `{ next: ptr, tape: ptr, thread: i32, team: i32 }`,
+/// then, for the `n` privatised shadows (`privatised`), `n` accumulators of 8 bytes and the
+/// `n` real shadows they are added into.
 const NODE_BYTES: i64 = 24;
 const NEXT: i64 = 0;
 const TAPE: i64 = 8;
@@ -106,7 +108,13 @@ impl RuleFamily for OpenMp {
             kinds.push(if activity.has_shadow(*a) { ArgActivity::Dup } else { ArgActivity::Const });
         }
         let shadows_may_be_null = args[3..].iter().any(|a| activity.has_shadow(*a) && cx.nullable.contains(*a));
-        Ok(Some(Choice::Fork(Spec { function: outlined, args: kinds, shadows_may_be_null, width: 1, parallel: true })))
+        let region = cx.module.function(&outlined).expect("read above");
+        let private = (2..kinds.len())
+            .filter(|k| kinds[*k] == ArgActivity::Dup && !cx.nullable.contains(args[k + 1]))
+            .filter(|k| privatised(func, inst, args[k + 1], region, *k).is_some())
+            .collect();
+        let parallel = Spec { shadows_may_be_null, parallel: true, private, ..Spec::new(outlined, kinds) };
+        Ok(Some(Choice::Fork(parallel)))
     }
 
     /// The list of the threads' tapes, and the region's source location (a constant).
@@ -203,11 +211,64 @@ pub fn reaches_barrier(module: &zyg_ir::Module, outlined: &str) -> bool {
     false
 }
 
+/// The float type of the region's parameter `k` when its shadow can be an accumulator of
+/// each thread's own: the fork passes a stack slot of the forking function (`captured`, a
+/// variable shared by reference) that nothing else can reach (the fork is its only use
+/// besides loads and stores into it, and it is captured once), and the region only loads
+/// floats of one type from it. Its adjoints then only add into the shadow, so each thread
+/// adds into its own and the sums go into the real shadow at the end (`adjoint_wrapper`):
+/// no atomic addition per read, as a loop-invariant scalar read in every iteration (a
+/// coefficient) would otherwise cost, every thread contending for one place.
+pub fn privatised(forking: &Function, fork: Inst, captured: Value, region: &Function, k: usize) -> Option<Type> {
+    let alloca = forking.def_inst(captured)?;
+    if !matches!(forking.insts[alloca].kind, InstKind::Alloca { .. }) {
+        return None;
+    }
+    for (_, inst) in forking.inst_order() {
+        let kind = &forking.insts[inst].kind;
+        let uses = kind.operands().into_iter().filter(|v| *v == captured).count();
+        let fine = match kind {
+            _ if uses == 0 => true,
+            InstKind::Load { .. } => true,
+            InstKind::Store { value, .. } => *value != captured,
+            InstKind::Call { callee: zyg_ir::Callee::Direct(n), .. } if inst == fork => uses == 1 && &**n == FORK,
+            InstKind::Call { callee: zyg_ir::Callee::Direct(n), .. } => n.starts_with("llvm.lifetime."),
+            _ => false,
+        };
+        if !fine {
+            return None;
+        }
+    }
+    read_type(region, k)
+}
+
+/// The float type the region `region` loads through its parameter `k`, when that is all it
+/// does with it.
+fn read_type(region: &Function, k: usize) -> Option<Type> {
+    let param = *region.params.get(k)?;
+    let mut ty = None;
+    for (_, inst) in region.inst_order() {
+        let kind = &region.insts[inst].kind;
+        if !kind.operands().contains(&param) {
+            continue;
+        }
+        match kind {
+            InstKind::Load { ty: t, ptr } if *ptr == param && matches!(t, Type::Float(_)) && ty.as_ref().is_none_or(|u| u == t) => {
+                ty = Some(t.clone())
+            }
+            _ => return None,
+        }
+    }
+    ty
+}
+
 /// Pointers into memory of the thread's own: the function's stack slots (its allocas and
-/// addresses into them). Every other pointer may reach memory another thread of the team
+/// addresses into them), and the parameters whose shadows are privatised. Every other pointer may reach memory another thread of the team
 /// adds into, so its shadow updates are atomic (`rules::access`).
-pub fn thread_private_pointers(func: &Function) -> EntitySet<Value> {
+pub fn thread_private_pointers(func: &Function, privatised: &[usize]) -> EntitySet<Value> {
     let mut private = EntitySet::new();
+    // Shadows that are accumulators of the thread's own (`privatised`).
+    private.extend(privatised.iter().filter_map(|k| func.params.get(*k).copied()));
     for (_, inst) in func.inst_order() {
         let Some(v) = func.result(inst).filter(|v| func.ty(*v).is_ptr()) else { continue };
         let root = crate::memory::root(func, v);
@@ -261,8 +322,10 @@ pub fn fork_primals(plan: &Plan, p: &mut Function, shadows: &HashMap<Value, Valu
 /// outlined primal into a tape of the thread's own and pushes it on the list at `head*`,
 /// `<adjoint>.fork(gtid*, btid*, head)`, which runs the outlined adjoint on this thread's
 /// share of the list's tapes and frees them, and `<adjoint>.fork.free(head)`.
-pub fn wrappers(module: &zyg_ir::Module, outlined: &Function, g: &Generated) -> Vec<Function> {
-    let mut out = vec![primal_wrapper(outlined, g), free_list(g)];
+pub fn wrappers(module: &zyg_ir::Module, outlined: &Function, g: &Generated, private: &[usize]) -> Vec<Function> {
+    let private: Vec<(usize, Type)> =
+        private.iter().map(|k| (*k, read_type(outlined, *k).expect("a privatised parameter is read"))).collect();
+    let mut out = vec![primal_wrapper(outlined, g, &private), free_list(g)];
     if reaches_barrier(module, &outlined.name) {
         let message = format!(
             "zyg: runtime error: the adjoint of the OpenMP parallel region `{}` got a team of another size than its \
@@ -271,9 +334,9 @@ pub fn wrappers(module: &zyg_ir::Module, outlined: &Function, g: &Generated) -> 
             outlined.name
         );
         out.push(crate::shadows::abort_helper(mismatch_name(g), &message, false));
-        out.push(adjoint_wrapper(g, true));
+        out.push(adjoint_wrapper(g, true, &private));
     } else {
-        out.push(adjoint_wrapper(g, false));
+        out.push(adjoint_wrapper(g, false, &private));
     }
     out
 }
@@ -282,7 +345,16 @@ fn mismatch_name(g: &Generated) -> String {
     format!("{}.fork.mismatch", g.adjoint)
 }
 
-fn primal_wrapper(outlined: &Function, g: &Generated) -> Function {
+/// Where a node keeps privatised shadow `j` of `n`'s accumulator, and its real shadow.
+fn accumulator_at(j: usize) -> i64 {
+    NODE_BYTES + 8 * j as i64
+}
+
+fn real_shadow_at(j: usize, n: usize) -> i64 {
+    NODE_BYTES + 8 * (n + j) as i64
+}
+
+fn primal_wrapper(outlined: &Function, g: &Generated, private: &[(usize, Type)]) -> Function {
     let mut params = outlined.sig.params.clone();
     params.extend(outlined.sig.params.iter().zip(&g.args).filter(|(_, a)| **a == ArgActivity::Dup).map(|(t, _)| t.clone()));
     params.push(Type::PTR);
@@ -293,7 +365,7 @@ fn primal_wrapper(outlined: &Function, g: &Generated) -> Function {
     let entry = f.create_block(Some("entry".into()));
     let mut c = Cursor::at_end(&mut f, entry);
     let malloc = Signature::new(vec![Type::I64], Type::PTR);
-    let node_bytes = c.i64(NODE_BYTES);
+    let node_bytes = c.i64(real_shadow_at(private.len(), private.len()));
     let node = c.call("malloc", malloc, vec![node_bytes]).expect("memory");
     let tape = allocate_tape(&mut c, g);
     let thread = c.call("omp_get_thread_num", Signature::new(vec![], Type::I32), vec![]).expect("a number");
@@ -304,6 +376,18 @@ fn primal_wrapper(outlined: &Function, g: &Generated) -> Function {
         c.store(v, field);
     }
     let mut args: Vec<Value> = all[..all.len() - 1].to_vec();
+    // A privatised shadow is the node's accumulator, zeroed; the real one is kept beside it.
+    let dups: Vec<usize> = g.args.iter().enumerate().filter(|(_, a)| **a == ArgActivity::Dup).map(|(k, _)| k).collect();
+    for (j, (k, ty)) in private.iter().enumerate() {
+        let shadow_index = outlined.params.len() + dups.iter().position(|d| d == k).expect("a dup parameter");
+        let (acc_at, real_at) = (c.i64(accumulator_at(j)), c.i64(real_shadow_at(j, private.len())));
+        let accumulator = c.byte_offset(node, acc_at);
+        let zero = c.constant(Constant::Zero(ty.clone()));
+        c.store(zero, accumulator);
+        let real = c.byte_offset(node, real_at);
+        c.store(args[shadow_index], real);
+        args[shadow_index] = accumulator;
+    }
     args.push(tape);
     c.call(&g.primal, g.primal_sig.clone(), args);
     // Push the node: the list is read only after the team has joined.
@@ -334,7 +418,7 @@ fn allocate_tape(c: &mut Cursor, g: &Generated) -> Value {
 
 /// With `same_team`, a team of another size than the primal's stops the program
 /// (`mismatch_name`): a region with barriers needs each tape replayed by a thread of its own.
-fn adjoint_wrapper(g: &Generated, same_team: bool) -> Function {
+fn adjoint_wrapper(g: &Generated, same_team: bool, private: &[(usize, Type)]) -> Function {
     let mut f = Function::new(adjoint_wrapper_name(g), Signature::new(vec![Type::PTR, Type::PTR, Type::PTR], Type::Void));
     f.linkage = Linkage::Internal;
     let head = f.params[2];
@@ -377,6 +461,14 @@ fn adjoint_wrapper(g: &Generated, same_team: bool) -> Function {
     let tape = c.load(Type::PTR, tape_ptr);
     c.call(&g.adjoint, g.adjoint_sig.clone(), vec![tape]);
     c.free(tape);
+    // The thread's sums into privatised shadows go where the other threads' go.
+    for (j, (_, ty)) in private.iter().enumerate() {
+        let accumulator = field(&mut c, accumulator_at(j));
+        let sum = c.load(ty.clone(), accumulator);
+        let real_ptr = field(&mut c, real_shadow_at(j, private.len()));
+        let real = c.load(Type::PTR, real_ptr);
+        c.atomic_add_into(real, ty, sum);
+    }
     c.br(walk);
     c.switch_to(exit);
     c.ret(None);
