@@ -1,6 +1,11 @@
 // REQUIRES: openmp
 // RUN: %grad-run-omp -O0 %s %t -fopenmp | FileCheck %s
 // RUN: %grad-run-omp -O2 %s %t -fopenmp | FileCheck %s
+// At -O2 the loads of u add into its shadow plainly inside each thread's chunk, atomically
+// at its edges (rules/openmp.rs, `owned_loads`):
+// RUN: %zyg grad -O 0 %t.O2.ll -S -o - | FileCheck --check-prefix=OWNED %s
+// OWNED: define internal void @__zyg_add_owned_double(
+// OWNED: call void @__zyg_add_owned_double(
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 // A stencil time loop: each step is a parallel region reading a point's neighbours, so

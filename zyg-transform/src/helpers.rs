@@ -87,6 +87,16 @@ impl Differentiator<'_> {
         Ok(())
     }
 
+    /// The helpers of the loads `rules::openmp::owned_loads` finds, once per namespace.
+    pub(crate) fn add_owned_helpers(&mut self) {
+        for ty in [Type::F64, Type::F32] {
+            let name = rules::openmp::add_owned_name(&self.namespace, &ty);
+            if self.fork_wrappers.insert(name.clone()) {
+                self.output.push(rules::openmp::add_owned_helper(name, &ty));
+            }
+        }
+    }
+
     pub(crate) fn add_blas_helpers(&mut self, pullbacks: &rules::Pullbacks) {
         let calls: Vec<rules::blas::BlasCall> = rules::chosen(pullbacks)
             .filter_map(|(_, p)| match p {

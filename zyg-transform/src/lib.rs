@@ -87,6 +87,9 @@ pub struct Plan<'a> {
     /// On a GPU: the pointers only the running thread touches (`gpu`); shadow updates
     /// through any other pointer are atomic. None on a CPU.
     pub thread_private: Option<EntitySet<Value>>,
+    /// In an outlined OpenMP region, the loads whose adjoints add plainly inside the
+    /// thread's chunk of a worksharing loop (`rules::openmp::owned_loads`).
+    pub owned: HashMap<Value, rules::openmp::Owned>,
     pub layout: TapeLayout,
     /// The pointers whose shadows may be null at run time (`shadows`).
     pub nullable: EntitySet<Value>,
@@ -131,8 +134,10 @@ pub struct Differentiator<'m> {
     field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
     /// The BLAS helpers already in `output` (`rules::blas`), by name.
     blas_helpers: HashSet<String>,
-    /// The OpenMP fork wrappers added, by the primal wrapper's name (`rules::openmp`).
+    /// The OpenMP fork wrappers and helpers added, by name (`rules::openmp`).
     fork_wrappers: HashSet<String>,
+    /// The outlined OpenMP regions forked (`rules::openmp::owned_loads` looks at those only).
+    regions: HashSet<String>,
     /// The memory helpers (realloc, aligned shadows, sorts) already in `output`.
     memory_helpers: HashSet<helpers::MemoryHelper>,
     /// The float types whose digamma helper (`rules::digamma`) is already in `output`.
@@ -173,6 +178,7 @@ impl<'m> Differentiator<'m> {
             field_layouts: HashMap::new(),
             blas_helpers: HashSet::new(),
             fork_wrappers: HashSet::new(),
+            regions: HashSet::new(),
             memory_helpers: HashSet::new(),
             digamma_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
@@ -441,6 +447,28 @@ impl<'m> Differentiator<'m> {
             }
             Mode::Forward => recompute::Recompute::default(),
         };
+        let thread_private = if self.gpu {
+            Some(gpu::thread_private_pointers(func))
+        } else {
+            spec.parallel.then(|| rules::openmp::thread_private_pointers(func, &spec.private))
+        };
+        let owned = match &thread_private {
+            Some(private) if mode == Mode::Reverse && !self.gpu && self.regions.contains(&func.name) => {
+                rules::openmp::owned_loads(func, &recompute.inductions, private)
+            }
+            _ => HashMap::new(),
+        };
+        // The chunks' bounds, read where the loads' adjoints test their indices.
+        for o in owned.values() {
+            for v in [o.lb, o.ub] {
+                if !needs.values.contains(&v) {
+                    needs.values.push(v);
+                }
+            }
+        }
+        if !owned.is_empty() {
+            self.add_owned_helpers();
+        }
         needs.inline_chunks = self.gpu;
         needs.lanes = spec.width;
         let layout = TapeLayout::build(func, &cfg, &loops, &needs, &returns);
@@ -484,11 +512,8 @@ impl<'m> Differentiator<'m> {
             lossy_stores,
             stops,
             recompute,
-            thread_private: if self.gpu {
-                Some(gpu::thread_private_pointers(func))
-            } else {
-                spec.parallel.then(|| rules::openmp::thread_private_pointers(func, &spec.private))
-            },
+            thread_private,
+            owned,
             pullbacks,
             copy_layouts,
             callees,
@@ -541,6 +566,7 @@ impl<'m> Differentiator<'m> {
                         Pullback::Callee(Box::new(self.ensure(&Spec { width, parallel: parallel || spec.parallel, ..spec })?))
                     }
                     rules::Choice::Fork(spec) => {
+                        self.regions.insert(spec.function.clone());
                         let g = self.ensure(&spec)?;
                         self.add_fork_wrappers(&spec, &g)?;
                         Pullback::Fork(Box::new(g))

@@ -160,6 +160,23 @@ fn load(cx: &mut Reverse, ptr: zyg_ir::Value) -> Result<(), TransformError> {
     let shadow = cx.shadow(ptr)?;
     let (shadow, _) = cx.guarded(ptr, shadow);
     let shared = cx.plan().thread_private.as_ref().is_some_and(|private| !private.contains(ptr));
+    if let (Some(owned), Type::Float(_)) = (cx.plan().owned.get(&ptr).cloned(), &ty) {
+        // Plain inside the thread's chunk, atomic at its edges (`rules::openmp::owned_loads`).
+        let (iv, lb, ub) = (cx.alpha(owned.iv)?, cx.alpha(owned.lb)?, cx.alpha(owned.ub)?);
+        let namespace = cx.plan().namespace.clone();
+        let mut c = cx.cursor();
+        let wide = |c: &mut crate::builder::Cursor, v: Value, plus: i64| {
+            let v = if *c.func.ty(v) == Type::I64 { v } else { c.cast(zyg_ir::CastOp::SExt, v, Type::I64) };
+            let k = c.i64(plus);
+            c.binary(zyg_ir::BinOp::Add, v, k)
+        };
+        let j = wide(&mut c, iv, owned.offset);
+        let lo = wide(&mut c, lb, owned.max);
+        let hi = wide(&mut c, ub, owned.min);
+        let sig = zyg_ir::Signature::new(vec![Type::PTR, ty.clone(), Type::I64, Type::I64, Type::I64], Type::Void);
+        c.call(&crate::rules::openmp::add_owned_name(&namespace, &ty), sig, vec![shadow, d, j, lo, hi]);
+        return Ok(());
+    }
     let mut c = cx.cursor();
     if shared {
         c.atomic_add_into(shadow, &ty, d);

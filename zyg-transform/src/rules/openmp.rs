@@ -507,3 +507,243 @@ fn free_list(g: &Generated) -> Function {
 fn free_list_name(g: &Generated) -> String {
     format!("{}.fork.free", g.adjoint)
 }
+
+/// A load in an outlined region's worksharing loop, `root[iv + offset]`, whose adjoint is a
+/// plain addition where no other thread can add into the same place (`owned_loads`).
+#[derive(Clone, Debug)]
+pub struct Owned {
+    /// The loop's induction variable (rebuilt by the adjoint).
+    pub iv: Value,
+    pub offset: i64,
+    /// The thread's chunk, `[lb, ub]`, as loaded from the runtime's slots before the loop.
+    pub lb: Value,
+    pub ub: Value,
+    /// The smallest and largest offset of any access through the root in the region.
+    pub min: i64,
+    pub max: i64,
+}
+
+/// The loads of an outlined region whose adjoints need no atomic addition in most
+/// iterations. A worksharing loop's thread runs the iterations `[lb, ub]` of its chunk,
+/// which no other thread runs. When every access through an array `root` in the region is
+/// `root[iv + c]` in that loop, the element `j` is touched only by iterations `j - c`; so
+/// for `j` in `[lb + max c, ub + min c]` all of them are this thread's, and its adjoint is a
+/// plain addition. The edges of the chunk stay atomic (a check per load, `add_owned`).
+///
+/// Only when `root` is the region's one array whose shadow receives additions (loads of
+/// floats, atomic additions, calls that may read it): another pointer the region reads
+/// could be the same memory at another index, and its threads' atomic additions would race
+/// with the plain ones. (Stores need no such care: in a race-free region no other thread
+/// reads what a thread writes in the same loop.) The chunk's bounds are the values the
+/// region loads from the runtime's `lb`/`ub` slots (`__kmpc_for_static_init_*`,
+/// `__kmpc_dispatch_next_*`) in the block where the loop's start is loaded; `ub` is taken as
+/// the runtime gave it, before clang clamps it to the loop's last iteration (a larger `ub`
+/// names only iterations that do not run).
+pub fn owned_loads(func: &Function, inductions: &HashMap<Value, crate::recompute::Induction>, private: &EntitySet<Value>) -> HashMap<Value, Owned> {
+    let none = HashMap::new();
+    // The runtime's bound slots: (lb, ub) argument positions per call.
+    let mut slots: Vec<(Value, Value)> = Vec::new();
+    let mut roots: Vec<Value> = Vec::new();
+    for (_, inst) in func.inst_order() {
+        match &func.insts[inst].kind {
+            InstKind::Call { callee: zyg_ir::Callee::Direct(n), args, .. } => {
+                if n.starts_with("__kmpc_for_static_init_") && args.len() >= 6 {
+                    slots.push((args[4], args[5]));
+                } else if n.starts_with("__kmpc_dispatch_next_") && args.len() >= 5 {
+                    slots.push((args[3], args[4]));
+                } else if args.iter().any(|a| func.ty(*a).is_ptr() && !private.contains(*a) && !is_runtime(n)) {
+                    // A callee or library call may read shared memory: no ownership anywhere.
+                    return none;
+                }
+            }
+            InstKind::Call { .. } => return none,
+            InstKind::Load { ty, ptr } if ty.carries_derivative() && !private.contains(*ptr) => {
+                roots.push(decompose(func, *ptr, inductions).map_or(*ptr, |d| d.root))
+            }
+            InstKind::AtomicFAdd { ptr, .. } => roots.push(decompose(func, *ptr, inductions).map_or(*ptr, |d| d.root)),
+            _ => {}
+        }
+    }
+    roots.sort_unstable();
+    roots.dedup();
+    let [root] = roots[..] else { return none };
+    // Every access through the root, in one worksharing loop.
+    let mut accesses: Vec<(Value, Decomposed)> = Vec::new();
+    for (_, inst) in func.inst_order() {
+        let kind = &func.insts[inst].kind;
+        let ptr = match kind {
+            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } => *ptr,
+            _ => continue,
+        };
+        if let InstKind::Store { value, .. } = kind {
+            if crate::memory::root(func, *value) == root {
+                return none;
+            }
+        }
+        let Some(d) = decompose(func, ptr, inductions) else { continue };
+        if d.root != root {
+            continue;
+        }
+        let access_bytes = match kind {
+            InstKind::Load { ty, .. } => ty.natural_layout().map(|(s, _)| s),
+            InstKind::Store { value, .. } | InstKind::AtomicFAdd { value, .. } => func.ty(*value).natural_layout().map(|(s, _)| s),
+            _ => None,
+        };
+        match (d.iv, access_bytes) {
+            (Some((_, size)), Some(bytes)) if size == bytes && d.bytes % size as i64 == 0 => accesses.push((ptr, d)),
+            _ => return none,
+        }
+    }
+    // The root has no other use than these accesses' addresses (nothing else reads it).
+    let addressed: std::collections::HashSet<Value> = accesses.iter().map(|(p, _)| *p).collect();
+    for (_, inst) in func.inst_order() {
+        let kind = &func.insts[inst].kind;
+        let uses_root = kind.operands().contains(&root);
+        let is_step = matches!(kind, InstKind::Gep { .. } | InstKind::Cast { .. });
+        if uses_root && !is_step {
+            return none;
+        }
+        if is_step {
+            // A step of an address must lead to the accesses only.
+            if let Some(v) = func.result(inst) {
+                if func.ty(v).is_ptr() && decompose(func, v, inductions).is_some_and(|d| d.root == root) {
+                    let used_elsewhere = func.inst_order().any(|(_, i)| {
+                        let k = &func.insts[i].kind;
+                        k.operands().contains(&v)
+                            && !matches!(k, InstKind::Gep { .. } | InstKind::Cast { .. })
+                            && !matches!(k, InstKind::Load { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } if *ptr == v && addressed.contains(&v))
+                            && !matches!(k, InstKind::Store { ptr, value } if *ptr == v && *value != v && addressed.contains(&v))
+                    });
+                    if used_elsewhere {
+                        return none;
+                    }
+                }
+            }
+        }
+    }
+    let Some((iv, size)) = accesses.first().and_then(|(_, d)| d.iv) else { return none };
+    if accesses.iter().any(|(_, d)| d.iv.map(|(v, _)| v) != Some(iv)) {
+        return none;
+    }
+    let Some((lb, ub)) = chunk_bounds(func, inductions, iv, &slots) else { return none };
+    let offsets: Vec<i64> = accesses.iter().map(|(_, d)| d.bytes / size as i64).collect();
+    let (min, max) = (*offsets.iter().min().expect("some"), *offsets.iter().max().expect("some"));
+    accesses.into_iter().zip(offsets).map(|((ptr, _), offset)| (ptr, Owned { iv, offset, lb, ub, min, max })).collect()
+}
+
+/// The worksharing runtime's calls, which only read and write the integers of their slots.
+fn is_runtime(name: &str) -> bool {
+    name.starts_with("__kmpc_") || name.starts_with("omp_") || name.starts_with("llvm.lifetime.")
+}
+
+/// An address as `root + iv * size + bytes` (`iv` an induction variable, possibly extended,
+/// `size` its element's bytes), through `getelementptr`s of one index and casts.
+#[derive(Clone, Copy, Debug)]
+struct Decomposed {
+    root: Value,
+    iv: Option<(Value, u64)>,
+    bytes: i64,
+}
+
+fn decompose(func: &Function, mut p: Value, inductions: &HashMap<Value, crate::recompute::Induction>) -> Option<Decomposed> {
+    let (mut iv, mut bytes) = (None, 0i64);
+    while let Some(i) = func.def_inst(p) {
+        match &func.insts[i].kind {
+            InstKind::Gep { source_ty, base, indices, .. } if indices.len() == 1 => {
+                let size = source_ty.natural_layout()?.0;
+                let index = indices[0];
+                if let Some(k) = func.constant(index).and_then(|c| c.as_i128()) {
+                    bytes += i64::try_from(k).ok()? * size as i64;
+                } else {
+                    let (v, c) = induction_plus(func, index, inductions)?;
+                    if iv.is_some() {
+                        return None;
+                    }
+                    iv = Some((v, size));
+                    bytes += c * size as i64;
+                }
+                p = *base;
+            }
+            InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, arg } => p = *arg,
+            InstKind::Gep { .. } => return None,
+            _ => break,
+        }
+    }
+    Some(Decomposed { root: p, iv, bytes })
+}
+
+/// `iv + c` (`c` a constant, `iv` an induction variable with step 1), through extensions.
+fn induction_plus(func: &Function, v: Value, inductions: &HashMap<Value, crate::recompute::Induction>) -> Option<(Value, i64)> {
+    let v = strip_ext(func, v);
+    let unit = |v: Value| {
+        inductions.get(&v).is_some_and(|iv| matches!(&iv.step, crate::recompute::Step::Int(k) if k.as_i128() == Some(1)))
+    };
+    if unit(v) {
+        return Some((v, 0));
+    }
+    let InstKind::Binary { op, args } = &func.insts[func.def_inst(v)?].kind else { return None };
+    let (a, k) = (strip_ext(func, args[0]), func.constant(args[1]).and_then(|c| c.as_i128())?);
+    let k = i64::try_from(k).ok()?;
+    match op {
+        BinOp::Add if unit(a) => Some((a, k)),
+        BinOp::Sub if unit(a) => Some((a, -k)),
+        _ => None,
+    }
+}
+
+fn strip_ext(func: &Function, mut v: Value) -> Value {
+    while let Some(i) = func.def_inst(v) {
+        match &func.insts[i].kind {
+            InstKind::Cast { op: CastOp::SExt | CastOp::ZExt, arg } => v = *arg,
+            _ => break,
+        }
+    }
+    v
+}
+
+/// The thread's chunk for the loop of induction variable `iv`: its start is (an extension
+/// of) a load of a runtime `lb` slot, and the same block loads the matching `ub` slot.
+fn chunk_bounds(
+    func: &Function,
+    inductions: &HashMap<Value, crate::recompute::Induction>,
+    iv: Value,
+    slots: &[(Value, Value)],
+) -> Option<(Value, Value)> {
+    let start = strip_ext(func, inductions.get(&iv)?.start);
+    let load = func.def_inst(start)?;
+    let InstKind::Load { ptr: lb_slot, .. } = func.insts[load].kind else { return None };
+    let (_, ub_slot) = *slots.iter().find(|(lb, _)| *lb == lb_slot)?;
+    let block = func.blocks.iter().find(|(_, b)| b.insts.contains(&load)).map(|(b, _)| b)?;
+    let ub = func.blocks[block].insts.iter().find_map(|i| match func.insts[*i].kind {
+        InstKind::Load { ptr, .. } if ptr == ub_slot => func.result(*i),
+        _ => None,
+    })?;
+    Some((start, ub))
+}
+
+/// `void NAME(ptr p, T v, i64 j, i64 lo, i64 hi)`: `*p += v`, plainly where `lo <= j <= hi`
+/// (an element only this thread adds into, `owned_loads`), atomically elsewhere.
+pub fn add_owned_helper(name: String, ty: &Type) -> Function {
+    let sig = Signature::new(vec![Type::PTR, ty.clone(), Type::I64, Type::I64, Type::I64], Type::Void);
+    let mut f = Function::new(name, sig);
+    f.linkage = Linkage::Internal;
+    f.attributes.push("alwaysinline".into());
+    let [p, v, j, lo, hi] = [f.params[0], f.params[1], f.params[2], f.params[3], f.params[4]];
+    let [entry, plain, atomic] = ["entry", "plain", "atomic"].map(|n| f.create_block(Some(n.into())));
+    let mut c = Cursor::at_end(&mut f, entry);
+    let above = c.icmp(IntPred::Sge, j, lo);
+    let below = c.icmp(IntPred::Sle, j, hi);
+    let inside = c.binary(BinOp::And, above, below);
+    c.cond_br(inside, plain, atomic);
+    c.switch_to(plain);
+    c.add_into(p, ty, v);
+    c.ret(None);
+    c.switch_to(atomic);
+    c.atomic_add_into(p, ty, v);
+    c.ret(None);
+    f
+}
+
+pub fn add_owned_name(namespace: &str, ty: &Type) -> String {
+    format!("__{namespace}_add_owned_{ty}")
+}
