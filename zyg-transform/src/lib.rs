@@ -131,6 +131,8 @@ pub struct Differentiator<'m> {
     field_layouts: HashMap<std::sync::Arc<memtypes::CopyLayout>, usize>,
     /// The BLAS helpers already in `output` (`rules::blas`), by name.
     blas_helpers: HashSet<String>,
+    /// The MPI helpers already in `output` (`rules::mpi`), by name.
+    mpi_helpers: HashSet<String>,
     /// The memory helpers (realloc, aligned shadows, sorts) already in `output`.
     memory_helpers: HashSet<helpers::MemoryHelper>,
     /// The float types whose digamma helper (`rules::digamma`) is already in `output`.
@@ -170,6 +172,7 @@ impl<'m> Differentiator<'m> {
             copy_helpers: HashSet::new(),
             field_layouts: HashMap::new(),
             blas_helpers: HashSet::new(),
+            mpi_helpers: HashSet::new(),
             memory_helpers: HashSet::new(),
             digamma_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
@@ -381,6 +384,7 @@ impl<'m> Differentiator<'m> {
         let refused = rules::chosen(&plan.pullbacks).find_map(|(inst, p)| match p {
             Pullback::Custom(_) => Some((inst, "a registered derivative")),
             Pullback::Blas(_) => Some((inst, "a BLAS or LAPACK call")),
+            Pullback::Mpi(_) => Some((inst, "an MPI call")),
             _ => None,
         });
         if let Some((inst, what)) = refused {
@@ -453,6 +457,7 @@ impl<'m> Differentiator<'m> {
             }
         };
         self.add_blas_helpers(&pullbacks);
+        self.add_mpi_helpers(&pullbacks);
         self.add_math_helpers(func, &pullbacks);
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
         let stops = self.add_unknown_callee_stops(func, &pullbacks);

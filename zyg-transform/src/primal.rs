@@ -37,6 +37,8 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     // BLAS calls are refused in vector mode too (`rules::blas`); their copies are callee tapes.
     custom_tapes.extend(crate::rules::blas::save_inputs(plan, &mut primal.p, &primal.lanes[0]));
     custom_tapes.extend(crate::rules::sorts::forward(plan, &mut primal.p, &primal.lanes));
+    // MPI calls are refused in vector mode too (`rules::mpi`); their records are callee tapes.
+    custom_tapes.extend(crate::rules::mpi::record_requests(plan, &mut primal.p, &primal.lanes[0]));
     // Checkpointed calls stay calls of the function itself; their tapes are copies of their arguments' memory.
     custom_tapes.extend(crate::rules::calls::snapshot_arguments(plan, &mut primal.p));
     primal.call_primals();

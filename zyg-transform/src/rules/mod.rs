@@ -22,6 +22,7 @@ pub mod instructions;
 pub mod library;
 pub mod math;
 pub mod memcalls;
+pub mod mpi;
 pub mod phis;
 pub mod sorts;
 pub mod stacks;
@@ -69,6 +70,8 @@ pub enum Pullback {
     Arithmetic(Vec<Option<E>>),
     /// A BLAS or LAPACK call (`blas`): its adjoint and tangent call BLAS again.
     Blas(blas::BlasCall),
+    /// An MPI call (`mpi`): its adjoint communicates again, in reverse.
+    Mpi(mpi::MpiCall),
     /// A differentiated callee: its own adjoint, fed its tape (`calls`).
     Callee(Box<Generated>),
     /// A recursive call checkpointed (`crate::checkpoint`): the primal stores its arguments,
@@ -103,6 +106,7 @@ impl Pullback {
             Pullback::Vector(_) => &vectors::Vectors,
             Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
+            Pullback::Mpi(_) => &mpi::Mpi,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
             Pullback::Callee(_) | Pullback::Checkpoint(_) | Pullback::Forward(_) | Pullback::UnknownCallee => &calls::Calls,
         }
@@ -198,6 +202,7 @@ pub static FAMILIES: &[&dyn RuleFamily] = &[
     &vectors::Vectors,
     &math::MathCalls,
     &blas::Blas,
+    &mpi::Mpi,
     &sorts::Sorts,
     &calls::Calls,
     &instructions::Arithmetic,
