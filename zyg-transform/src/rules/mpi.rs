@@ -405,8 +405,11 @@ impl RuleFamily for Mpi {
                 k + 1
             ));
         }
+        // A null buffer is what a rank that is not the root passes to a rooted collective:
+        // nothing is written there.
         for &k in shape.written {
-            if !is_in_place(func, args[k]) && !activity.has_shadow(args[k]) {
+            let null = matches!(func.constant(args[k]), Some(Constant::Null(_)));
+            if !null && !is_in_place(func, args[k]) && !activity.has_shadow(args[k]) {
                 return refuse(format!(
                     "it writes {} into memory zyg does not differentiate (argument {}: a global, or memory a \
                      `const` argument reaches), so the derivatives it receives would be lost; receive into a local \
