@@ -51,6 +51,9 @@ config.substitutions.append(
 config.substitutions.append(("%mpi-run", "bash " + os.path.join(config.test_source_root, "bin", "mpi-run.sh")))
 if shutil.which("mpirun") and shutil.which("mpicc") and os.path.exists("/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h"):
     config.available_features.add("mpi")
+    # `%mpi-cflags`: OpenMPI's compile flags, for tests that only compile (errors/).
+    import subprocess
+    config.substitutions.append(("%mpi-cflags", subprocess.run(["mpicc", "-showme:compile"], capture_output=True, text=True).stdout.strip()))
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
 # `ZYG_GRAD_FLAGS=--tape-budget=4KiB lit test-suite` runs every %grad-run test with those

@@ -79,7 +79,7 @@ use crate::error::TransformError;
 use crate::tangent::Tangent;
 use crate::Plan;
 use std::collections::HashMap;
-use zyg_ir::{CastOp, Callee, Constant, FloatTy, Function, Inst, InstKind, Signature, Type, Value};
+use zyg_ir::{Callee, CastOp, Constant, FloatTy, Function, Inst, InstKind, Signature, Type, Value};
 
 /// The calls with rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -150,24 +150,20 @@ impl Routine {
                 ..shape(&[Ptr, Int, Ptr, Int, Int, Ptr, Int, Ptr, Int, Int, Ptr, Ptr], &[(0, 2), (5, 7)], &[5])
             },
             Routine::Isend => Shape { request: Some(6), ..shape(&[Ptr, Int, Ptr, Int, Int, Ptr, Ptr], &[(0, 2)], &[]) },
-            Routine::Irecv => Shape {
-                request: Some(6),
-                matches: Some((3, 4)),
-                ..shape(&[Ptr, Int, Ptr, Int, Int, Ptr, Ptr], &[(0, 2)], &[0])
-            },
+            Routine::Irecv => {
+                Shape { request: Some(6), matches: Some((3, 4)), ..shape(&[Ptr, Int, Ptr, Int, Int, Ptr, Ptr], &[(0, 2)], &[0]) }
+            }
             Routine::Wait => shape(&[Ptr, Ptr], &[], &[]),
             Routine::Waitall => shape(&[Int, Ptr, Ptr], &[], &[]),
             Routine::Bcast => shape(&[Ptr, Int, Ptr, Int, Ptr], &[(0, 2)], &[0]),
             Routine::Reduce => Shape { op: Some(4), ..shape(&[Ptr, Ptr, Int, Ptr, Ptr, Int, Ptr], &[(0, 3), (1, 3)], &[1]) },
             Routine::Allreduce => Shape { op: Some(4), ..shape(&[Ptr, Ptr, Int, Ptr, Ptr, Ptr], &[(0, 3), (1, 3)], &[1]) },
-            Routine::Gather => Shape {
-                no_in_place: Some(0),
-                ..shape(&[Ptr, Int, Ptr, Ptr, Int, Ptr, Int, Ptr], &[(0, 2), (3, 5)], &[3])
-            },
-            Routine::Scatter => Shape {
-                no_in_place: Some(3),
-                ..shape(&[Ptr, Int, Ptr, Ptr, Int, Ptr, Int, Ptr], &[(0, 2), (3, 5)], &[3])
-            },
+            Routine::Gather => {
+                Shape { no_in_place: Some(0), ..shape(&[Ptr, Int, Ptr, Ptr, Int, Ptr, Int, Ptr], &[(0, 2), (3, 5)], &[3]) }
+            }
+            Routine::Scatter => {
+                Shape { no_in_place: Some(3), ..shape(&[Ptr, Int, Ptr, Ptr, Int, Ptr, Int, Ptr], &[(0, 2), (3, 5)], &[3]) }
+            }
             Routine::Allgather => {
                 Shape { no_in_place: Some(0), ..shape(&[Ptr, Int, Ptr, Ptr, Int, Ptr, Ptr], &[(0, 2), (3, 5)], &[3]) }
             }
@@ -347,7 +343,10 @@ impl RuleFamily for Mpi {
             }
             match data_of(func, args[datatype]) {
                 Data::Float(ty) if elem.is_none_or(|e| e == ty) => elem = Some(ty),
-                Data::Float(_) => return refuse("its send and receive datatypes differ (`MPI_DOUBLE` and `MPI_FLOAT`); zyg's rules need one float datatype".into()),
+                Data::Float(_) => return refuse(
+                    "its send and receive datatypes differ (`MPI_DOUBLE` and `MPI_FLOAT`); zyg's rules need one float datatype"
+                        .into(),
+                ),
                 Data::Integer => integer = true,
                 Data::Other(t) => {
                     return refuse(format!(
@@ -458,7 +457,10 @@ impl RuleFamily for Mpi {
             return Err(TransformError::at(
                 cx.func(),
                 cx.inst,
-                format!("`{}`: vector mode (`enzyme_width`) through an MPI call is not supported yet; make one request per direction", call.name),
+                format!(
+                    "`{}`: vector mode (`enzyme_width`) through an MPI call is not supported yet; make one request per direction",
+                    call.name
+                ),
             ));
         }
         let ns = cx.plan().namespace.clone();
@@ -487,7 +489,8 @@ impl RuleFamily for Mpi {
                     // A status is not read; a buffer's address only to tell `MPI_IN_PLACE`.
                     if func.ty(a).is_ptr() && is_buffer {
                         helper_args.push(cx.alpha(a)?);
-                        let shadow = if cx.plan().activity.has_shadow(a) { cx.shadow(a)? } else { cx.constant(Constant::Null(0)) };
+                        let shadow =
+                            if cx.plan().activity.has_shadow(a) { cx.shadow(a)? } else { cx.constant(Constant::Null(0)) };
                         helper_args.push(shadow);
                     } else if !(func.ty(a).is_ptr() && k + 1 == args.len() && call.routine.shape().matches.is_some()) {
                         helper_args.push(cx.alpha(a)?);
