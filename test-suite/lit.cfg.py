@@ -52,6 +52,15 @@ valgrind = shutil.which("valgrind")
 config.substitutions.append(
     ("%valgrind", valgrind + " -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite" if valgrind else "")
 )
+# MPI programs (test-suite/e2e/mpi_*.c): `%mpi-run NP OPT SRC TMP` builds a program with
+# OpenMPI's flags and runs it under `mpirun -np NP` (bin/mpi-run.sh). They say `REQUIRES: mpi` (Debian's libopenmpi-dev and
+# openmpi-bin: ci/setup.sh), so they are skipped where mpicc or mpirun is missing.
+config.substitutions.append(("%mpi-run", "bash " + os.path.join(config.test_source_root, "bin", "mpi-run.sh")))
+if shutil.which("mpirun") and shutil.which("mpicc") and os.path.exists("/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h"):
+    config.available_features.add("mpi")
+    # `%mpi-cflags`: OpenMPI's compile flags, for tests that only compile (errors/).
+    import subprocess
+    config.substitutions.append(("%mpi-cflags", subprocess.run(["mpicc", "-showme:compile"], capture_output=True, text=True).stdout.strip()))
 config.substitutions.append(("%grad-run", "bash " + os.path.join(config.test_source_root, "bin", "grad-run.sh")))
 config.environment["ZYG"] = zyg
 # `ZYG_GRAD_FLAGS=--tape-budget=4KiB lit test-suite` runs every %grad-run test with those

@@ -9,7 +9,7 @@
 // RUN: not %zyg grad %t.put.ll -o %t.put.grad.ll 2>&1 | FileCheck --check-prefix=PUT %s
 // RUN: %clang -O2 -fopenmp -S -emit-llvm -g %s -o %t.inactive.ll -DOPENMP -DINACTIVE
 // RUN: not %zyg grad %t.inactive.ll -o %t.inactive.grad.ll 2>&1 | FileCheck --check-prefix=INACTIVE %s
-// OpenMP and MPI constructs zyg does not differentiate: zyg names the construct (as the
+// OpenMP constructs and MPI calls zyg does not differentiate: zyg names the construct (as the
 // program wrote it, not only the runtime function clang lowered it to), says what makes it
 // active, and refuses to have a data-moving runtime call declared inactive, which would
 // drop its derivatives without a word (tests/errors/openmp_refused.c: inside regions).
@@ -17,7 +17,7 @@
 // OMP-SAME: the OpenMP runtime call `omp_init_lock` is not supported yet, and argument 1 points to differentiated memory
 // OMP-SAME: declaring `omp_init_lock` inactive would drop the derivatives
 // MPI: zyg: error: {{.*}}in function `model`
-// MPI-SAME: the MPI call `MPI_Allreduce` is not supported yet
+// MPI-SAME: `MPI_Allreduce`: zyg's MPI rules expect OpenMPI's declaration
 // PUT: zyg: error: {{.*}}in function `model`
 // PUT-SAME: one-sided MPI communication (`MPI_Put`) is not supported yet
 // INACTIVE: zyg: error: {{.*}}`__kmpc_fork_call` is declared inactive, but it runs or moves data between OpenMP threads or MPI ranks
@@ -48,7 +48,8 @@ void __kmpc_fork_call(void *, int, void *, ...);
 void *__enzyme_inactivefn[] = {(void *)__kmpc_fork_call};
 #endif
 #else
-/* MPI's calls, declared here as mpi.h declares them in shape (no MPI installation needed). */
+/* MPI's calls, declared with integer handles as MPICH's mpi.h does (no MPI installation
+   needed): zyg's MPI rules (OpenMPI's pointer handles) refuse the declaration by name. */
 typedef int MPI_Comm, MPI_Datatype, MPI_Op, MPI_Win;
 int MPI_Allreduce(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 int MPI_Put(const void *, int, MPI_Datatype, int, long, int, MPI_Datatype, MPI_Win);

@@ -111,8 +111,9 @@ pub fn read(module: &Module, path: &Path) -> Result<Declared> {
             path: path.to_path_buf(),
             message: format!(
                 "`{name}` is declared inactive, but it runs or moves data between OpenMP threads or MPI ranks: \
-                 the derivatives through it would be lost. zyg does not differentiate OpenMP or MPI programs \
-                 yet; differentiate the serial code (compiled without -fopenmp), or the work of one rank"
+                 the derivatives through it would be lost. zyg differentiates MPI's point-to-point and collective \
+                 calls itself (leave them declared as mpi.h declares them); it does not differentiate OpenMP \
+                 programs yet: differentiate the serial code (compiled without -fopenmp)"
             ),
         });
     }

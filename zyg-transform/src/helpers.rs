@@ -120,6 +120,38 @@ impl Differentiator<'_> {
         }
     }
 
+    /// The helpers of the MPI calls (`rules::mpi`): every template function for each float
+    /// type the calls move (the untyped ones once), and the stops they call. Unused ones
+    /// are internal, and LLVM drops them.
+    pub(crate) fn add_mpi_helpers(&mut self, pullbacks: &rules::Pullbacks) {
+        use rules::mpi::Routine;
+        let mut elems = Vec::new();
+        for (_, p) in rules::chosen(pullbacks) {
+            let Pullback::Mpi(call) = p else { continue };
+            let elem = match (call.routine, call.elem) {
+                (Routine::Inert | Routine::Barrier, _) => continue,
+                (_, Some(elem)) => elem,
+                // Waits and integer requests call only untyped helpers.
+                (_, None) => zyg_ir::FloatTy::F64,
+            };
+            if !elems.contains(&elem) {
+                elems.push(elem);
+            }
+        }
+        for elem in elems {
+            for f in rules::mpi::helpers(&self.namespace, elem) {
+                if self.mpi_helpers.insert(f.name.clone()) {
+                    self.output.push(f);
+                }
+            }
+            for (name, message) in rules::mpi::stops(&self.namespace) {
+                if self.mpi_helpers.insert(name.clone()) {
+                    self.output.push(shadows::abort_helper(name, message, false));
+                }
+            }
+        }
+    }
+
     /// The math functions the rules of `func`'s pullbacks call that the C library lacks
     /// (`rules::digamma`), one per float type, each added once. Reverse and forward mode
     /// alike: both emit the rules.

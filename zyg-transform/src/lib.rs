@@ -138,6 +138,8 @@ pub struct Differentiator<'m> {
     fork_wrappers: HashSet<String>,
     /// The outlined OpenMP regions forked (`rules::openmp::owned_loads` looks at those only).
     regions: HashSet<String>,
+    /// The MPI helpers already in `output` (`rules::mpi`), by name.
+    mpi_helpers: HashSet<String>,
     /// The memory helpers (realloc, aligned shadows, sorts) already in `output`.
     memory_helpers: HashSet<helpers::MemoryHelper>,
     /// The float types whose digamma helper (`rules::digamma`) is already in `output`.
@@ -179,6 +181,7 @@ impl<'m> Differentiator<'m> {
             blas_helpers: HashSet::new(),
             fork_wrappers: HashSet::new(),
             regions: HashSet::new(),
+            mpi_helpers: HashSet::new(),
             memory_helpers: HashSet::new(),
             digamma_helpers: HashSet::new(),
             abort_helpers: HashMap::new(),
@@ -391,6 +394,7 @@ impl<'m> Differentiator<'m> {
             Pullback::Custom(_) => Some((inst, "a registered derivative")),
             Pullback::Blas(_) => Some((inst, "a BLAS or LAPACK call")),
             Pullback::Fork(_) => Some((inst, "an OpenMP parallel region")),
+            Pullback::Mpi(_) => Some((inst, "an MPI call")),
             _ => None,
         });
         if let Some((inst, what)) = refused {
@@ -488,6 +492,7 @@ impl<'m> Differentiator<'m> {
             }
         };
         self.add_blas_helpers(&pullbacks);
+        self.add_mpi_helpers(&pullbacks);
         self.add_math_helpers(func, &pullbacks);
         let lossy_stores = self.add_lossy_store_checks(func, &activity, &nullable);
         let stops = self.add_unknown_callee_stops(func, &pullbacks);

@@ -39,6 +39,8 @@ pub fn build(plan: &Plan, name: &str) -> Function {
     custom_tapes.extend(crate::rules::sorts::forward(plan, &mut primal.p, &primal.lanes));
     // OpenMP forks are refused in vector mode too; their tapes are lists of the threads' tapes.
     custom_tapes.extend(crate::rules::openmp::fork_primals(plan, &mut primal.p, &primal.lanes[0]));
+    // MPI calls are refused in vector mode too (`rules::mpi`); their records are callee tapes.
+    custom_tapes.extend(crate::rules::mpi::record_requests(plan, &mut primal.p, &primal.lanes[0]));
     // Checkpointed calls stay calls of the function itself; their tapes are copies of their arguments' memory.
     custom_tapes.extend(crate::rules::calls::snapshot_arguments(plan, &mut primal.p));
     primal.call_primals();

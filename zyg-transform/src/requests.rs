@@ -92,6 +92,10 @@ impl Output {
                 NewGlobal { name: name.clone(), ty: g.ty.clone(), init }
             })
             .collect();
+        if functions.iter().any(|f| crate::rules::mpi::is_helper(namespace, &f.name)) {
+            let (name, ty) = crate::rules::mpi::order_global(namespace);
+            globals.push(NewGlobal { name, ty, init: GlobalInit::Zero });
+        }
         if !gpu {
             let (name, ty) = stack::cache_global(namespace);
             globals.push(NewGlobal { name, ty, init: GlobalInit::ThreadLocalZero });

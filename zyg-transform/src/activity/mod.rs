@@ -77,6 +77,8 @@ impl Activity {
         match &func.insts[inst].kind {
             // A GPU barrier orders the adjoint's memory updates too: it is replayed.
             InstKind::Call { callee: Callee::Direct(name), .. } if is_barrier(name) => true,
+            // So does an MPI barrier (`rules::mpi`).
+            InstKind::Call { callee: Callee::Direct(name), .. } if rules::mpi::is_replayed(name) => true,
             // A stored pointer's shadow is stored by the primal; its adjoint has nothing to do.
             InstKind::Store { value, ptr } => self.has_shadow(*ptr) && !func.ty(*value).holds_only_addresses(),
             // An atomic addition into differentiated memory (OpenMP's `atomic`, a reduction):

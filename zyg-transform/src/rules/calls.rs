@@ -321,6 +321,16 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
              by name; call the inner request's function directly"
         );
     }
+    if let Some(construct) =
+        parallel_construct(func, inst, name).filter(|_| name.starts_with("MPI_") || name.starts_with("PMPI_"))
+    {
+        return format!(
+            "{construct} is not supported yet: zyg differentiates MPI's point-to-point, nonblocking and collective \
+             calls on `MPI_DOUBLE` and `MPI_FLOAT` data (rules::mpi; README, \"Parallel programs\"), and {parts}. \
+             Restructure the communication with those calls, or differentiate the work of one rank and combine the \
+             ranks' gradients yourself; declaring `{name}` inactive would drop the derivatives that go through it"
+        );
+    }
     if let Some(construct) = parallel_construct(func, inst, name) {
         return format!(
             "{construct} is not supported yet, and {parts}: zyg differentiates the OpenMP and MPI constructs its \

@@ -23,6 +23,7 @@ pub mod library;
 pub mod math;
 pub mod memcalls;
 pub mod openmp;
+pub mod mpi;
 pub mod phis;
 pub mod sorts;
 pub mod stacks;
@@ -70,6 +71,8 @@ pub enum Pullback {
     Arithmetic(Vec<Option<E>>),
     /// A BLAS or LAPACK call (`blas`): its adjoint and tangent call BLAS again.
     Blas(blas::BlasCall),
+    /// An MPI call (`mpi`): its adjoint communicates again, in reverse.
+    Mpi(mpi::MpiCall),
     /// A differentiated callee: its own adjoint, fed its tape (`calls`).
     Callee(Box<Generated>),
     /// An OpenMP parallel region (`__kmpc_fork_call`): the outlined function's primal and
@@ -108,6 +111,7 @@ impl Pullback {
             Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
             Pullback::Fork(_) => &openmp::OpenMp,
+            Pullback::Mpi(_) => &mpi::Mpi,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
             Pullback::Callee(_) | Pullback::Checkpoint(_) | Pullback::Forward(_) | Pullback::UnknownCallee => &calls::Calls,
         }
@@ -206,6 +210,7 @@ pub static FAMILIES: &[&dyn RuleFamily] = &[
     &vectors::Vectors,
     &math::MathCalls,
     &blas::Blas,
+    &mpi::Mpi,
     &sorts::Sorts,
     &openmp::OpenMp,
     &calls::Calls,
