@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The translation units, one per family of cases (two for `modes`, three for `memory`).
-const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "hvp", "det", "tree", "ode", "ode_budget"];
+const UNITS: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "hvp", "det", "tree", "ode", "ode_budget", "omp"];
+/// Units compiled with OpenMP (clang's -fopenmp; the bench links Debian's libomp).
+const OPENMP: &[&str] = &["omp"];
 /// Units differentiated under `zyg grad --tape-budget` (bytes).
 const BUDGETS: &[(&str, u64)] = &[("ode_budget", 1 << 20)];
 /// The allocation functions counted by src/heap.c.
@@ -101,7 +103,8 @@ fn main() {
         let ll = out.join(format!("{unit}.ll"));
         let grad = out.join(format!("{unit}.grad.ll"));
         let obj = out.join(format!("{unit}.o"));
-        run(Command::new(&clang).args(["-O2", "-S", "-emit-llvm"]).args(&cflags).arg("-o").arg(&ll).arg(&src));
+        let openmp: &[&str] = if OPENMP.contains(unit) { &["-fopenmp"] } else { &[] };
+        run(Command::new(&clang).args(["-O2", "-S", "-emit-llvm"]).args(openmp).args(&cflags).arg("-o").arg(&ll).arg(&src));
         let budget = BUDGETS.iter().find(|(u, _)| u == unit).map(|(_, b)| *b);
         match zyg_grad(&ll, &grad, budget) {
             Ok(()) => run(Command::new(&clang).args(["-O2", "-fPIC", "-c"]).args(&cflags).arg("-o").arg(&obj).arg(&grad)),
@@ -111,6 +114,7 @@ fn main() {
                 errors.push_str(&format!("{unit}\t{line}\n"));
                 run(Command::new(&clang)
                     .args(["-O2", "-fPIC", "-c", "-DZYG_BENCH_NO_ZYG"])
+                    .args(openmp)
                     .args(&cflags)
                     .arg("-o")
                     .arg(&obj)
@@ -135,4 +139,8 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static=zygbench");
     println!("cargo:rustc-link-lib=m");
+    // The OpenMP units' runtime (libomp-22-dev: the library is LLVM's, found at run time as
+    // libomp.so.5 in the system's library directory).
+    println!("cargo:rustc-link-search=native=/usr/lib/llvm-22/lib");
+    println!("cargo:rustc-link-lib=omp");
 }

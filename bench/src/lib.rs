@@ -140,6 +140,11 @@ extern "C" {
     fn ode_zyg(c: *mut c_void) -> f64;
     fn ode_hand(c: *mut c_void) -> f64;
     fn ode_free(c: *mut c_void);
+    fn heat_setup(n: i32, steps: i32, threads: i32, seed: u64) -> *mut c_void;
+    fn heat_primal(c: *mut c_void) -> f64;
+    fn heat_zyg(c: *mut c_void) -> f64;
+    fn heat_hand(c: *mut c_void) -> f64;
+    fn heat_free(c: *mut c_void);
     fn ode_budget_setup(n: i32, steps: i32, seed: u64) -> *mut c_void;
     fn ode_budget_primal(c: *mut c_void) -> f64;
     fn ode_budget_zyg(c: *mut c_void) -> f64;
@@ -169,7 +174,7 @@ pub fn quick() -> bool {
 }
 
 /// The families, in the order of RESULTS.md; each is a bench target of its own.
-pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "memory"];
+pub const FAMILIES: &[&str] = &["gmm", "ba", "lstm", "hand", "scalar", "modes", "memory", "parallel"];
 
 /// What a case's `zyg` variant computes, and what its target divides its time by.
 #[derive(Clone, Copy)]
@@ -619,6 +624,26 @@ pub fn cases(family: &str) -> Vec<Case> {
                     )
                     .probing_memory(),
                 );
+            }
+        }
+        "parallel" => {
+            // Issue 17: an OpenMP stencil time loop (src/omp.c), primal, zyg's gradient and a
+            // hand-written parallel adjoint, each with a team of 1 and of 2 threads (this
+            // machine's cores): the adjoint's speedup is zyg's time at 1 over its time at 2.
+            let (n, steps) = if q { (1 << 10, 4) } else { (1 << 16, 50) };
+            for threads in [1, 2] {
+                v.push(Case::new(
+                    "parallel",
+                    "omp",
+                    format!("omp_heat_n{n}_steps{steps}_threads{threads}"),
+                    format!(
+                        "nonlinear heat equation, {n} cells, {steps} steps, `#pragma omp parallel for` per step, {threads} thread(s); gradient in u(0) and k; hand: stored states, parallel gather-form adjoint"
+                    ),
+                    (heat_primal, heat_zyg, heat_hand, heat_free),
+                    None,
+                    None,
+                    move || unsafe { heat_setup(n, steps, threads, 7300) },
+                ));
             }
         }
         other => panic!("unknown family {other}"),
