@@ -423,7 +423,8 @@ impl<'m> Differentiator<'m> {
         let cfg = ControlFlowGraph::compute(func);
         let loops = LoopAnalysis::compute(func, &cfg, &DominatorTree::compute(func, &cfg));
         // Pullback choice, then the alphas each pullback reads from the primal.
-        let (order, mut pullbacks) = self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, (spec.width, spec.parallel))?;
+        let (order, mut pullbacks) =
+            self.choose_pullbacks(func, &cfg, &activity, &nullable, mode, (spec.width, spec.parallel))?;
         let block_of = tape::inst_blocks(func);
         // Checkpoint choice: recursive calls whose tapes would grow with their call trees
         // store their arguments instead (vector mode and GPU code keep their tapes).
@@ -565,7 +566,11 @@ impl<'m> Differentiator<'m> {
                     // A callee's tangents have the caller's width; a callee of code that
                     // threads run at once is run by them at once too.
                     rules::Choice::Callee(spec) if mode == Mode::Forward => {
-                        Pullback::Forward(Box::new(self.ensure_forward(&Spec { width, parallel: parallel || spec.parallel, ..spec })?))
+                        Pullback::Forward(Box::new(self.ensure_forward(&Spec {
+                            width,
+                            parallel: parallel || spec.parallel,
+                            ..spec
+                        })?))
                     }
                     rules::Choice::Callee(spec) => {
                         Pullback::Callee(Box::new(self.ensure(&Spec { width, parallel: parallel || spec.parallel, ..spec })?))

@@ -409,4 +409,3 @@ unsafe fn barrier_function(m: LLVMModuleRef, ctx: LLVMContextRef) -> LLVMValueRe
     let ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 2, 0);
     LLVMAddFunction(m, c"__kmpc_barrier".as_ptr(), ty)
 }
-

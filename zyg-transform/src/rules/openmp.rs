@@ -136,7 +136,11 @@ impl RuleFamily for OpenMp {
         let team_ptr = c.byte_offset(head, team_at);
         let team = c.load(Type::I32, team_ptr);
         let gtid = c.call("__kmpc_global_thread_num", Signature::new(vec![Type::PTR], Type::I32), vec![loc]).expect("an id");
-        c.call("__kmpc_push_num_threads", Signature::new(vec![Type::PTR, Type::I32, Type::I32], Type::Void), vec![loc, gtid, team]);
+        c.call(
+            "__kmpc_push_num_threads",
+            Signature::new(vec![Type::PTR, Type::I32, Type::I32], Type::Void),
+            vec![loc, gtid, team],
+        );
         let wrapper = c.constant(Constant::Global(adjoint_wrapper_name(g), 0));
         let one = c.i32(1);
         c.call(FORK, fork_signature(), vec![loc, one, wrapper, head]);
@@ -253,7 +257,9 @@ fn read_type(region: &Function, k: usize) -> Option<Type> {
             continue;
         }
         match kind {
-            InstKind::Load { ty: t, ptr } if *ptr == param && matches!(t, Type::Float(_)) && ty.as_ref().is_none_or(|u| u == t) => {
+            InstKind::Load { ty: t, ptr }
+                if *ptr == param && matches!(t, Type::Float(_)) && ty.as_ref().is_none_or(|u| u == t) =>
+            {
                 ty = Some(t.clone())
             }
             _ => return None,
@@ -392,7 +398,8 @@ fn primal_wrapper(outlined: &Function, g: &Generated, private: &[(usize, Type)])
     c.call(&g.primal, g.primal_sig.clone(), args);
     // Push the node: the list is read only after the team has joined.
     let node_bits = c.cast(CastOp::PtrToInt, node, Type::I64);
-    let kind = InstKind::AtomicRmw { op: RmwOp::Xchg, ptr: slot, value: node_bits, ordering: AtomicOrdering::AcqRel, volatile: false };
+    let kind =
+        InstKind::AtomicRmw { op: RmwOp::Xchg, ptr: slot, value: node_bits, ordering: AtomicOrdering::AcqRel, volatile: false };
     let old_bits = c.emit(kind, Type::I64).expect("the old head");
     let old = c.cast(CastOp::IntToPtr, old_bits, Type::PTR);
     let next_at = c.i64(NEXT);
@@ -539,7 +546,11 @@ pub struct Owned {
 /// `__kmpc_dispatch_next_*`) in the block where the loop's start is loaded; `ub` is taken as
 /// the runtime gave it, before clang clamps it to the loop's last iteration (a larger `ub`
 /// names only iterations that do not run).
-pub fn owned_loads(func: &Function, inductions: &HashMap<Value, crate::recompute::Induction>, private: &EntitySet<Value>) -> HashMap<Value, Owned> {
+pub fn owned_loads(
+    func: &Function,
+    inductions: &HashMap<Value, crate::recompute::Induction>,
+    private: &EntitySet<Value>,
+) -> HashMap<Value, Owned> {
     let none = HashMap::new();
     // The runtime's bound slots: (lb, ub) argument positions per call.
     let mut slots: Vec<(Value, Value)> = Vec::new();
@@ -586,7 +597,9 @@ pub fn owned_loads(func: &Function, inductions: &HashMap<Value, crate::recompute
         }
         let access_bytes = match kind {
             InstKind::Load { ty, .. } => ty.natural_layout().map(|(s, _)| s),
-            InstKind::Store { value, .. } | InstKind::AtomicFAdd { value, .. } => func.ty(*value).natural_layout().map(|(s, _)| s),
+            InstKind::Store { value, .. } | InstKind::AtomicFAdd { value, .. } => {
+                func.ty(*value).natural_layout().map(|(s, _)| s)
+            }
             _ => None,
         };
         match (d.iv, access_bytes) {
