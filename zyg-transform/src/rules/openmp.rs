@@ -441,23 +441,11 @@ fn adjoint_wrapper(g: &Generated, same_team: bool, private: &[(usize, Type)]) ->
         let other = c.icmp(IntPred::Ne, recorded, team);
         c.call(&mismatch_name(g), Signature::new(vec![Type::I1], Type::Void), vec![other]);
     }
-    let cursor = c.alloca(Type::PTR);
-    c.store(head, cursor);
-    c.br(walk);
-    c.switch_to(walk);
-    let node = c.load(Type::PTR, cursor);
-    let bits = c.cast(CastOp::PtrToInt, node, Type::I64);
-    let zero = c.i64(0);
-    let done = c.icmp(IntPred::Eq, bits, zero);
-    c.cond_br(done, exit, body);
-    c.switch_to(body);
+    let node = walk_list(&mut c, head, [walk, body, exit]);
     let field = |c: &mut Cursor, offset: i64| {
         let at = c.i64(offset);
         c.byte_offset(node, at)
     };
-    let next_ptr = field(&mut c, NEXT);
-    let next = c.load(Type::PTR, next_ptr);
-    c.store(next, cursor);
     let thread_ptr = field(&mut c, THREAD);
     let owner = c.load(Type::I32, thread_ptr);
     let share = c.binary(BinOp::URem, owner, team);
@@ -490,6 +478,19 @@ fn free_list(g: &Generated) -> Function {
     let head = f.params[0];
     let [entry, walk, body, exit] = ["entry", "walk", "body", "exit"].map(|n| f.create_block(Some(n.into())));
     let mut c = Cursor::at_end(&mut f, entry);
+    let node = walk_list(&mut c, head, [walk, body, exit]);
+    c.free(node);
+    c.br(walk);
+    c.switch_to(exit);
+    c.ret(None);
+    f
+}
+
+/// A walk over the list from `head`: branches to `walk`, which goes to `exit` at the end of
+/// the list and to `body` otherwise; leaves the cursor in `body`, the node's link already
+/// followed (its body may free the node), and gives the node. The body ends with a branch
+/// back to `walk`.
+fn walk_list(c: &mut Cursor, head: Value, [walk, body, exit]: [zyg_ir::Block; 3]) -> Value {
     let cursor = c.alloca(Type::PTR);
     c.store(head, cursor);
     c.br(walk);
@@ -504,11 +505,7 @@ fn free_list(g: &Generated) -> Function {
     let next_ptr = c.byte_offset(node, next_at);
     let next = c.load(Type::PTR, next_ptr);
     c.store(next, cursor);
-    c.free(node);
-    c.br(walk);
-    c.switch_to(exit);
-    c.ret(None);
-    f
+    node
 }
 
 fn free_list_name(g: &Generated) -> String {
