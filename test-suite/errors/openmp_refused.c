@@ -13,8 +13,6 @@
 // RUN: not %zyg grad %t.capture.ll -o %t.capture.grad.ll 2>&1 | FileCheck --check-prefix=CAPTURE %s
 // RUN: %clang -O0 -fopenmp -S -emit-llvm -g %s -o %t.capture0.ll -DCAPTURE
 // RUN: not %zyg grad %t.capture0.ll -o %t.capture0.grad.ll 2>&1 | FileCheck --check-prefix=CAPTURE %s
-// RUN: %clang -O2 -fopenmp -S -emit-llvm -g %s -o %t.fwd.ll -DFORWARD
-// RUN: not %zyg grad %t.fwd.ll -o %t.fwd.grad.ll 2>&1 | FileCheck --check-prefix=FORWARD %s
 // RUN: %clang -O2 -fopenmp -S -emit-llvm -g %s -o %t.fp.ll -DFIRSTPRIVATE
 // RUN: not %zyg grad %t.fp.ll -o %t.fp.grad.ll 2>&1 | FileCheck --check-prefix=FIRSTPRIVATE %s
 // RUN: %clang -O0 -fopenmp -S -emit-llvm -g %s -o %t.fp0.ll -DFIRSTPRIVATE
@@ -29,8 +27,6 @@
 // TASK-SAME: is not supported yet
 // CAPTURE: zyg: error: {{.*}}in function `model.omp_outlined{{[^`]*}}`
 // CAPTURE-SAME: an atomic addition whose old value is used (`#pragma omp atomic capture`
-// FORWARD: zyg: error: {{.*}}in function `model`
-// FORWARD-SAME: forward mode (`__enzyme_fwddiff`) through an OpenMP parallel region (`#pragma omp parallel`, outlined as `model.omp_outlined{{[^`]*}}`) is not supported yet
 // FIRSTPRIVATE: zyg: error: {{.*}}in function `model`
 // FIRSTPRIVATE-SAME: an OpenMP parallel region captures a float with a derivative by value (`firstprivate`
 // SEQ_CST: zyg: error: {{.*}}`atomicrmw` on floats other than a relaxed (`monotonic`) `fadd` is not supported yet
@@ -84,12 +80,6 @@ double model(const double *x, double *y, double a, int n) {
 #pragma omp atomic seq_cst
         s += x[i] * x[i];
     }
-#elif defined(FORWARD)
-#pragma omp parallel for
-    for (int i = 0; i < n; i++)
-        y[i] = a * x[i];
-    for (int i = 0; i < n; i++)
-        s += y[i];
 #else
 #pragma omp parallel for firstprivate(a)
     for (int i = 0; i < n; i++)
@@ -101,14 +91,7 @@ double model(const double *x, double *y, double a, int n) {
 }
 
 extern double __enzyme_autodiff(void *, ...);
-extern double __enzyme_fwddiff(void *, ...);
 extern int enzyme_dup, enzyme_const;
-#ifdef FORWARD
-double tangent(const double *x, double *dx, double *y, double *dy, double a, double da, int n) {
-    return __enzyme_fwddiff((void *)model, enzyme_dup, x, dx, enzyme_dup, y, dy, a, da, enzyme_const, n);
-}
-#else
 double gradient(const double *x, double *dx, double *y, double *dy, double a, int n) {
     return __enzyme_autodiff((void *)model, enzyme_dup, x, dx, enzyme_dup, y, dy, a, enzyme_const, n);
 }
-#endif

@@ -575,6 +575,9 @@ impl<'m> Differentiator<'m> {
                     rules::Choice::Callee(spec) => {
                         Pullback::Callee(Box::new(self.ensure(&Spec { width, parallel: parallel || spec.parallel, ..spec })?))
                     }
+                    rules::Choice::Fork(spec) if mode == Mode::Forward => {
+                        Pullback::ForkTangent(Box::new(self.ensure_forward(&Spec { width, ..spec })?))
+                    }
                     rules::Choice::Fork(spec) => {
                         self.regions.insert(spec.function.clone());
                         let g = self.ensure(&spec)?;

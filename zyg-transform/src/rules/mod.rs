@@ -78,6 +78,9 @@ pub enum Pullback {
     /// An OpenMP parallel region (`__kmpc_fork_call`): the outlined function's primal and
     /// adjoint, forked on a team with a tape per thread (`openmp`).
     Fork(Box<Generated>),
+    /// Forward mode's OpenMP parallel region: the outlined function's tangent function,
+    /// forked (`openmp`).
+    ForkTangent(Box<crate::tangent::Tangents>),
     /// A recursive call checkpointed (`crate::checkpoint`): the primal stores its arguments,
     /// the adjoint reruns the callee's primal, then its adjoint (`calls`).
     Checkpoint(Box<crate::checkpoint::Checkpoint>),
@@ -110,7 +113,7 @@ impl Pullback {
             Pullback::Vector(_) => &vectors::Vectors,
             Pullback::Math(_) | Pullback::Modf => &math::MathCalls,
             Pullback::Blas(_) => &blas::Blas,
-            Pullback::Fork(_) => &openmp::OpenMp,
+            Pullback::Fork(_) | Pullback::ForkTangent(_) => &openmp::OpenMp,
             Pullback::Mpi(_) => &mpi::Mpi,
             Pullback::Arithmetic(_) => &instructions::Arithmetic,
             Pullback::Callee(_) | Pullback::Checkpoint(_) | Pullback::Forward(_) | Pullback::UnknownCallee => &calls::Calls,

@@ -1,4 +1,5 @@
-//! The OpenMP family: parallel regions (`#pragma omp parallel`, `parallel for`). clang
+//! The OpenMP family: parallel regions (`#pragma omp parallel`, `parallel for`), in reverse
+//! and forward mode (`OpenMp::tangent`). clang
 //! outlines a region's body into a function `f.omp_outlined(gtid*, btid*, captured...)` and
 //! calls `__kmpc_fork_call(loc, n, @f.omp_outlined, captured...)`, which runs it on every
 //! thread of a team and returns when all are done. zyg differentiates the outlined function
@@ -82,16 +83,6 @@ impl RuleFamily for OpenMp {
                 return Err(e);
             }
         };
-        if cx.forward {
-            return Err(TransformError::at(
-                func,
-                inst,
-                format!(
-                    "forward mode (`__enzyme_fwddiff`) through an OpenMP parallel region (`#pragma omp parallel`, \
-                     outlined as `{outlined}`) is not supported yet; use reverse mode (`__enzyme_autodiff`)"
-                ),
-            ));
-        }
         // The thread numbers' pointers, then the captured values.
         let mut kinds = vec![ArgActivity::Const, ArgActivity::Const];
         for a in &args[3..] {
@@ -109,7 +100,10 @@ impl RuleFamily for OpenMp {
         }
         let shadows_may_be_null = args[3..].iter().any(|a| activity.has_shadow(*a) && cx.nullable.contains(*a));
         let region = cx.module.function(&outlined).expect("read above");
+        // Forward mode's tangents are written where each thread writes its values: nothing
+        // to accumulate per thread.
         let private = (2..kinds.len())
+            .filter(|_| !cx.forward)
             .filter(|k| kinds[*k] == ArgActivity::Dup && !cx.nullable.contains(args[k + 1]))
             .filter(|k| privatised(func, inst, args[k + 1], region, *k).is_some())
             .collect();
@@ -148,8 +142,38 @@ impl RuleFamily for OpenMp {
         Ok(())
     }
 
-    fn tangent(&self, cx: &mut Tangent, _pullback: &Pullback) -> Result<(), TransformError> {
-        Err(TransformError::at(cx.func(), cx.inst, "internal error: an OpenMP fork in forward mode"))
+    /// The region's tangent function, forked the same way: its parameters are the outlined
+    /// function's, then the shadows of the `dup` ones, which is the fork's order of captures.
+    /// Each thread writes its tangents where it writes its values, so nothing is atomic but
+    /// the tangents of atomic additions.
+    fn tangent(&self, cx: &mut Tangent, pullback: &Pullback) -> Result<(), TransformError> {
+        let Pullback::ForkTangent(g) = pullback else { return Ok(()) };
+        if cx.width() > 1 {
+            return Err(TransformError::at(
+                cx.func(),
+                cx.inst,
+                "vector mode (`enzyme_width`) through an OpenMP parallel region is not supported yet; make one \
+                 request per direction",
+            ));
+        }
+        let InstKind::Call { args, .. } = cx.kind() else { return Ok(()) };
+        let mut shadows = Vec::new();
+        for (a, activity) in args[3..].iter().zip(&g.args[2..]) {
+            if *activity == ArgActivity::Dup {
+                shadows.push(match cx.shadow_if_any(*a) {
+                    Some(s) => s,
+                    None => cx.constant(Constant::Null(0)),
+                });
+            }
+        }
+        let count = cx.constant(Constant::int(32, (args.len() - 3 + shadows.len()) as i128));
+        let tangents = cx.constant(Constant::Global(g.name.clone(), 0));
+        if let InstKind::Call { args, .. } = cx.copied_kind() {
+            args[1] = count;
+            args[2] = tangents;
+            args.extend(shadows);
+        }
+        Ok(())
     }
 }
 
