@@ -44,6 +44,8 @@ pub fn prepare<'ctx>(
     zyg_ir::llvm::openmp_reductions_to_atomics(&copy);
     let llvm = |e: inkwell::support::LLVMString| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string() };
     copy.run_passes(PREPARE_PIPELINE, machine, PassBuilderOptions::create()).map_err(llvm)?;
+    // After the pipeline, which promoted -O0's stack slots in the sections' bodies.
+    zyg_ir::llvm::openmp_critical_sums_to_atomics(&copy);
     if inline_small_inline_functions(&copy, keep) {
         copy.run_passes(INLINE_PIPELINE, machine, PassBuilderOptions::create()).map_err(llvm)?;
     }

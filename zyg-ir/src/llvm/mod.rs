@@ -25,8 +25,8 @@ pub use module::{
 };
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
 pub use rewrite::{
-    copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, openmp_reductions_to_atomics,
-    packed_allocas_to_bytes, restore_dynamic_allocas, zero_sret_results_of_declarations,
+    copy_byval_arguments, dynamic_allocas_to_calls, expand_constant_expressions, openmp_critical_sums_to_atomics,
+    openmp_reductions_to_atomics, packed_allocas_to_bytes, restore_dynamic_allocas, zero_sret_results_of_declarations,
 };
 
 /// Converts an LLVM type (an inkwell handle) to a zyg-ir type, or says which type is not

@@ -409,3 +409,148 @@ unsafe fn barrier_function(m: LLVMModuleRef, ctx: LLVMContextRef) -> LLVMValueRe
     let ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 2, 0);
     LLVMAddFunction(m, c"__kmpc_barrier".as_ptr(), ty)
 }
+
+/// OpenMP critical sections that only add into shared floats (`#pragma omp critical`
+/// around `sum += v;`) made relaxed atomic additions. A section whose instructions between
+/// `__kmpc_critical` and `__kmpc_end_critical` (one block) are such additions, each a load
+/// of a float, an `fadd` of it with a value that does not depend on it, and a store of the
+/// sum to the same place, besides computations of what to add and where (`critical_sums`),
+/// adds exactly what the
+/// atomic additions add, in some order, as the lock allowed; zyg differentiates atomic
+/// additions (whose adjoints commute), not sections whose adjoints would have to replay the
+/// threads in the reverse of their order. Other sections stay, and zyg refuses them.
+/// Run after the canonicalising pipeline (-O0's stack slots promoted).
+pub fn openmp_critical_sums_to_atomics(module: &Module<'_>) {
+    // SAFETY: values of the live module; each section is checked whole before anything is
+    // changed, the builder is placed before existing instructions, and each instruction is
+    // erased once, after its uses.
+    unsafe {
+        let b = Builder::new(LLVMGetModuleContext(module.as_mut_ptr()));
+        for inst in instructions(module) {
+            if LLVMIsACallInst(inst).is_null() || super::raw::value_name(LLVMGetCalledValue(inst)) != "__kmpc_critical" {
+                continue;
+            }
+            let Some((sums, end)) = critical_sums(inst) else { continue };
+            for (load, add, store, added) in sums {
+                LLVMPositionBuilderBefore(b.0, store);
+                let value = match added {
+                    Added::Value(v) => v,
+                    Added::Product(x, y) => LLVMBuildFMul(b.0, x, y, c"".as_ptr()),
+                };
+                let rmw = LLVMBuildAtomicRMW(
+                    b.0,
+                    inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
+                    LLVMGetOperand(store, 1),
+                    value,
+                    inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                    0,
+                );
+                let _ = rmw;
+                for dead in [store, add, load] {
+                    LLVMInstructionEraseFromParent(dead);
+                }
+            }
+            LLVMInstructionEraseFromParent(end);
+            LLVMInstructionEraseFromParent(inst);
+        }
+    }
+}
+
+/// The additions of the critical section that `enter` begins, `(load, fadd, store, added
+/// value)` each, and the call that ends it; None unless the section only adds into floats:
+/// besides the additions, it may compute (addresses, integers, floats from values it did
+/// not load as floats) and read integers and pointers, but nothing else.
+///
+/// # Safety
+/// `enter` is a call instruction of a live module.
+unsafe fn critical_sums(enter: LLVMValueRef) -> Option<(Vec<(LLVMValueRef, LLVMValueRef, LLVMValueRef, Added)>, LLVMValueRef)> {
+    use inkwell::llvm_sys::LLVMOpcode::*;
+    let mut sums = Vec::new();
+    let mut at = LLVMGetNextInstruction(enter);
+    // Float loads waiting for their addition, and additions waiting for their store.
+    let mut loads: Vec<LLVMValueRef> = Vec::new();
+    let mut adds: Vec<(LLVMValueRef, LLVMValueRef, Added)> = Vec::new();
+    let is_float = |v: LLVMValueRef| {
+        matches!(
+            LLVMGetTypeKind(LLVMTypeOf(v)),
+            inkwell::llvm_sys::LLVMTypeKind::LLVMDoubleTypeKind | inkwell::llvm_sys::LLVMTypeKind::LLVMFloatTypeKind
+        )
+    };
+    while !at.is_null() {
+        let operands: Vec<LLVMValueRef> = (0..LLVMGetNumOperands(at).max(0) as u32).map(|k| LLVMGetOperand(at, k)).collect();
+        let reads_pending = |ops: &[LLVMValueRef]| ops.iter().any(|o| loads.contains(o) || adds.iter().any(|(_, a, _)| a == o));
+        match LLVMGetInstructionOpcode(at) {
+            LLVMCall => {
+                let name = super::raw::value_name(LLVMGetCalledValue(at));
+                if name == "__kmpc_end_critical" {
+                    // The same lock, and every load and addition stored.
+                    let same = LLVMGetOperand(at, 2) == LLVMGetOperand(enter, 2);
+                    return (same && loads.is_empty() && adds.is_empty() && !sums.is_empty()).then_some((sums, at));
+                }
+                if name.starts_with("llvm.fmuladd.") && reads_pending(&operands) {
+                    // `fmuladd(x, y, load)`: the load plus the product.
+                    let k = loads.iter().position(|l| *l == operands[2])?;
+                    if reads_pending(&operands[..2]) || !one_use(at) {
+                        return None;
+                    }
+                    adds.push((loads.remove(k), at, Added::Product(operands[0], operands[1])));
+                } else if !(name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.")) {
+                    return None;
+                }
+            }
+            LLVMLoad if LLVMGetVolatile(at) != 0 => return None,
+            LLVMLoad if is_float(at) => {
+                if !one_use(at) {
+                    return None;
+                }
+                loads.push(at);
+            }
+            LLVMLoad => {}
+            LLVMFAdd if reads_pending(&operands) => {
+                let (a, b) = (operands[0], operands[1]);
+                let (load, value) = match (loads.iter().position(|l| *l == a), loads.iter().position(|l| *l == b)) {
+                    (Some(k), None) if !reads_pending(&[b]) => (loads.remove(k), b),
+                    (None, Some(k)) if !reads_pending(&[a]) => (loads.remove(k), a),
+                    _ => return None,
+                };
+                if !one_use(at) {
+                    return None;
+                }
+                adds.push((load, at, Added::Value(value)));
+            }
+            LLVMStore => {
+                let stored = operands[0];
+                let k = adds.iter().position(|(_, add, _)| *add == stored)?;
+                let (load, add, value) = adds.remove(k);
+                if LLVMGetOperand(load, 0) != operands[1] || LLVMGetVolatile(at) != 0 {
+                    return None;
+                }
+                sums.push((load, add, at, value));
+            }
+            // Computing what to add, and where: nothing that reads a float the section loaded.
+            LLVMGetElementPtr | LLVMSExt | LLVMZExt | LLVMTrunc | LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMAnd | LLVMOr
+            | LLVMXor | LLVMLShr | LLVMAShr | LLVMSRem | LLVMURem | LLVMSDiv | LLVMUDiv | LLVMFPTrunc | LLVMFPExt | LLVMFMul
+            | LLVMFSub | LLVMFAdd | LLVMFDiv | LLVMFNeg | LLVMSIToFP | LLVMUIToFP
+                if !reads_pending(&operands) => {}
+            _ => return None,
+        }
+        at = LLVMGetNextInstruction(at);
+    }
+    None
+}
+
+/// What a critical section's addition adds: a value, or the product `fmuladd` fuses.
+#[derive(Clone, Copy)]
+enum Added {
+    Value(LLVMValueRef),
+    Product(LLVMValueRef, LLVMValueRef),
+}
+
+/// Whether `v` has exactly one use.
+///
+/// # Safety
+/// `v` is a value of a live module.
+unsafe fn one_use(v: LLVMValueRef) -> bool {
+    let first = LLVMGetFirstUse(v);
+    !first.is_null() && LLVMGetNextUse(first).is_null()
+}

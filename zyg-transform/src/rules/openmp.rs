@@ -20,11 +20,13 @@
 //!
 //! Inside the region, the worksharing runtime calls (`__kmpc_for_static_init_*`,
 //! `__kmpc_dispatch_*`, `omp_get_thread_num`) only write integers and are left to the
-//! primal: the bounds they give are on the tape. Reductions were made atomic additions by
-//! the driver (`zyg_ir::llvm::openmp_reductions_to_atomics`), `#pragma omp atomic` is one
+//! primal: the bounds they give are on the tape. Reductions, and critical sections that
+//! only add, were made atomic additions by the driver
+//! (`zyg_ir::llvm::openmp_reductions_to_atomics`, `openmp_critical_sums_to_atomics`),
+//! `#pragma omp atomic` is one
 //! already (`rules::access`), and `__kmpc_barrier` is replayed (`rules::gpu`). What zyg
-//! does not handle yet (tasks, `critical` sections, target offload) is refused, named, by
-//! `rules::calls::parallel_construct`.
+//! does not handle yet (tasks, other `critical` sections, target offload) is refused,
+//! named, by `check_region` and `rules::calls::parallel_construct`.
 
 use super::{Choice, Classify, Pullback, RuleFamily};
 use crate::adjoint::Reverse;
@@ -192,7 +194,7 @@ pub fn adjoint_wrapper_name(g: &Generated) -> String {
 
 /// What the threads of a team do that zyg cannot replay in the adjoint yet, refused before
 /// anything is generated for a parallel spec's function: sections one thread at a time
-/// (`critical`, locks, `ordered`), whose adjoints would have to run one at a time in the
+/// (`critical` ones other than additions, which the driver made atomic; locks, `ordered`), whose adjoints would have to run one at a time in the
 /// reverse order of the primal's, and tasks.
 pub fn check_region(func: &Function) -> Result<(), TransformError> {
     for (_, inst) in func.inst_order() {
