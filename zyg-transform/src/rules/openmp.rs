@@ -194,8 +194,9 @@ pub fn adjoint_wrapper_name(g: &Generated) -> String {
 
 /// What the threads of a team do that zyg cannot replay in the adjoint yet, refused before
 /// anything is generated for a parallel spec's function: sections one thread at a time
-/// (`critical` ones other than additions, which the driver made atomic; locks, `ordered`), whose adjoints would have to run one at a time in the
-/// reverse order of the primal's, and tasks.
+/// (`critical` ones other than additions, which the driver made atomic; locks, `ordered`),
+/// whose adjoints would have to run one at a time in the reverse order of the primal's, and
+/// tasks.
 pub fn check_region(func: &Function) -> Result<(), TransformError> {
     for (_, inst) in func.inst_order() {
         let InstKind::Call { callee: zyg_ir::Callee::Direct(name), .. } = &func.insts[inst].kind else { continue };
