@@ -39,6 +39,18 @@ done
 for opt in -O0 -O2; do
   make -C examples/cxx --no-print-directory clean run ZYG="$PWD/target/release/zyg" OPT="$opt" | tail -2
 done
+# The MPI example: a heat equation with halo exchange whose gradient goes through MPI,
+# run under mpirun with 1, 2 and 4 ranks (more ranks than cores: --oversubscribe), checked
+# against the serial gradient and finite differences; -O2 only (the lit tests mpi_*.c run
+# both levels). A few seconds. Skipped where OpenMPI is not installed (ci/setup.sh installs it).
+if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1; then
+  # shared memory and self are enough on one machine; no network interfaces to probe
+  OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    make -C examples/mpi --no-print-directory clean run ZYG="$PWD/target/release/zyg" NP="1 2 4" |
+    grep -E '^(mpirun|ALL OK|FAIL)'
+else
+  echo "test: mpirun or mpicc is not installed: the MPI example SKIPPED" >&2
+fi
 
 # The installed package (README, "CMake and pkg-config"): install.sh puts this build into a
 # temporary prefix; examples/cmake finds it with find_package(Zyg) and builds, at Release
