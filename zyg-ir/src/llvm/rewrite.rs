@@ -463,7 +463,7 @@ pub fn openmp_critical_sums_to_atomics(module: &Module<'_>) {
 ///
 /// # Safety
 /// `enter` is a call instruction of a live module.
-unsafe fn critical_sums(enter: LLVMValueRef) -> Option<(Vec<(LLVMValueRef, LLVMValueRef, LLVMValueRef, Added)>, LLVMValueRef)> {
+unsafe fn critical_sums(enter: LLVMValueRef) -> Option<(Vec<Sum>, LLVMValueRef)> {
     use inkwell::llvm_sys::LLVMOpcode::*;
     let mut sums = Vec::new();
     let mut at = LLVMGetNextInstruction(enter);
@@ -538,6 +538,9 @@ unsafe fn critical_sums(enter: LLVMValueRef) -> Option<(Vec<(LLVMValueRef, LLVMV
     }
     None
 }
+
+/// One addition of a critical section: its load, `fadd` (or `fmuladd`), store, and what it adds.
+type Sum = (LLVMValueRef, LLVMValueRef, LLVMValueRef, Added);
 
 /// What a critical section's addition adds: a value, or the product `fmuladd` fuses.
 #[derive(Clone, Copy)]
