@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "zyg"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".c", ".cpp", ".ll", ".test", ".mlir"]
+config.suffixes = [".c", ".cpp", ".cu", ".ll", ".test", ".mlir"]
 config.excludes = ["include", "examples", "Inputs", "bin", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")
@@ -110,6 +110,14 @@ config.environment["CLANGXX"] = clangxx
 import glob
 ptxas = shutil.which("ptxas") or next(iter(sorted(glob.glob(os.path.expanduser(
     "~/.local/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas")))), None)
+# CUDA's headers, for single-source `.cu` tests (`REQUIRES: cuda-headers`): a toolkit at
+# $CUDA_HOME, or the wheels; `%cuda-root DIR` makes a CUDA root of them (bin/cuda-root.sh).
+wheels = os.path.expanduser("~/.local/lib/python3*/site-packages/nvidia")
+if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "include", "cuda_runtime.h")) or (
+    glob.glob(os.path.join(wheels, "cuda_runtime/include/cuda_runtime.h")) and glob.glob(os.path.join(wheels, "cuda_nvcc/include/crt"))
+):
+    config.available_features.add("cuda-headers")
+config.substitutions.append(("%cuda-root", "bash " + os.path.join(config.test_source_root, "bin", "cuda-root.sh")))
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))

@@ -237,7 +237,14 @@ impl<'ctx> Argument<'ctx> {
         let raw = self.raw();
         // SAFETY: a load's first operand is its (live) address.
         unsafe {
-            let global = if !LLVMIsALoadInst(raw).is_null() { LLVMGetOperand(raw, 0) } else { raw };
+            let mut global = if !LLVMIsALoadInst(raw).is_null() { LLVMGetOperand(raw, 0) } else { raw };
+            // CUDA's device code reads a `__device__` global (address space 1) through an
+            // `addrspacecast` to a generic pointer.
+            if !LLVMIsAConstantExpr(global).is_null()
+                && LLVMGetConstOpcode(global) == inkwell::llvm_sys::LLVMOpcode::LLVMAddrSpaceCast
+            {
+                global = LLVMGetOperand(global, 0);
+            }
             (!LLVMIsAGlobalVariable(global).is_null()).then(|| GlobalValue::new(global))
         }
     }
