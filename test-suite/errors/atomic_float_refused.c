@@ -1,13 +1,13 @@
 // RUN: %clang -O2 -S -emit-llvm -g %s -o %t.ll
 // RUN: not %zyg grad %t.ll -o %t.grad.ll 2>&1 | FileCheck %s
 // RUN: not test -e %t.grad.ll
-// A sequentially consistent atomic addition of a float into memory (`atomicrmw fadd
-// seq_cst`) in the function to differentiate: zyg reads relaxed float additions (OpenMP's
-// `atomic`) and atomic updates of integers (reference counts) only, and says so.
+// An atomic subtraction of a float from memory (`atomicrmw fsub`) in the function to
+// differentiate: zyg reads float additions (OpenMP's `atomic`, CUDA's `atomicAdd`) and
+// atomic updates of integers (reference counts) only, and says so.
 // CHECK: zyg: error: {{.*}}in function `model`
-// CHECK-SAME: `atomicrmw` on floats other than a relaxed (`monotonic`) `fadd` is not supported yet
+// CHECK-SAME: `atomicrmw` on floats other than `fadd` is not supported yet
 double model(double x, double *acc) {
-    __atomic_fetch_add(acc, x * x, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(acc, x * x, __ATOMIC_RELAXED);
     return *acc;
 }
 

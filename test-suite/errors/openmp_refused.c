@@ -17,8 +17,6 @@
 // RUN: not %zyg grad %t.fp.ll -o %t.fp.grad.ll 2>&1 | FileCheck --check-prefix=FIRSTPRIVATE %s
 // RUN: %clang -O0 -fopenmp -S -emit-llvm -g %s -o %t.fp0.ll -DFIRSTPRIVATE
 // RUN: not %zyg grad %t.fp0.ll -o %t.fp0.grad.ll 2>&1 | FileCheck --check-prefix=FIRSTPRIVATE %s
-// RUN: %clang -O2 -fopenmp -S -emit-llvm -g %s -o %t.seq.ll -DSEQ_CST
-// RUN: not %zyg grad %t.seq.ll -o %t.seq.grad.ll 2>&1 | FileCheck --check-prefix=SEQ_CST %s
 // CRITICAL: zyg: error: {{.*}}in function `model.omp_outlined{{[^`]*}}` at {{.*}}openmp_refused.c:
 // CRITICAL-SAME: an OpenMP critical section (`#pragma omp critical`) in a parallel region zyg differentiates is not supported yet
 // CRITICAL-SAME: accumulate with `reduction(+: ...)` or `#pragma omp atomic` instead
@@ -29,7 +27,6 @@
 // CAPTURE-SAME: an atomic addition whose old value is used (`#pragma omp atomic capture`
 // FIRSTPRIVATE: zyg: error: {{.*}}in function `model`
 // FIRSTPRIVATE-SAME: an OpenMP parallel region captures a float with a derivative by value (`firstprivate`
-// SEQ_CST: zyg: error: {{.*}}`atomicrmw` on floats other than a relaxed (`monotonic`) `fadd` is not supported yet
 #include <omp.h>
 
 double model(const double *x, double *y, double a, int n) {
@@ -74,12 +71,6 @@ double model(const double *x, double *y, double a, int n) {
     }
     for (int i = 0; i < n; i++)
         s += y[i];
-#elif defined(SEQ_CST)
-#pragma omp parallel for
-    for (int i = 0; i < n; i++) {
-#pragma omp atomic seq_cst
-        s += x[i] * x[i];
-    }
 #else
 #pragma omp parallel for firstprivate(a)
     for (int i = 0; i < n; i++)

@@ -1,10 +1,11 @@
 /* The CPU side of zyg's GPU tests: an emulated grid for kernel IR retargeted to the host
- * (test-suite/bin/ptx-to-host.py), in x and y (z is one wide). Two launches:
+ * (test-suite/bin/ptx-to-host.py), in x, y and z. Two launches:
  *
  * - EMU_LAUNCH(GRID, BLOCK, CALL) runs CALL once per thread, one thread after another, in x:
  *   enough for kernels without barriers (a barrier there aborts the program).
  * - emu_launch_threads(GRID, BLOCK, FN, ARG) runs FN(ARG) once per thread (and
- *   emu_launch_threads_2d(GX, GY, BX, BY, FN, ARG) on a 2D grid); the blocks run
+ *   emu_launch_threads_2d(GX, GY, BX, BY, FN, ARG) on a 2D grid, emu_launch_threads_3d
+ *   on a 3D one); the blocks run
  *   one after another, and each block's threads run at once as POSIX threads, so that
  *   __syncthreads() (a pthread barrier of the block) orders them as on a GPU, and shared
  *   memory (ptx-to-host.py makes it an ordinary global) is shared by the block's threads.
@@ -20,11 +21,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static _Thread_local int emu_tid_x, emu_tid_y;
+static _Thread_local int emu_tid_x, emu_tid_y, emu_tid_z;
 static int emu_ctaid_x, emu_ntid_x, emu_nctaid_x;
 static int emu_ctaid_y, emu_ntid_y = 1, emu_nctaid_y = 1;
-/* The special registers, named as ptx-to-host.py renames llvm.nvvm.read.ptx.sreg.*; the
- * z dimension is always one thread and one block wide. */
+static int emu_ctaid_z, emu_ntid_z = 1, emu_nctaid_z = 1;
+/* The special registers, named as ptx-to-host.py renames llvm.nvvm.read.ptx.sreg.*. */
 #define EMU_SREG(NAME, REG, VALUE)                                                        \
     int NAME(void) __asm__("__emu_sreg_" REG);                                            \
     int NAME(void) { return VALUE; }
@@ -36,10 +37,10 @@ EMU_SREG(emu_sreg_tid_y, "tid.y", emu_tid_y)
 EMU_SREG(emu_sreg_ctaid_y, "ctaid.y", emu_ctaid_y)
 EMU_SREG(emu_sreg_ntid_y, "ntid.y", emu_ntid_y)
 EMU_SREG(emu_sreg_nctaid_y, "nctaid.y", emu_nctaid_y)
-EMU_SREG(emu_sreg_tid_z, "tid.z", 0)
-EMU_SREG(emu_sreg_ctaid_z, "ctaid.z", 0)
-EMU_SREG(emu_sreg_ntid_z, "ntid.z", 1)
-EMU_SREG(emu_sreg_nctaid_z, "nctaid.z", 1)
+EMU_SREG(emu_sreg_tid_z, "tid.z", emu_tid_z)
+EMU_SREG(emu_sreg_ctaid_z, "ctaid.z", emu_ctaid_z)
+EMU_SREG(emu_sreg_ntid_z, "ntid.z", emu_ntid_z)
+EMU_SREG(emu_sreg_nctaid_z, "nctaid.z", emu_nctaid_z)
 
 /* The running block's barrier (emu_launch_threads only). */
 static pthread_barrier_t emu_block_barrier;
@@ -73,7 +74,7 @@ void emu_barrier0(void) { emu_barrier(0); }
 void emu_scramble_shared(void) __asm__("__emu_scramble_shared");
 
 struct emu_thread {
-    int tid_x, tid_y;
+    int tid_x, tid_y, tid_z;
     void (*fn)(void *);
     void *arg;
 };
@@ -82,26 +83,29 @@ static void *emu_thread_main(void *p) {
     struct emu_thread *t = (struct emu_thread *)p;
     emu_tid_x = t->tid_x;
     emu_tid_y = t->tid_y;
+    emu_tid_z = t->tid_z;
     t->fn(t->arg);
     return NULL;
 }
 
-/* Runs FN(ARG) once per thread of a (GX, GY) grid of (BX, BY) blocks: a block at a time,
- * its BX * BY threads as POSIX threads that meet at the block's barrier. */
-__attribute__((unused)) static void emu_launch_threads_2d(int gx, int gy, int bx, int by, void (*fn)(void *), void *arg) {
-    int block = bx * by;
+/* Runs FN(ARG) once per thread of a (GX, GY, GZ) grid of (BX, BY, BZ) blocks: a block at a
+ * time, its BX * BY * BZ threads as POSIX threads that meet at the block's barrier. */
+__attribute__((unused)) static void emu_launch_threads_3d(int gx, int gy, int gz, int bx, int by, int bz,
+                                                          void (*fn)(void *), void *arg) {
+    int block = bx * by * bz;
     pthread_t *threads = (pthread_t *)malloc(sizeof(pthread_t) * block);
     struct emu_thread *state = (struct emu_thread *)malloc(sizeof(struct emu_thread) * block);
-    emu_nctaid_x = gx, emu_nctaid_y = gy;
-    emu_ntid_x = bx, emu_ntid_y = by;
+    emu_nctaid_x = gx, emu_nctaid_y = gy, emu_nctaid_z = gz;
+    emu_ntid_x = bx, emu_ntid_y = by, emu_ntid_z = bz;
     emu_threaded = 1;
     alarm(60); /* the watchdog: threads stuck at a barrier end the test */
+    for (emu_ctaid_z = 0; emu_ctaid_z < gz; emu_ctaid_z++)
     for (emu_ctaid_y = 0; emu_ctaid_y < gy; emu_ctaid_y++)
         for (emu_ctaid_x = 0; emu_ctaid_x < gx; emu_ctaid_x++) {
             emu_scramble_shared();
             pthread_barrier_init(&emu_block_barrier, NULL, (unsigned)block);
             for (int t = 0; t < block; t++) {
-                state[t] = (struct emu_thread){t % bx, t / bx, fn, arg};
+                state[t] = (struct emu_thread){t % bx, t / bx % by, t / (bx * by), fn, arg};
                 if (pthread_create(&threads[t], NULL, emu_thread_main, &state[t]) != 0) {
                     fprintf(stderr, "FAIL: pthread_create\n");
                     exit(1);
@@ -113,10 +117,15 @@ __attribute__((unused)) static void emu_launch_threads_2d(int gx, int gy, int bx
         }
     alarm(0);
     emu_threaded = 0;
-    emu_nctaid_y = emu_ntid_y = 1;
-    emu_ctaid_y = 0;
+    emu_nctaid_y = emu_ntid_y = emu_nctaid_z = emu_ntid_z = 1;
+    emu_ctaid_y = emu_ctaid_z = 0;
     free(threads);
     free(state);
+}
+
+/* The same for a two-dimensional grid. */
+__attribute__((unused)) static void emu_launch_threads_2d(int gx, int gy, int bx, int by, void (*fn)(void *), void *arg) {
+    emu_launch_threads_3d(gx, gy, 1, bx, by, 1, fn, arg);
 }
 
 /* The same for a one-dimensional grid. */

@@ -227,11 +227,14 @@ pub enum InstKind {
         value: Value,
         ptr: Value,
     },
-    /// `atomicrmw fadd ptr, value monotonic`: adds into memory other threads may add into
-    /// too (the adjoints of GPU kernels); the old value is not used.
+    /// `atomicrmw fadd ptr, value ORDERING`: adds into memory other threads may add into
+    /// too (the adjoints of GPU kernels, relaxed; a program's OpenMP `atomic` or CUDA
+    /// `atomicAdd`, with its own ordering). Its result, the old value, is a float zyg
+    /// refuses to differentiate (`rules::access`).
     AtomicFAdd {
         ptr: Value,
         value: Value,
+        ordering: AtomicOrdering,
     },
     /// `atomicrmw OP ptr, value ORDERING` on an integer (C++'s reference counts, counters
     /// shared between threads): it carries no derivative. The reader refuses the float and
@@ -410,7 +413,7 @@ impl InstKind {
                 f(*value);
                 f(*ptr);
             }
-            InstKind::AtomicFAdd { ptr, value } | InstKind::AtomicRmw { ptr, value, .. } => {
+            InstKind::AtomicFAdd { ptr, value, .. } | InstKind::AtomicRmw { ptr, value, .. } => {
                 f(*ptr);
                 f(*value);
             }
@@ -470,7 +473,7 @@ impl InstKind {
             InstKind::Alloca { .. } | InstKind::Br { .. } | InstKind::Unreachable => Vec::new(),
             InstKind::Load { ptr, .. } => vec![ptr],
             InstKind::Store { value, ptr } => vec![value, ptr],
-            InstKind::AtomicFAdd { ptr, value } | InstKind::AtomicRmw { ptr, value, .. } => vec![ptr, value],
+            InstKind::AtomicFAdd { ptr, value, .. } | InstKind::AtomicRmw { ptr, value, .. } => vec![ptr, value],
             InstKind::CmpXchg { ptr, expected, new, .. } => vec![ptr, expected, new],
             InstKind::Gep { base, indices, .. } => {
                 let mut v = vec![base];

@@ -257,7 +257,7 @@ impl<'f> Cursor<'f> {
     fn add_floats(&mut self, ptr: Value, ty: &Type, value: Value, atomic: bool) {
         match ty {
             Type::Float(_) if atomic => {
-                self.emit(InstKind::AtomicFAdd { ptr, value }, ty.clone());
+                self.emit(InstKind::AtomicFAdd { ptr, value, ordering: zyg_ir::AtomicOrdering::Monotonic }, ty.clone());
             }
             Type::Vector(n, elem) if atomic => {
                 for lane in 0..*n {

@@ -125,7 +125,7 @@ pub fn lossy_stores(func: &Function, activity: &Activity, nullable: &EntitySet<V
     let mut out = Vec::new();
     for (_, inst) in func.inst_order() {
         let lossy = match &func.insts[inst].kind {
-            InstKind::AtomicFAdd { value, ptr } if nullable.contains(*ptr) => activity.is_active(*value),
+            InstKind::AtomicFAdd { value, ptr, .. } if nullable.contains(*ptr) => activity.is_active(*value),
             InstKind::Store { value, ptr } if nullable.contains(*ptr) => {
                 let ty = func.ty(*value);
                 (activity.is_active(*value) && ty.carries_derivative()) || (ty.holds_pointers() && activity.has_shadow(*value))

@@ -184,7 +184,7 @@ impl Interpreter {
                 self.store(addr, &v, func.ty(*value))?;
                 None
             }
-            InstKind::AtomicFAdd { ptr, value } => Some(self.atomic_fadd(frame, *ptr, *value)?),
+            InstKind::AtomicFAdd { ptr, value, .. } => Some(self.atomic_fadd(frame, *ptr, *value)?),
             InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => {
                 return Err(InterpError::Unsupported("integer atomics".into()))
             }

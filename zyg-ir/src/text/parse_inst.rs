@@ -140,8 +140,8 @@ impl FunctionParser<'_> {
                 let ty = self.func.ty(value).clone();
                 match op {
                     None => {
-                        self.cur.expect_word("monotonic")?;
-                        Ok((InstKind::AtomicFAdd { ptr, value }, ty))
+                        let ordering = self.ordering()?;
+                        Ok((InstKind::AtomicFAdd { ptr, value, ordering }, ty))
                     }
                     Some(op) => {
                         let ordering = self.ordering()?;

@@ -177,8 +177,8 @@ impl<'f> Printer<'f> {
             },
             InstKind::Load { ty, ptr } => format!("load {ty}, {}", self.operand(*ptr)),
             InstKind::Store { value, ptr } => format!("store {}", self.operands(&[*value, *ptr])),
-            InstKind::AtomicFAdd { ptr, value } => {
-                format!("atomicrmw fadd {} monotonic", self.operands(&[*ptr, *value]))
+            InstKind::AtomicFAdd { ptr, value, ordering } => {
+                format!("atomicrmw fadd {} {}", self.operands(&[*ptr, *value]), ordering.name())
             }
             InstKind::CmpXchg { ptr, expected, new, success, failure, weak, volatile } => {
                 let weak = if *weak { "weak " } else { "" };

@@ -71,7 +71,7 @@ impl MemoryCheck<'_> {
                 "`{name}`: zyg cannot differentiate non-local jumps (setjmp and longjmp skip the tape's \
                  bookkeeping); return normally instead"
             )),
-            InstKind::Store { value, ptr } | InstKind::AtomicFAdd { value, ptr }
+            InstKind::Store { value, ptr } | InstKind::AtomicFAdd { value, ptr, .. }
                 if self.varied.contains(*value)
                     && !shadowed.contains(*ptr)
                     && !crate::conventions::is_inactive_memory(self.module, func, *ptr) =>

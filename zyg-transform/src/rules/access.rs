@@ -67,7 +67,7 @@ impl RuleFamily for Accesses {
         match *cx.kind() {
             InstKind::Load { ptr, .. } => load(cx, ptr),
             InstKind::Store { value, ptr } => store(cx, value, ptr),
-            InstKind::AtomicFAdd { value, ptr } => atomic_add(cx, value, ptr),
+            InstKind::AtomicFAdd { value, ptr, .. } => atomic_add(cx, value, ptr),
             _ => Ok(()),
         }
     }
@@ -94,7 +94,7 @@ impl RuleFamily for Accesses {
                 Ok(())
             }
             // Each thread adds its tangent where it added its value.
-            InstKind::AtomicFAdd { value, ptr } => {
+            InstKind::AtomicFAdd { value, ptr, .. } => {
                 let ty = cx.func().ty(value).clone();
                 let t = cx.tangent(value);
                 let (shadow, _) = cx.shadow(ptr)?;

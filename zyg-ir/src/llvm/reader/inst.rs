@@ -64,20 +64,20 @@ impl FunctionReader {
         })
     }
 
-    /// An integer `atomicrmw`, or a relaxed float addition (`#pragma omp atomic`, the atomic
-    /// method of an OpenMP reduction), read as zyg's own `AtomicFAdd`, whose adjoint
+    /// An integer `atomicrmw`, or a float addition (`#pragma omp atomic`, the atomic method of
+    /// an OpenMP reduction, CUDA's `atomicAdd`), read as `AtomicFAdd`, whose adjoint
     /// `rules::access` knows; the other float forms and the pointer forms are refused, and so
-    /// are single-thread (`syncscope`) ones.
+    /// are volatile and single-thread (`syncscope`) ones.
     unsafe fn read_atomic_rmw(&mut self, inst: LLVMValueRef) -> Result<InstKind, String> {
         use crate::RmwOp;
         use inkwell::llvm_sys::LLVMAtomicRMWBinOp::*;
         if LLVMGetAtomicRMWBinOp(inst) == LLVMAtomicRMWBinOpFAdd
-            && LLVMGetOrdering(inst) == inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic
             && LLVMGetVolatile(inst) == 0
             && LLVMIsAtomicSingleThread(inst) == 0
             && matches!(read_type(LLVMTypeOf(inst))?, crate::Type::Float(_))
         {
-            return Ok(InstKind::AtomicFAdd { ptr: self.op(inst, 0)?, value: self.op(inst, 1)? });
+            let ordering = ordering(LLVMGetOrdering(inst));
+            return Ok(InstKind::AtomicFAdd { ptr: self.op(inst, 0)?, value: self.op(inst, 1)?, ordering });
         }
         let op = match LLVMGetAtomicRMWBinOp(inst) {
             LLVMAtomicRMWBinOpXchg => RmwOp::Xchg,
@@ -92,8 +92,8 @@ impl FunctionReader {
             LLVMAtomicRMWBinOpUMax => RmwOp::UMax,
             LLVMAtomicRMWBinOpUMin => RmwOp::UMin,
             _ => {
-                return Err("`atomicrmw` on floats other than a relaxed (`monotonic`) `fadd` is not supported yet: zyg \
-                            differentiates atomic additions of floats and atomic updates of integers only"
+                return Err("`atomicrmw` on floats other than `fadd` is not supported yet: zyg differentiates atomic \
+                            additions of floats and atomic updates of integers only"
                     .into())
             }
         };

@@ -94,12 +94,12 @@ impl Writer<'_> {
                 set_access_alignment(load, ty);
                 load
             }
-            InstKind::AtomicFAdd { ptr, value } => LLVMBuildAtomicRMW(
+            InstKind::AtomicFAdd { ptr, value, ordering } => LLVMBuildAtomicRMW(
                 b,
                 inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
                 self.value(*ptr)?,
                 self.value(*value)?,
-                inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                atomic_ordering(*ordering),
                 0,
             ),
             InstKind::CmpXchg { ptr, expected, new, success, failure, weak, volatile } => {
