@@ -5,7 +5,8 @@ Retargets a module of NVPTX kernels (clang --target=nvptx64-nvidia-cuda, and zyg
 gradients of them) to the host, so that the same kernel IR runs on the CPU over an emulated
 grid (test-suite/include/zyg_gpu_emu.h): the thread and block registers
 (llvm.nvvm.read.ptx.sreg.*) become calls to host functions that read the emulated grid,
-`__syncthreads()` becomes a call to the emulation's block barrier, kernels become plain
+`__syncthreads()` becomes a call to the emulation's block barrier, warp shuffles calls to
+its shuffles, kernels become plain
 functions, and the GPU's target, data layout and CPU attributes go.
 
 Shared memory (address space 3) becomes ordinary memory: x86 has no address space 3, and
@@ -24,6 +25,7 @@ text = re.sub(r'^target (datalayout|triple) = ".*"\n', "", text, flags=re.M)
 text = text.replace("@llvm.nvvm.read.ptx.sreg.", "@__emu_sreg_")
 text = text.replace("@llvm.nvvm.barrier.cta.sync.aligned.all(", "@__emu_barrier(")
 text = text.replace("@llvm.nvvm.barrier0(", "@__emu_barrier0(")
+text = re.sub(r"@llvm\.nvvm\.shfl\.sync\.(down|up|bfly)\.f32\(", r"@__emu_shfl_\1(", text)
 text = re.sub(r"\bptx_kernel\b ?", "", text)
 text = re.sub(r'"target-(cpu|features)"="[^"]*"', "", text)
 

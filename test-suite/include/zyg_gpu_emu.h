@@ -60,6 +60,40 @@ void emu_barrier(int id) {
 }
 void emu_barrier0(void) { emu_barrier(0); }
 
+/* The thread's lane in its warp of 32 (threads numbered x first, then y, then z). */
+static int emu_linear_tid(void) { return emu_tid_x + emu_ntid_x * (emu_tid_y + emu_ntid_y * emu_tid_z); }
+EMU_SREG(emu_sreg_laneid, "laneid", emu_linear_tid() % 32)
+
+/* Warp shuffles of floats over the whole warp (`llvm.nvvm.shfl.sync.{down,up,bfly}.f32`,
+ * renamed by ptx-to-host.py), on emu_launch_threads: every thread of the block writes its
+ * value, meets the others at the block's barrier, reads its source lane's, and meets them
+ * again, so every thread of the block must shuffle (blocks of one warp, or uniform code). */
+static float emu_exchange[1024];
+static float emu_shfl(int kind, float v, int k) {
+    if (!emu_threaded) {
+        fprintf(stderr, "FAIL: a warp shuffle on the sequential grid (EMU_LAUNCH); use emu_launch_threads\n");
+        exit(1);
+    }
+    int me = emu_linear_tid(), lane = me % 32, src;
+    if (kind == 0)
+        src = lane + k <= 31 ? lane + k : lane;
+    else if (kind == 1)
+        src = lane - k >= 0 ? lane - k : lane;
+    else
+        src = lane ^ k;
+    emu_exchange[me] = v;
+    pthread_barrier_wait(&emu_block_barrier);
+    float r = emu_exchange[me - lane + src];
+    pthread_barrier_wait(&emu_block_barrier);
+    return r;
+}
+float emu_shfl_down(unsigned mask, float v, int k, int c) __asm__("__emu_shfl_down");
+float emu_shfl_up(unsigned mask, float v, int k, int c) __asm__("__emu_shfl_up");
+float emu_shfl_bfly(unsigned mask, float v, int k, int c) __asm__("__emu_shfl_bfly");
+float emu_shfl_down(unsigned mask, float v, int k, int c) { (void)mask, (void)c; return emu_shfl(0, v, k); }
+float emu_shfl_up(unsigned mask, float v, int k, int c) { (void)mask, (void)c; return emu_shfl(1, v, k); }
+float emu_shfl_bfly(unsigned mask, float v, int k, int c) { (void)mask, (void)c; return emu_shfl(2, v, k); }
+
 /* Runs CALL once per thread of a GRID x BLOCK launch, threads one after another. */
 #define EMU_LAUNCH(GRID, BLOCK, CALL)                                                    \
     do {                                                                                 \

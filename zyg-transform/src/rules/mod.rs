@@ -28,6 +28,7 @@ pub mod phis;
 pub mod sorts;
 pub mod stacks;
 pub mod vectors;
+pub mod warp;
 
 pub use expr::E;
 pub use math::{family, MathRule};
@@ -60,6 +61,8 @@ pub enum Pullback {
     Memory(memcalls::MemCall),
     /// A GPU barrier, replayed in the adjoint (`gpu`).
     Barrier,
+    /// A warp shuffle of a float, shuffled back in the adjoint (`warp`).
+    Shuffle(warp::Shuffle),
     /// Lanes of vectors, vector reductions, masked and gathered memory accesses (`vectors`).
     Vector(vectors::VectorOp),
     /// A math function's table rule (`math`): one adjoint expression per call argument.
@@ -108,6 +111,7 @@ impl Pullback {
             Pullback::Aggregate => &aggregates::Aggregates,
             Pullback::Memory(_) => &memcalls::MemCalls,
             Pullback::Barrier => &gpu::Barriers,
+            Pullback::Shuffle(_) => &warp::Warp,
             Pullback::Stack(_) => &stacks::Stacks,
             Pullback::Sort(_) => &sorts::Sorts,
             Pullback::Vector(_) => &vectors::Vectors,
@@ -209,6 +213,7 @@ pub static FAMILIES: &[&dyn RuleFamily] = &[
     &aggregates::Aggregates,
     &memcalls::MemCalls,
     &gpu::Barriers,
+    &warp::Warp,
     &stacks::Stacks,
     &vectors::Vectors,
     &math::MathCalls,
