@@ -28,6 +28,9 @@ cargo bench -p zyg-bench --no-run
 # or a GPU the program says it skipped and exits 0.
 make -C examples/cuda ZYG="$PWD/target/release/zyg"
 examples/cuda/build/gradcheck
+# The same model as single-source CUDA (kernel.cu, clang's CUDA mode with the wheels' headers).
+make -C examples/cuda SOURCE=cu ZYG="$PWD/target/release/zyg"
+examples/cuda/build-cu/gradcheck
 # The Hessian example: Newton-CG with Hessian-vector products (forward over reverse), at -O0
 # and -O2; it checks the dense Hessian against finite differences and that Newton converges.
 for opt in -O0 -O2; do
