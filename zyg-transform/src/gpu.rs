@@ -43,7 +43,7 @@ fn sreg(func: &Function, v: Value, which: &str) -> bool {
 }
 
 /// Looks through integer extensions.
-fn strip(func: &Function, mut v: Value) -> Value {
+pub(crate) fn strip(func: &Function, mut v: Value) -> Value {
     while let Some(i) = func.def_inst(v) {
         match &func.insts[i].kind {
             InstKind::Cast { op: CastOp::SExt | CastOp::ZExt, arg } => v = *arg,

@@ -437,7 +437,7 @@ pub fn openmp_critical_sums_to_atomics(module: &Module<'_>) {
                     Added::Value(v) => v,
                     Added::Product(x, y) => LLVMBuildFMul(b.0, x, y, c"".as_ptr()),
                 };
-                let rmw = LLVMBuildAtomicRMW(
+                LLVMBuildAtomicRMW(
                     b.0,
                     inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
                     LLVMGetOperand(store, 1),
@@ -445,7 +445,6 @@ pub fn openmp_critical_sums_to_atomics(module: &Module<'_>) {
                     inkwell::llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
                     0,
                 );
-                let _ = rmw;
                 for dead in [store, add, load] {
                     LLVMInstructionEraseFromParent(dead);
                 }

@@ -321,9 +321,7 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
              by name; call the inner request's function directly"
         );
     }
-    if let Some(construct) =
-        parallel_construct(func, inst, name).filter(|_| name.starts_with("MPI_") || name.starts_with("PMPI_"))
-    {
+    if let Some(construct) = parallel_construct(name).filter(|_| name.starts_with("MPI_") || name.starts_with("PMPI_")) {
         return format!(
             "{construct} is not supported yet: zyg differentiates MPI's point-to-point, nonblocking and collective \
              calls on `MPI_DOUBLE` and `MPI_FLOAT` data (rules::mpi; README, \"Parallel programs\"), and {parts}. \
@@ -331,7 +329,7 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
              ranks' gradients yourself; declaring `{name}` inactive would drop the derivatives that go through it"
         );
     }
-    if let Some(construct) = parallel_construct(func, inst, name) {
+    if let Some(construct) = parallel_construct(name) {
         return format!(
             "{construct} is not supported yet, and {parts}: zyg differentiates the OpenMP and MPI constructs its \
              README lists (\"Parallel programs\"); rewrite this part with those, or differentiate the serial code \
@@ -358,16 +356,8 @@ fn unknown_callee_message(func: &Function, inst: Inst, name: &str, activity: &Ac
 /// wrote it, when `name` is such a function: clang lowers `#pragma omp parallel` to
 /// `__kmpc_fork_call` of an outlined function, a task to `__kmpc_omp_task_alloc`, an
 /// offloaded region to `__tgt_target_kernel`, and so on.
-pub(crate) fn parallel_construct(func: &Function, inst: Inst, name: &str) -> Option<String> {
-    let outlined = || match &func.insts[inst].kind {
-        InstKind::Call { args, .. } => args.get(2).and_then(|a| match func.constant(*a) {
-            Some(Constant::Global(g, _)) => Some(format!(", outlined as `{g}`")),
-            _ => None,
-        }),
-        _ => None,
-    };
+pub(crate) fn parallel_construct(name: &str) -> Option<String> {
     let what = match name {
-        "__kmpc_fork_call" => format!("an OpenMP parallel region (`#pragma omp parallel`{})", outlined().unwrap_or_default()),
         "__kmpc_fork_teams" => "an OpenMP teams region (`#pragma omp teams`)".into(),
         n if n.starts_with("__tgt_") => "OpenMP target offload (`#pragma omp target`)".into(),
         n if n.starts_with("__kmpc_omp_task") || n.starts_with("__kmpc_taskloop") => {
@@ -379,6 +369,12 @@ pub(crate) fn parallel_construct(func: &Function, inst: Inst, name: &str) -> Opt
         n if n.starts_with("__kmpc_atomic") => "an OpenMP atomic update (`#pragma omp atomic`)".into(),
         n if n.starts_with("__kmpc_critical") || n.starts_with("__kmpc_end_critical") => {
             "an OpenMP critical section (`#pragma omp critical`)".into()
+        }
+        n if n.starts_with("__kmpc_ordered") || n.starts_with("__kmpc_end_ordered") => {
+            "an OpenMP ordered section (`#pragma omp ordered`)".into()
+        }
+        n if n.starts_with("omp_set_") && n.ends_with("lock") || n.starts_with("__kmpc_set_lock") => {
+            "an OpenMP lock (`omp_set_lock`)".into()
         }
         n if n.starts_with("__kmpc_") || n.starts_with("omp_") || n.starts_with("GOMP_") => {
             format!("the OpenMP runtime call `{n}`")

@@ -33,6 +33,7 @@ use crate::adjoint::Reverse;
 use crate::alphas::Alphas;
 use crate::builder::Cursor;
 use crate::error::TransformError;
+use crate::gpu::strip;
 use crate::tangent::Tangent;
 use crate::{ArgActivity, Generated, Plan, Spec};
 use cranelift_entity::EntitySet;
@@ -200,17 +201,12 @@ pub fn adjoint_wrapper_name(g: &Generated) -> String {
 pub fn check_region(func: &Function) -> Result<(), TransformError> {
     for (_, inst) in func.inst_order() {
         let InstKind::Call { callee: zyg_ir::Callee::Direct(name), .. } = &func.insts[inst].kind else { continue };
-        let what = match &**name {
-            n if n.starts_with("__kmpc_critical") => "an OpenMP critical section (`#pragma omp critical`)",
-            n if n.starts_with("omp_set_") && n.ends_with("lock") || n.starts_with("__kmpc_set_lock") => {
-                "an OpenMP lock (`omp_set_lock`)"
-            }
-            n if n.starts_with("__kmpc_ordered") => "an OpenMP ordered section (`#pragma omp ordered`)",
-            n if n.starts_with("__kmpc_omp_task") || n.starts_with("__kmpc_taskloop") => {
-                "an OpenMP task (`#pragma omp task`, `taskloop`)"
-            }
-            _ => continue,
-        };
+        let refused = ["__kmpc_critical", "__kmpc_set_lock", "__kmpc_ordered", "__kmpc_omp_task", "__kmpc_taskloop"]
+            .iter()
+            .any(|p| name.starts_with(p))
+            || name.starts_with("omp_set_") && name.ends_with("lock");
+        // Named as the program wrote it, as the calls family names them.
+        let Some(what) = refused.then(|| super::calls::parallel_construct(name)).flatten() else { continue };
         return Err(TransformError::at(
             func,
             inst,
@@ -631,31 +627,33 @@ pub fn owned_loads(
             _ => return none,
         }
     }
-    // The root has no other use than these accesses' addresses (nothing else reads it).
+    // The root and the addresses computed from it have no other use than more address
+    // steps and the accesses above (nothing else reads the memory, no copy escapes).
     let addressed: std::collections::HashSet<Value> = accesses.iter().map(|(p, _)| *p).collect();
-    for (_, inst) in func.inst_order() {
-        let kind = &func.insts[inst].kind;
-        let uses_root = kind.operands().contains(&root);
-        let is_step = matches!(kind, InstKind::Gep { .. } | InstKind::Cast { .. });
-        if uses_root && !is_step {
-            return none;
-        }
-        if is_step {
-            // A step of an address must lead to the accesses only.
-            if let Some(v) = func.result(inst) {
-                if func.ty(v).is_ptr() && decompose(func, v, inductions).is_some_and(|d| d.root == root) {
-                    let used_elsewhere = func.inst_order().any(|(_, i)| {
-                        let k = &func.insts[i].kind;
-                        k.operands().contains(&v)
-                            && !matches!(k, InstKind::Gep { .. } | InstKind::Cast { .. })
-                            && !matches!(k, InstKind::Load { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } if *ptr == v && addressed.contains(&v))
-                            && !matches!(k, InstKind::Store { ptr, value } if *ptr == v && *value != v && addressed.contains(&v))
-                    });
-                    if used_elsewhere {
-                        return none;
-                    }
+    let mut derived = std::collections::HashSet::from([root]);
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (_, inst) in func.inst_order() {
+            if let InstKind::Gep { base: from, .. } | InstKind::Cast { arg: from, .. } = &func.insts[inst].kind {
+                if derived.contains(from) {
+                    grew |= func.result(inst).is_some_and(|v| derived.insert(v));
                 }
             }
+        }
+    }
+    for (_, inst) in func.inst_order() {
+        let kind = &func.insts[inst].kind;
+        let operands = kind.operands();
+        if !operands.iter().any(|v| derived.contains(v)) {
+            continue;
+        }
+        match kind {
+            InstKind::Gep { base, .. } | InstKind::Cast { arg: base, .. } if derived.contains(base) => {}
+            InstKind::Load { ptr, .. } | InstKind::AtomicFAdd { ptr, .. }
+                if addressed.contains(ptr) && operands.iter().filter(|v| derived.contains(v)).count() == 1 => {}
+            InstKind::Store { ptr, value } if addressed.contains(ptr) && !derived.contains(value) => {}
+            _ => return none,
         }
     }
     let Some((iv, size)) = accesses.first().and_then(|(_, d)| d.iv) else { return none };
@@ -711,7 +709,7 @@ fn decompose(func: &Function, mut p: Value, inductions: &HashMap<Value, crate::r
 
 /// `iv + c` (`c` a constant, `iv` an induction variable with step 1), through extensions.
 fn induction_plus(func: &Function, v: Value, inductions: &HashMap<Value, crate::recompute::Induction>) -> Option<(Value, i64)> {
-    let v = strip_ext(func, v);
+    let v = strip(func, v);
     let unit = |v: Value| {
         inductions.get(&v).is_some_and(|iv| matches!(&iv.step, crate::recompute::Step::Int(k) if k.as_i128() == Some(1)))
     };
@@ -719,23 +717,13 @@ fn induction_plus(func: &Function, v: Value, inductions: &HashMap<Value, crate::
         return Some((v, 0));
     }
     let InstKind::Binary { op, args } = &func.insts[func.def_inst(v)?].kind else { return None };
-    let (a, k) = (strip_ext(func, args[0]), func.constant(args[1]).and_then(|c| c.as_i128())?);
+    let (a, k) = (strip(func, args[0]), func.constant(args[1]).and_then(|c| c.as_i128())?);
     let k = i64::try_from(k).ok()?;
     match op {
         BinOp::Add if unit(a) => Some((a, k)),
         BinOp::Sub if unit(a) => Some((a, -k)),
         _ => None,
     }
-}
-
-fn strip_ext(func: &Function, mut v: Value) -> Value {
-    while let Some(i) = func.def_inst(v) {
-        match &func.insts[i].kind {
-            InstKind::Cast { op: CastOp::SExt | CastOp::ZExt, arg } => v = *arg,
-            _ => break,
-        }
-    }
-    v
 }
 
 /// The thread's chunk for the loop of induction variable `iv`: its start is (an extension
@@ -746,7 +734,7 @@ fn chunk_bounds(
     iv: Value,
     slots: &[(Value, Value)],
 ) -> Option<(Value, Value)> {
-    let start = strip_ext(func, inductions.get(&iv)?.start);
+    let start = strip(func, inductions.get(&iv)?.start);
     let load = func.def_inst(start)?;
     let InstKind::Load { ptr: lb_slot, .. } = func.insts[load].kind else { return None };
     let (_, ub_slot) = *slots.iter().find(|(lb, _)| *lb == lb_slot)?;
