@@ -7,7 +7,7 @@ use crate::error::{DriverError, Result};
 use crate::llvm_io;
 use crate::target::Cpu;
 use inkwell::context::Context;
-use inkwell::module::{Linkage, Module};
+use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, RelocMode, Target, TargetMachine, TargetTriple};
 use inkwell::OptimizationLevel;
@@ -73,7 +73,7 @@ pub fn run(opts: &CompileOptions) -> Result<()> {
         }
         crate::input::refuse_host_floats(&module, path)?;
         scalarize_vector_math(&module, &machine, path)?;
-        use_libdevice(&context, &module, path, opts.libdevice.as_deref())?;
+        crate::libdevice::link(&context, &module, path, opts.libdevice.as_deref())?;
     } else {
         // Compiled for another target than the module names: its functions' CPUs must be
         // that target's.
@@ -190,57 +190,6 @@ fn not_pie<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Path) -> 
     llvm_io::parse_ir(context, out.as_bytes(), path)
 }
 
-/// The C math functions libdevice has, by their C names (`f` suffix: float).
-const LIBM: &[&str] = &[
-    "sin",
-    "cos",
-    "tan",
-    "exp",
-    "exp2",
-    "exp10",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "pow",
-    "sqrt",
-    "cbrt",
-    "tanh",
-    "sinh",
-    "cosh",
-    "asin",
-    "acos",
-    "atan",
-    "atan2",
-    "asinh",
-    "acosh",
-    "atanh",
-    "erf",
-    "erfc",
-    "hypot",
-    "fabs",
-    "floor",
-    "ceil",
-    "trunc",
-    "round",
-    "rint",
-    "fma",
-    "fmin",
-    "fmax",
-    "copysign",
-    "lgamma",
-    "tgamma",
-    "fmod",
-    "remainder",
-];
-/// LLVM intrinsics NVPTX cannot lower in double precision (it lowers sqrt, fabs, fma,
-/// floor, ceil, trunc, rint, min/max and copysign itself).
-const INTRINSICS: &[&str] = &[
-    "sin", "cos", "tan", "exp", "exp2", "exp10", "log", "log2", "log10", "pow", "tanh", "sinh", "cosh", "asin", "acos", "atan",
-    "atan2",
-];
-
 /// Splits calls of vector math intrinsics (`llvm.sin.v4f64`, from code vectorised for the
 /// host) into one call per lane, which `use_libdevice` then points at libdevice: NVPTX has
 /// no vector sine, and its backend stopped the process on one ("Cannot select: fsin").
@@ -249,7 +198,7 @@ fn scalarize_vector_math(module: &Module<'_>, machine: &TargetMachine, path: &Pa
         let name = f.get_name().to_string_lossy();
         name.strip_prefix("llvm.")
             .and_then(|base| base.split_once('.'))
-            .is_some_and(|(op, ty)| INTRINSICS.contains(&op) && ty.starts_with('v'))
+            .is_some_and(|(op, ty)| crate::libdevice::INTRINSICS.contains(&op) && ty.starts_with('v'))
     });
     if !vector_math {
         return Ok(());
@@ -257,94 +206,4 @@ fn scalarize_vector_math(module: &Module<'_>, machine: &TargetMachine, path: &Pa
     module
         .run_passes("function(scalarizer)", machine, PassBuilderOptions::create())
         .map_err(|e| DriverError::Llvm { path: path.to_path_buf(), message: e.to_string_lossy().into_owned() })
-}
-
-/// Points math calls at libdevice and links it in (its functions internal, so the
-/// optimiser keeps only those used).
-fn use_libdevice<'ctx>(context: &'ctx Context, module: &Module<'ctx>, path: &Path, given: Option<&Path>) -> Result<()> {
-    let mut renamed = false;
-    for f in module.get_functions() {
-        if f.count_basic_blocks() > 0 {
-            continue;
-        }
-        let name = f.get_name().to_string_lossy().into_owned();
-        let target = if let Some(base) = name.strip_prefix("llvm.") {
-            let (op, ty) = base.rsplit_once('.').unwrap_or((base, ""));
-            match ty {
-                "f64" if INTRINSICS.contains(&op) => Some(format!("__nv_{op}")),
-                "f32" if INTRINSICS.contains(&op) => Some(format!("__nv_{op}f")),
-                _ => None,
-            }
-        } else if LIBM.contains(&name.as_str()) {
-            Some(format!("__nv_{name}"))
-        } else {
-            name.strip_suffix('f').filter(|b| LIBM.contains(b)).map(|b| format!("__nv_{b}f"))
-        };
-        if let Some(target) = target {
-            let nv = module.get_function(&target).unwrap_or_else(|| module.add_function(&target, f.get_type(), None));
-            f.as_global_value().as_pointer_value().replace_all_uses_with(nv.as_global_value().as_pointer_value());
-            renamed = true;
-        }
-    }
-    let needs =
-        renamed || module.get_functions().any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(b"__nv_"));
-    if !needs {
-        return Ok(());
-    }
-    let file = match given.map(Path::to_path_buf).or_else(find_libdevice) {
-        Some(f) => f,
-        None => {
-            return Err(DriverError::Usage(format!(
-                "{}: the module calls math functions, which need libdevice on the GPU; give --libdevice PATH \
-                 (libdevice.10.bc, from `pip install nvidia-cuda-nvcc-cu12` or a CUDA toolkit)",
-                path.display()
-            )))
-        }
-    };
-    let bytes = llvm_io::read_input(&file)?;
-    let libdevice = llvm_io::parse_ir(context, &bytes, &file)?;
-    crate::input::check(&libdevice, &file)?;
-    libdevice.set_triple(&module.get_triple());
-    libdevice.set_data_layout(&module.get_data_layout());
-    let provided: Vec<String> = libdevice
-        .get_functions()
-        .filter(|f| f.count_basic_blocks() > 0)
-        .map(|f| f.get_name().to_string_lossy().into_owned())
-        .collect();
-    module
-        .link_in_module(libdevice)
-        .map_err(|e| DriverError::Llvm { path: file.clone(), message: e.to_string_lossy().into_owned() })?;
-    // Internal once linked, so that the optimiser drops what the module does not call.
-    for name in provided {
-        if let Some(f) = module.get_function(&name) {
-            f.set_linkage(Linkage::Internal);
-        }
-    }
-    Ok(())
-}
-
-/// libdevice in the places CUDA puts it: `$ZYG_LIBDEVICE`, the `nvidia-cuda-nvcc-cu12`
-/// wheel in a Python `site-packages`, a CUDA toolkit.
-pub fn find_libdevice() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("ZYG_LIBDEVICE") {
-        return Some(PathBuf::from(p));
-    }
-    let mut roots: Vec<PathBuf> = Vec::new();
-    if let Some(home) = std::env::var_os("HOME") {
-        roots.push(PathBuf::from(home).join(".local/lib"));
-    }
-    roots.extend(["/usr/local/lib", "/usr/lib"].map(PathBuf::from));
-    for root in roots {
-        let Ok(entries) = std::fs::read_dir(&root) else { continue };
-        for python in entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("python3")) {
-            for packages in ["site-packages", "dist-packages"] {
-                let p = python.path().join(packages).join("nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc");
-                if p.exists() {
-                    return Some(p);
-                }
-            }
-        }
-    }
-    let toolkit = std::env::var_os("CUDA_HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/local/cuda"));
-    Some(toolkit.join("nvvm/libdevice/libdevice.10.bc")).filter(|p| p.exists())
 }

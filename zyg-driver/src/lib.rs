@@ -12,6 +12,7 @@ pub mod grad;
 pub mod header;
 pub mod inlining;
 pub mod input;
+pub mod libdevice;
 pub mod llvm_io;
 pub mod markers;
 pub mod mlir;

@@ -2,7 +2,7 @@
 //! target machine LLVM's pass pipelines need.
 
 use crate::error::{DriverError, Result};
-use inkwell::context::Context;
+use inkwell::context::{AsContextRef, Context};
 use inkwell::module::Module;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>> {
 
 /// Parses LLVM IR, text or bitcode, named `path` in LLVM's messages
 /// (`zyg_ir::llvm::parse_ir`, which does not leak the input's buffer as inkwell 0.11 does).
-pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], path: &Path) -> Result<Module<'ctx>> {
+pub fn parse_ir<'ctx>(context: impl AsContextRef<'ctx>, bytes: &[u8], path: &Path) -> Result<Module<'ctx>> {
     zyg_ir::llvm::parse_ir(context, bytes, &path.display().to_string())
         .map_err(|message| DriverError::Parse { path: path.to_path_buf(), message: message.trim_end().to_string() })
 }

@@ -117,6 +117,7 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
         let requests_only = Exports { tape_budget: params.exports.tape_budget, ..Exports::default() };
         let all = requests_only.options(path.clone(), PathBuf::from("-"), 0, false)?;
         grad::differentiate_all(module, &machine, &path, &all).map_err(|e| in_another_file(e, module, stage))?;
+        after_gpu_gradients(module, &machine, &path)?;
         // The generated functions get the simplification the pipeline gave the program
         // before this point; its optimisation follows.
         run_passes(module, &machine, &path, DEFERRED_CLEANUP)?;
@@ -171,6 +172,10 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
     // The other files of an LTO link declare the exported gradients they call.
     let declared = set_aside_declarations(module, &all);
     let machine = crate::llvm_io::target_machine(module, &path)?;
+    if is_gpu(module) {
+        let held = crate::libdevice::hold_math(module);
+        tracing::debug!("{held} libdevice math functions held out of line");
+    }
     run_passes(module, &machine, &path, "always-inline")?;
     let header = match grad::differentiate_all(module, &machine, &path, &all) {
         Ok(header) => header,
@@ -189,14 +194,42 @@ pub fn fill(module: &Module<'_>, stage: Stage, level: u32, params: &Params) -> R
         }
         Err(e) => {
             put_back_declarations(module, &declared, false);
+            crate::libdevice::release_math(module);
             return Err(in_another_file(e, module, stage));
         }
     };
     put_back_declarations(module, &declared, true);
+    after_gpu_gradients(module, &machine, &path)?;
     if let (Some(file), Some(text)) = (&header_file, header) {
         crate::llvm_io::write_atomically(file, text.as_bytes(), 0o644)?;
     }
     Ok(true)
+}
+
+/// Whether `module` is GPU code (clang's CUDA device compilation).
+fn is_gpu(module: &Module<'_>) -> bool {
+    module.get_triple().as_str().to_bytes().starts_with(b"nvptx")
+}
+
+/// In GPU code, once the gradients are written: the libdevice functions held out of line
+/// are let go, and the math functions the gradients call (`cos` for `sin`) are pointed at
+/// libdevice and, where clang linked it (not with `-nocudalib`), linked in as clang linked
+/// those of the source; what is not called is
+/// dropped at once (`globaldce`), since an -O0 pipeline would keep all of libdevice. And
+/// gradients that return no adjoint return `void` (`deadargelim`), not `{}`: NVPTX
+/// writes an empty struct as a zero-length return parameter, which ptxas rejects, and an
+/// -O0 pipeline would not remove it.
+fn after_gpu_gradients(module: &Module<'_>, machine: &inkwell::targets::TargetMachine, path: &Path) -> Result<()> {
+    if !is_gpu(module) {
+        return Ok(());
+    }
+    crate::libdevice::release_math(module);
+    if crate::libdevice::is_linked(module) {
+        crate::libdevice::link(module.get_context(), module, path, None)?;
+    } else {
+        crate::libdevice::point_calls(module);
+    }
+    run_passes(module, machine, path, "deadargelim,globaldce")
 }
 
 /// Named metadata holding, in `-flto`'s compile, the exports (`-zyg-fn`) of the file's

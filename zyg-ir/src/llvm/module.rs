@@ -5,7 +5,7 @@
 //! lifetime ties them to the module's context.
 
 use inkwell::attributes::Attribute;
-use inkwell::context::Context;
+use inkwell::context::AsContextRef;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::LLVMTypeKind;
@@ -18,7 +18,7 @@ use std::collections::HashMap;
 /// Parses LLVM IR, text or bitcode, named `name` in LLVM's messages; the error is LLVM's
 /// message. (inkwell 0.11's `create_module_from_ir` leaks its buffer with LLVM 22, whose
 /// `LLVMParseIRInContext2` no longer takes it over: the input's size per module read.)
-pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], name: &str) -> Result<Module<'ctx>, String> {
+pub fn parse_ir<'ctx>(context: impl AsContextRef<'ctx>, bytes: &[u8], name: &str) -> Result<Module<'ctx>, String> {
     use inkwell::llvm_sys::ir_reader::LLVMParseIRInContext2;
     let buffer = MemoryBuffer::create_from_memory_range_copy(bytes, name);
     let mut module = std::ptr::null_mut();
@@ -27,7 +27,7 @@ pub fn parse_ir<'ctx>(context: &'ctx Context, bytes: &[u8], name: &str) -> Resul
     // `context`, owned by the `Module` made of it) or `message` (copied and freed). The
     // buffer stays ours (LLVMParseIRInContext2 does not take it) and is dropped by inkwell.
     unsafe {
-        let failed = LLVMParseIRInContext2(context.raw(), buffer.as_mut_ptr(), &mut module, &mut message) != 0;
+        let failed = LLVMParseIRInContext2(context.as_ctx_ref(), buffer.as_mut_ptr(), &mut module, &mut message) != 0;
         if failed || module.is_null() {
             return Err(super::take_message(message));
         }
