@@ -15,17 +15,18 @@ sudo_if_needed() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# pip_user_install PACKAGE: installs a PyPI package for this user, python3-pip first if
-# missing. Debian 12 marks its Python as externally managed (PEP 668): where a plain --user
-# install is refused, --break-system-packages (it touches only ~/.local). Fails as pip does.
+# pip_user_install PACKAGE [PIP OPTIONS]: installs a PyPI package for this user, python3-pip
+# first if missing. Debian 12 marks its Python as externally managed (PEP 668): where a plain
+# --user install is refused, --break-system-packages (it touches only ~/.local). Fails as pip
+# does.
 pip_user_install() {
   if ! python3 -m pip --version >/dev/null 2>&1; then
     echo "setup: installing python3-pip"
     sudo_if_needed apt-get update
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-pip
   fi
-  python3 -m pip install --quiet --user "$1" 2>/dev/null ||
-    python3 -m pip install --quiet --user --break-system-packages "$1"
+  python3 -m pip install --quiet --user "$@" 2>/dev/null ||
+    python3 -m pip install --quiet --user --break-system-packages "$@"
 }
 
 missing=()
@@ -91,3 +92,20 @@ if [ -z "$(cuda_h_wheel)" ] && [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/cud
     echo "setup: could not install nvidia-cuda-runtime-cu12; examples/cuda will not build" >&2
 fi
 echo "setup: cuda.h $(cuda_h_wheel || true)"
+
+# NVIDIA's `fatbinary`, which clang's CUDA mode runs to embed the device code in the host
+# object (single-source `.cu` programs that launch gradient kernels with <<<grid, block>>>:
+# examples/cuda-launch). The CUDA 12 wheels lack it; the CUDA 13 compiler wheel has it, and
+# only it is taken (--no-deps: its ptxas and headers are not used; the fat binary holds the
+# CUDA 12 ptxas's cubins, uncompressed, which CUDA 12's runtime reads). Pinned for
+# reproducible builds. Optional: without it that example is not built and its lit test is
+# skipped.
+fatbinary_wheel() {
+  ls "$HOME"/.local/lib/python3*/site-packages/nvidia/cu13/bin/fatbinary 2>/dev/null | head -n1
+}
+if [ -z "$(fatbinary_wheel)" ] && [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/fatbinary" ]; then
+  echo "setup: installing nvidia-cuda-nvcc 13.0.88 (fatbinary) from PyPI"
+  pip_user_install nvidia-cuda-nvcc==13.0.88 --no-deps ||
+    echo "setup: could not install nvidia-cuda-nvcc 13.0.88; examples/cuda-launch will not build" >&2
+fi
+echo "setup: fatbinary $(fatbinary_wheel || true)"
