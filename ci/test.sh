@@ -31,6 +31,20 @@ examples/cuda/build/gradcheck
 # The same model as single-source CUDA (kernel.cu, clang's CUDA mode with the wheels' headers).
 make -C examples/cuda SOURCE=cu ZYG="$PWD/target/release/zyg"
 examples/cuda/build-cu/gradcheck
+# Single-source CUDA launched with <<<grid, block>>> (examples/cuda-launch/fit.cu): one
+# clang-22 command with zyg's pass plugin builds the program (device code for sm_70, 80 and
+# 90 through ptxas and fatbinary, embedded in the host object), at -O0 and -O2; without a
+# driver or a GPU it says it skipped. Its gradient is checked on the emulated grid by the lit
+# test gpu/launch_example.c. Needs NVIDIA's fatbinary (ci/setup.sh installs it).
+if ls "$HOME"/.local/lib/python3*/site-packages/nvidia/cu13/bin/fatbinary >/dev/null 2>&1 ||
+  [ -x "${CUDA_HOME:-/nonexistent}/bin/fatbinary" ]; then
+  for opt in -O0 -O2; do
+    make -C examples/cuda-launch --no-print-directory clean run PLUGIN="$PWD/target/release/libzyg_plugin.so" OPT="$opt" |
+      grep -E '^(skipped|ALL OK|FAIL)'
+  done
+else
+  echo "test: NVIDIA's fatbinary is not installed: examples/cuda-launch SKIPPED" >&2
+fi
 # The Hessian example: Newton-CG with Hessian-vector products (forward over reverse), at -O0
 # and -O2; it checks the dense Hessian against finite differences and that Newton converges.
 for opt in -O0 -O2; do
