@@ -58,7 +58,7 @@ for line in sys.stdin:
 run() {
   local out=${1:?usage: gpu-kit.sh run OUTDIR}
   mkdir -p "$out"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1 || true
+  { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"; } >"$out/gpu.txt" 2>&1
   local failed=0 status
   : >"$out/summary.txt"
   for exe in "$kit"/bin/*; do
@@ -69,7 +69,7 @@ run() {
     case "$name" in runtime-*) args=(--nocapture --test-threads=1) ;; esac
     CARGO_MANIFEST_DIR="$PWD/zyg-runtime" timeout 300 "$exe" "${args[@]}" >"$out/$name.txt" 2>&1 </dev/null || status=$?
     [ "$status" -eq 0 ] || failed=1
-    echo "$name: exit $status; $(grep -E -m1 '^(skipped|ALL OK|FAIL|test result)' "$out/$name.txt" || true)" >>"$out/summary.txt"
+    echo "$name: exit $status; $(grep -E 'skipped|ALL OK|FAIL|test result' "$out/$name.txt" | head -4 | tr '\n' ' ')" >>"$out/summary.txt"
   done
   if [ -d "$kit/bench" ]; then
     for exe in "$kit"/bench/*; do
