@@ -1,9 +1,10 @@
 // The GPU benchmark bench/gpu/reduce.cu (a block sum of f(x) = x^2/2 + sin x in shared
 // memory, a barrier per tree level; its gradient kernel asks zyg for the gradient of the
-// per-thread body with __enzyme_autodiff) at a small size: the device side through zyg
-// at -O2 and -O0, ptxas for sm_70, 80 and 90, then the same kernel IR on the emulated grid
-// (a POSIX thread per GPU thread, barriers per block) against the known derivative,
-// central differences of the primal kernel, and the hand-written gradient kernel.
+// per-thread body with __enzyme_autodiff) at a small size: the device side through zyg at
+// -O2 and -O0 (and through the pass plugin at -O2, as the benchmark is built), ptxas for
+// sm_70, 80 and 90, then the same kernel IR on the emulated grid (a POSIX thread per GPU
+// thread, barriers per block) against the known derivative, central differences of the
+// primal kernel, and the hand-written gradient kernel.
 // REQUIRES: ptxas, cuda-headers
 // RUN: %cuda-root %t.cuda
 // RUN: %clang -x cuda --cuda-path=%t.cuda --cuda-gpu-arch=sm_70 --cuda-device-only -nocudalib -Wno-unknown-cuda-version -DZYG_BENCH_NO_MAIN -O2 -S -emit-llvm %S/../../bench/gpu/reduce.cu -o %t.ll
@@ -24,6 +25,10 @@
 // RUN: python3 %S/../bin/ptx-to-host.py %t.O0.grad.ll > %t.O0.host.ll
 // RUN: %clang -x c -O1 -pthread -I %include %s -x ir %t.O0.host.ll -lm -o %t.O0.exe
 // RUN: %t.O0.exe | FileCheck %s
+// RUN: %clang -x cuda --cuda-path=%t.cuda --cuda-gpu-arch=sm_90 --cuda-device-only -nocudalib -Wno-unknown-cuda-version -DZYG_BENCH_NO_MAIN -fpass-plugin=%plugin -O2 -S -emit-llvm %S/../../bench/gpu/reduce.cu -o %t.plugin.ll
+// RUN: python3 %S/../bin/ptx-to-host.py %t.plugin.ll > %t.plugin.host.ll
+// RUN: %clang -x c -O1 -pthread -I %include %s -x ir %t.plugin.host.ll -lm -o %t.plugin.exe
+// RUN: %t.plugin.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 #include <math.h>

@@ -2,10 +2,11 @@
 // nuclide of its material, a binary search in the nuclide's energy grid, interpolation of
 // five cross sections, accumulation of density x cross section; its gradient kernel asks
 // zyg for the gradient of the per-thread body with __enzyme_autodiff, in the table and the
-// densities) at a small size: the device side through zyg at -O2 and -O0, ptxas for sm_70,
-// 80 and 90, then the same kernel IR on the emulated grid against the derivative computed
-// in double on the host (the lookups' energies and materials drawn as the kernel draws
-// them), central differences of the primal kernel, and the hand-written gradient.
+// densities) at a small size: the device side through zyg at -O2 and -O0 (and through the
+// pass plugin at -O2, as the benchmark is built), ptxas for sm_70, 80 and 90, then the same
+// kernel IR on the emulated grid against the derivative computed in double on the host (the
+// lookups' energies and materials drawn as the kernel draws them), central differences of
+// the primal kernel, and the hand-written gradient.
 // REQUIRES: ptxas, cuda-headers
 // RUN: %cuda-root %t.cuda
 // RUN: %clang -x cuda --cuda-path=%t.cuda --cuda-gpu-arch=sm_70 --cuda-device-only -nocudalib -Wno-unknown-cuda-version -DZYG_BENCH_NO_MAIN -O2 -S -emit-llvm %S/../../bench/gpu/xsbench.cu -o %t.ll
@@ -26,6 +27,10 @@
 // RUN: python3 %S/../bin/ptx-to-host.py %t.O0.grad.ll > %t.O0.host.ll
 // RUN: %clang -x c -O1 -pthread -I %include %s -x ir %t.O0.host.ll -lm -o %t.O0.exe
 // RUN: %t.O0.exe | FileCheck %s
+// RUN: %clang -x cuda --cuda-path=%t.cuda --cuda-gpu-arch=sm_90 --cuda-device-only -nocudalib -Wno-unknown-cuda-version -DZYG_BENCH_NO_MAIN -fpass-plugin=%plugin -O2 -S -emit-llvm %S/../../bench/gpu/xsbench.cu -o %t.plugin.ll
+// RUN: python3 %S/../bin/ptx-to-host.py %t.plugin.ll > %t.plugin.host.ll
+// RUN: %clang -x c -O1 -pthread -I %include %s -x ir %t.plugin.host.ll -lm -o %t.plugin.exe
+// RUN: %t.plugin.exe | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 #include <math.h>
