@@ -17,7 +17,8 @@
 # gradient and the hand-written gradient (median of --reps launches, cudaEvent), and prints
 # a `bench NAME key=value ...` line; `run` collects them into a markdown table with the
 # GPU's name. ZYG_BENCH_ARGS passes options to every program (`--reps 21`, `--quick`);
-# ZYG_BENCH_TIMEOUT (default 300) bounds each program in seconds. Without a driver or a GPU
+# ZYG_BENCH_TIMEOUT (default 140) bounds each program in seconds (the four fit in 10
+# minutes; each program also times a slow kernel fewer times, --budget, 20 s per kernel). Without a driver or a GPU
 # the programs print `skipped: REASON` and exit 0, and so does the table.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,7 +87,7 @@ EOF
 run)
   out=${2:?usage: bench-gpu.sh run OUT [DIR]}
   dir=${3:-$root/bench/gpu/build}
-  timeout_s=${ZYG_BENCH_TIMEOUT:-300}
+  timeout_s=${ZYG_BENCH_TIMEOUT:-140}
   mkdir -p "$out"
   read -r -a args <<<"${ZYG_BENCH_ARGS:-}"
   status=0 skipped="" gpu="" rows=""

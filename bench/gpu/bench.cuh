@@ -35,6 +35,7 @@ extern "C" __device__ int enzyme_dup, enzyme_const;
 
 struct BenchOptions {
     int reps = 51, warmup = 5;
+    double budget_s = 20;  // at most about this long per timed kernel: fewer reps if slow
     bool quick = false;   // smaller sizes (a smoke run)
     long size = 0;        // the benchmark's main size, 0: its default
 };
@@ -48,10 +49,12 @@ static BenchOptions bench_options(int argc, char **argv, const char *usage) {
             o.warmup = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--size") && a + 1 < argc)
             o.size = atol(argv[++a]);
+        else if (!strcmp(argv[a], "--budget") && a + 1 < argc)
+            o.budget_s = atof(argv[++a]);
         else if (!strcmp(argv[a], "--quick"))
             o.quick = true;
         else {
-            fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--size N] [--quick]\n  %s\n", argv[0], usage);
+            fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--budget SECONDS] [--size N] [--quick]\n  %s\n", argv[0], usage);
             exit(2);
         }
     }
@@ -101,21 +104,42 @@ static void bench_sync(const char *what) {
 // The median (and least) of `reps` timed runs of `launch`, after `warmup` untimed ones;
 // `reset` runs before each, outside the timed events (restoring a seed the gradient
 // consumes, zeroing what it accumulates into), so that every launch does the same work.
+// A kernel whose first launch says the runs would take longer than the budget gets fewer
+// (at least 5 timed, 1 warm-up), so that a slow gradient cannot stall the whole run.
 struct Timing {
     double median_ms, min_ms;
+    int reps;
 };
 template <class Reset, class Launch>
 static Timing bench_time(const char *what, const BenchOptions &o, Reset reset, Launch launch) {
     cudaEvent_t start, stop;
     CK(cudaEventCreate(&start));
     CK(cudaEventCreate(&stop));
-    for (int r = 0; r < o.warmup; r++) {
+    int warmup = o.warmup, reps = o.reps;
+    if (warmup > 0) {
+        reset();
+        CK(cudaEventRecord(start));
+        launch();
+        CK(cudaEventRecord(stop));
+        CK(cudaEventSynchronize(stop));
+        bench_sync(what);
+        float first = 0;
+        CK(cudaEventElapsedTime(&first, start, stop));
+        double fit = o.budget_s * 1000.0 / std::max(first, 1e-3f);
+        if (fit < warmup + reps) {
+            warmup = 1;
+            reps = std::max(5, (int)fit - 1);
+            reps = std::min(reps, o.reps);
+        }
+        warmup--;
+    }
+    for (int r = 0; r < warmup; r++) {
         reset();
         launch();
     }
     bench_sync(what);
-    std::vector<float> ms(o.reps);
-    for (int r = 0; r < o.reps; r++) {
+    std::vector<float> ms(reps);
+    for (int r = 0; r < reps; r++) {
         reset();
         CK(cudaEventRecord(start));
         launch();
@@ -127,7 +151,7 @@ static Timing bench_time(const char *what, const BenchOptions &o, Reset reset, L
     CK(cudaEventDestroy(start));
     CK(cudaEventDestroy(stop));
     std::sort(ms.begin(), ms.end());
-    return Timing{ms[ms.size() / 2], ms[0]};
+    return Timing{ms[ms.size() / 2], ms[0], reps};
 }
 
 template <class T>

@@ -151,9 +151,9 @@ int main(int argc, char **argv) {
     Timing tp = bench_time("primal", o, [] {}, primal);
     Timing tg = bench_time("zyg gradient", o, reset_grad, grad);
     Timing th = bench_time("hand gradient", o, reset_hand, hand);
-    printf("bench nbody n=%d block=%d reps=%d primal_ms=%.4f grad_ms=%.4f ratio=%.2f hand_ms=%.4f hand_ratio=%.2f "
+    printf("bench nbody n=%d block=%d reps=%d/%d/%d primal_ms=%.4f grad_ms=%.4f ratio=%.2f hand_ms=%.4f hand_ratio=%.2f "
            "zyg_over_hand=%.2f primal_min_ms=%.4f grad_min_ms=%.4f malloc_heap_mib=%zu check=%s\n",
-           n, NBODY_BLOCK, o.reps, tp.median_ms, tg.median_ms, tg.median_ms / tp.median_ms, th.median_ms,
+           n, NBODY_BLOCK, tp.reps, tg.reps, th.reps, tp.median_ms, tg.median_ms, tg.median_ms / tp.median_ms, th.median_ms,
            th.median_ms / tp.median_ms, tg.median_ms / th.median_ms, tp.min_ms, tg.min_ms, heap >> 20,
            bench_failures ? "FAIL" : "PASS");
     return bench_finish("nbody");
