@@ -453,7 +453,7 @@ impl<'m> Differentiator<'m> {
             Mode::Forward => recompute::Recompute::default(),
         };
         let thread_private = if self.gpu {
-            Some(gpu::thread_private_pointers(func))
+            Some(gpu::thread_private_pointers(self.module, func))
         } else {
             spec.parallel.then(|| rules::openmp::thread_private_pointers(func, &spec.private))
         };

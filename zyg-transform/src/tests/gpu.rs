@@ -4,7 +4,7 @@
 use super::common;
 
 use crate::gpu::thread_private_pointers;
-use zyg_ir::{Function, Module, Value};
+use zyg_ir::{Function, GlobalVar, Module, Type, Value};
 
 const KERNELS: &str = r#"
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -46,6 +46,15 @@ entry:
   ret void
 }
 
+define void @k4() {
+entry:
+  %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
+  %t64 = zext i32 %t to i64
+  %ps = getelementptr float, ptr addrspace(3) @dyn, i64 %t64
+  store float 1.0, ptr addrspace(3) %ps
+  ret void
+}
+
 define void @k3(ptr %x, ptr %y, i32 %w, i32 %h) {
 entry:
   %tx = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -78,7 +87,11 @@ exit:
 "#;
 
 fn module() -> Module {
-    common::module_of(KERNELS)
+    let mut m = common::module_of(KERNELS);
+    let shared = |ty| GlobalVar { ty, constant: false, addrspace: 3, inactive: false, points_to: vec![] };
+    m.globals.insert("buf".into(), shared(Type::Array(256, std::sync::Arc::new(Type::F32))));
+    m.globals.insert("dyn".into(), shared(Type::Array(0, std::sync::Arc::new(Type::F32))));
+    m
 }
 
 /// The results of the function's `getelementptr`s, in layout order.
@@ -90,7 +103,7 @@ fn geps(f: &Function) -> Vec<Value> {
 fn private_places_are_the_thread_index_into_an_object_or_tid_into_shared_memory() {
     let m = module();
     let f = m.function("k").expect("k");
-    let private = thread_private_pointers(f);
+    let private = thread_private_pointers(&m, f);
     let [px, ps, py, pz, pz1] = geps(f).try_into().expect("five geps");
     assert!(private.contains(px), "x[ctaid.x * ntid.x + tid.x] belongs to the thread");
     assert!(private.contains(ps), "shared buf[tid.x] belongs to the thread (one copy per block)");
@@ -103,15 +116,24 @@ fn private_places_are_the_thread_index_into_an_object_or_tid_into_shared_memory(
 fn tid_x_tells_no_threads_apart_in_a_kernel_that_reads_y() {
     let m = module();
     let f = m.function("k2").expect("k2");
-    assert!(thread_private_pointers(f).is_empty(), "tid.x does not tell the threads of a 2D block apart");
+    assert!(thread_private_pointers(&m, f).is_empty(), "tid.x does not tell the threads of a 2D block apart");
 }
 
 #[test]
 fn a_2d_index_is_private_where_col_is_below_the_row_width() {
     let m = module();
     let f = m.function("k3").expect("k3");
-    let private = thread_private_pointers(f);
+    let private = thread_private_pointers(&m, f);
     let [py0, px] = geps(f).try_into().expect("two geps");
     assert!(private.contains(px), "x[row * w + col] under `row < h && col < w` belongs to the thread");
     assert!(!private.contains(py0), "y[row * w + col] before the guard: col >= w wraps into the next row");
+}
+
+#[test]
+fn dynamic_shared_memory_is_never_private() {
+    // Its names alias (`extern __shared__ float a[]; extern __shared__ double b[];` start at
+    // the same place): `a[tid.x]` may be another thread's `b[tid.x / 2]`.
+    let m = module();
+    let f = m.function("k4").expect("k4");
+    assert!(thread_private_pointers(&m, f).is_empty(), "dyn[tid.x] may be touched through another name");
 }
