@@ -16,6 +16,8 @@
 // RUN: %zyg grad %t.1.ll --fn blocksum --fn smooth --fn pairs -o %t.2.ll
 // RUN: %zyg grad %t.2.ll --mode forward --fn blocksum --fn smooth -o %t.grad.ll
 // RUN: FileCheck --check-prefix=IR %s < %t.grad.ll
+// RUN: %zyg grad %t.ll --fn blocksum -o %t.h.ll --header %t.h
+// RUN: FileCheck --check-prefix=HEADER %s < %t.h
 // RUN: %zyg compile %t.grad.ll -o %t.70.ptx --target nvptx64 --gpu sm_70
 // RUN: %zyg compile %t.grad.ll -o %t.80.ptx --target nvptx64 --gpu sm_80
 // RUN: %zyg compile %t.grad.ll -o %t.90.ptx --target nvptx64 --gpu sm_90
@@ -46,6 +48,9 @@
 // IR: call i32 @llvm.nvvm.read.ptx.sreg.dynamic_smem_size()
 // IR: call void @llvm.trap()
 // IR: atomicrmw fadd ptr addrspace(3)
+// The exported gradient's header states the launch contract.
+// HEADER: launch it with 2 * N bytes of dynamic shared memory where `blocksum` is launched with N, N rounded up to a multiple of 16
+// HEADER-NEXT: void blocksum_grad(
 // PTX: .extern .shared .align {{[0-9]+}} .b8 dyn[];
 // PTX: %dynamic_smem_size
 // PTX: atom.shared.add.f32

@@ -154,8 +154,7 @@ impl Differentiator<'_> {
     /// (`gpu::check_dynamic_launch`). Every entry checks, the reverse one of split mode too
     /// (its kernel may be launched apart from the augmented one's).
     fn check_dynamic_launch(&self, c: &mut Cursor, spec: &Spec) {
-        let reached = gpu::shared_globals_reached(self.module, &spec.function);
-        if self.gpu && reached.iter().any(|name| self.module.globals[name].is_dynamic_shared()) {
+        if self.gpu && gpu::dynamic_shared_reached(self.module, &spec.function) {
             gpu::check_dynamic_launch(c);
         }
     }

@@ -322,6 +322,12 @@ pub fn one_dynamic_region(module: &mut Module) {
     }
 }
 
+/// Whether the gradient (or tangent) of `function` uses a shadow of dynamic shared memory,
+/// and so must be launched with twice the dynamic bytes (`check_dynamic_launch`).
+pub fn dynamic_shared_reached(module: &Module, function: &str) -> bool {
+    shared_globals_reached(module, function).iter().any(|name| module.globals[name].is_dynamic_shared())
+}
+
 /// The shared-memory globals with shadows (`Module::active_global`) that `function`, or a
 /// function it calls directly (transitively), refers to.
 pub fn shared_globals_reached(module: &Module, function: &str) -> BTreeSet<String> {
