@@ -5,8 +5,10 @@
 //!
 //! - `base` is where an object starts (a parameter or a global, not an address computed
 //!   from another: `(x + 1)[i]` is `x[i + 1]`, which thread `i + 1` may touch as `x[i]`),
-//!   every access through `base` is such a `base[i]` with the same `i`, and `base` has no
-//!   other use (no copy of it escapes the analysis);
+//!   every access through `base` is such a `base[i]` with the same `i`, `base` has no
+//!   other use (no copy of it escapes the analysis), and no other function may touch its
+//!   object (`reached_elsewhere`: a global no other function names, a parameter of a
+//!   function no other one calls);
 //! - in a kernel that reads only x indices and sizes, `i` is the thread's global index
 //!   (`ctaid.x * ntid.x + tid.x`, however the product and sum are ordered and extended),
 //!   or, for an array in shared memory (address space 3, one copy per block), the index
@@ -194,6 +196,7 @@ pub fn thread_private_pointers(module: &Module, func: &Function) -> EntitySet<Va
         let index = on_base[0].1;
         let owned = func.def_inst(base).is_none()
             && !is_dynamic_shared(module, func, base)
+            && !reached_elsewhere(module, func, base)
             && !other_use.contains(base)
             && on_base.iter().all(|(gep, i, block)| *i == index && !derived_from.contains(*gep) && owns(base, *i, *block));
         if owned {
@@ -203,6 +206,25 @@ pub fn thread_private_pointers(module: &Module, func: &Function) -> EntitySet<Va
         }
     }
     private
+}
+
+/// Whether another function of the module may touch the object `base` starts, in the same
+/// kernel: a global another function names, or a parameter of a function another one calls
+/// (the caller may pass an object it touches itself). This function's analysis sees only
+/// its own accesses: `buf[t]` here is not the thread's own if a callee reads `buf[t + 1]`,
+/// and a plain update of its shadow would race with the callee's atomic one.
+fn reached_elsewhere(module: &Module, func: &Function, base: Value) -> bool {
+    let others = || module.functions.iter().filter(|f| f.name != func.name);
+    match func.values[base].def {
+        ValueDef::Const(Constant::Global(ref name, _)) => {
+            others().any(|f| f.values.values().any(|v| matches!(&v.def, ValueDef::Const(Constant::Global(n, _)) if n == name)))
+        }
+        ValueDef::Param(_) => others().any(|f| {
+            f.inst_order()
+                .any(|(_, i)| matches!(&f.insts[i].kind, InstKind::Call { callee: Callee::Direct(n), .. } if **n == func.name))
+        }),
+        _ => false,
+    }
 }
 
 /// Whether `v` is a name of dynamic shared memory (`GlobalVar::is_dynamic_shared`).

@@ -41,7 +41,7 @@ entry:
   %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
   %ty = call i32 () @llvm.nvvm.read.ptx.sreg.tid.y()
   %t64 = zext i32 %t to i64
-  %ps = getelementptr float, ptr addrspace(3) @buf, i64 %t64
+  %ps = getelementptr float, ptr addrspace(3) @buf2, i64 %t64
   store float 1.0, ptr addrspace(3) %ps
   ret void
 }
@@ -90,6 +90,7 @@ fn module() -> Module {
     let mut m = common::module_of(KERNELS);
     let shared = |ty| GlobalVar { ty, constant: false, addrspace: 3, inactive: false, points_to: vec![] };
     m.globals.insert("buf".into(), shared(Type::Array(256, std::sync::Arc::new(Type::F32))));
+    m.globals.insert("buf2".into(), shared(Type::Array(256, std::sync::Arc::new(Type::F32))));
     m.globals.insert("dyn".into(), shared(Type::Array(0, std::sync::Arc::new(Type::F32))));
     m
 }
@@ -136,4 +137,59 @@ fn dynamic_shared_memory_is_never_private() {
     let m = module();
     let f = m.function("k4").expect("k4");
     assert!(thread_private_pointers(&m, f).is_empty(), "dyn[tid.x] may be touched through another name");
+}
+
+const CALLS: &str = r#"
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+
+define float @right(i64 %t) {
+entry:
+  %t1 = add i64 %t, i64 1
+  %p = getelementptr float, ptr addrspace(3) @buf, i64 %t1
+  %v = load float, ptr addrspace(3) %p
+  ret float %v
+}
+
+define void @own(ptr %x) {
+entry:
+  %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
+  %b = call i32 () @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %n = call i32 () @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %bn = mul i32 %n, i32 %b
+  %i = add i32 %t, i32 %bn
+  %i64 = sext i32 %i to i64
+  %px = getelementptr float, ptr %x, i64 %i64
+  store float 1.0, ptr %px
+  ret void
+}
+
+define void @k(ptr %x) {
+entry:
+  %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
+  %t64 = zext i32 %t to i64
+  %ps = getelementptr float, ptr addrspace(3) @buf, i64 %t64
+  %v = load float, ptr addrspace(3) %ps
+  %r = call float (i64) @right(i64 %t64)
+  call void (ptr) @own(ptr %x)
+  ret void
+}
+"#;
+
+#[test]
+fn an_object_another_function_touches_is_nobody_s_own() {
+    let mut m = common::module_of(CALLS);
+    let buf = GlobalVar {
+        ty: Type::Array(64, std::sync::Arc::new(Type::F32)),
+        constant: false,
+        addrspace: 3,
+        inactive: false,
+        points_to: vec![],
+    };
+    m.globals.insert("buf".into(), buf);
+    let k = m.function("k").expect("k");
+    assert!(thread_private_pointers(&m, k).is_empty(), "buf[tid.x] here, buf[tid.x + 1] in a callee: a neighbour's too");
+    let own = m.function("own").expect("own");
+    assert!(thread_private_pointers(&m, own).is_empty(), "x[i] of a parameter: the caller may touch x elsewhere");
 }
