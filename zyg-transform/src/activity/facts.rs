@@ -55,6 +55,11 @@ pub struct ModuleFacts {
     /// derivatives, or call such a function (a `cons` cell constructor, a wrapper around
     /// one). Their primal writes the returned pointer's shadow.
     returns_own_memory: HashSet<String>,
+    /// Defined functions that use a global carrying derivatives by name, or call (or pass
+    /// as a callback) one that does, transitively: a call of one moves derivatives through
+    /// that global's shadow even when it is given nothing active and returns nothing (a
+    /// helper reading `buf[t + 1]`, a step writing one global from another).
+    reaches_active_globals: HashSet<String>,
     /// Which bytes of memory hold floats, pointers and integers.
     pub memory: crate::memtypes::MemTypes,
     /// What functions do with float bits kept in integers.
@@ -64,10 +69,13 @@ pub struct ModuleFacts {
 impl ModuleFacts {
     pub fn compute(module: &Module, conventions: &Conventions) -> ModuleFacts {
         let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
+        // Functions named as operands (callbacks), by the functions that name them.
+        let mut passers: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut returns_own_memory = HashSet::new();
-        let mut work = Vec::new();
+        let mut reaches_active_globals = HashSet::new();
+        let (mut work, mut reaching) = (Vec::new(), Vec::new());
         for f in module.functions.iter().filter(|f| !f.is_declaration()) {
-            let mut direct = false;
+            let (mut direct, mut uses_global) = (false, false);
             for (_, i) in f.inst_order() {
                 let kind = &f.insts[i].kind;
                 if let InstKind::Call { callee: Callee::Direct(g), .. } = kind {
@@ -75,14 +83,31 @@ impl ModuleFacts {
                     // `posix_memalign(&p, ..)`: memory of its own, returned through `p`.
                     direct |= super::OUT_PARAMETER_ALLOCATIONS.contains(&&**g);
                 }
-                direct |= conventions.is_allocation(kind)
-                    || kind
-                        .operands()
-                        .iter()
-                        .any(|v| matches!(f.constant(*v), Some(Constant::Global(g, _)) if module.active_global(g).is_some()));
+                for v in kind.operands() {
+                    let Some(Constant::Global(g, _)) = f.constant(v) else { continue };
+                    if module.active_global(g).is_some() {
+                        uses_global = true;
+                    } else if module.function(g).is_some() {
+                        passers.entry(g.as_str()).or_default().push(&f.name);
+                    }
+                }
+                direct |= conventions.is_allocation(kind);
             }
+            direct |= uses_global;
             if direct && f.sig.ret.is_ptr() && returns_own_memory.insert(f.name.clone()) {
                 work.push(f.name.as_str());
+            }
+            if uses_global && reaches_active_globals.insert(f.name.clone()) {
+                reaching.push(f.name.as_str());
+            }
+        }
+        // Callers and passers of a function that reaches an active global reach it too.
+        while let Some(g) = reaching.pop() {
+            let by = [callers.get(g), passers.get(g)];
+            for &caller in by.into_iter().flatten().flatten() {
+                if reaches_active_globals.insert(caller.to_string()) {
+                    reaching.push(caller);
+                }
             }
         }
         // Callers that return a pointer inherit it, transitively.
@@ -96,7 +121,13 @@ impl ModuleFacts {
         }
         let memory = crate::memtypes::MemTypes::compute(module);
         let bits = crate::floatbits::BitSummaries::compute(module, &memory);
-        ModuleFacts { returns_own_memory, memory, bits }
+        ModuleFacts { returns_own_memory, reaches_active_globals, memory, bits }
+    }
+
+    /// Whether `name` is a defined function that uses a global carrying derivatives, itself
+    /// or through what it calls (`reaches_active_globals`).
+    pub fn reaches_active_globals(&self, name: &str) -> bool {
+        self.reaches_active_globals.contains(name)
     }
 
     /// Whether a call to `name` may return a pointer to differentiated memory: the callee is

@@ -31,6 +31,10 @@ pub struct Activity {
     roots: Roots,
     /// Calls the program declares inactive (`Conventions::is_inactive_call`).
     inactive_calls: EntitySet<Inst>,
+    /// Calls of functions that use a global carrying derivatives
+    /// (`ModuleFacts::reaches_active_globals`): active whatever they are given, since the
+    /// derivative moves through the global's shadow.
+    global_calls: EntitySet<Inst>,
 }
 
 /// What the forward pass of the analysis finds (`propagate`).
@@ -86,6 +90,9 @@ impl Activity {
             InstKind::AtomicFAdd { ptr, .. } => self.has_shadow(*ptr),
             // Address arithmetic: its shadow is computed beside it, its adjoint does nothing.
             InstKind::Call { callee: Callee::Direct(name), .. } if addresses::is_address_intrinsic(name) => false,
+            // A callee that reads or writes a differentiated global moves derivatives that
+            // no argument or result shows.
+            InstKind::Call { .. } if self.global_calls.contains(inst) => true,
             // A call with any active argument is active, whatever its type or its result's:
             // a callee without a body or rule is then an error, never skipped.
             InstKind::Call { args, .. } if !self.silent.contains(inst) => {
@@ -137,7 +144,12 @@ impl Activity {
         let useful = useful_values(module, func, &insts, &shadowed, &silent);
         let mut active = EntitySet::new();
         active.extend(varied.iter().filter(|v| useful.contains(*v)));
-        Ok(Activity { active, shadowed, silent, roots, inactive_calls })
+        let mut global_calls = EntitySet::new();
+        global_calls.extend(insts.iter().copied().filter(|i| {
+            matches!(&func.insts[*i].kind, InstKind::Call { callee: Callee::Direct(name), .. }
+                if facts.reaches_active_globals(name) && !silent.contains(*i))
+        }));
+        Ok(Activity { active, shadowed, silent, roots, inactive_calls, global_calls })
     }
 }
 
@@ -193,7 +205,10 @@ fn propagate(
             }
             let from_memory = match kind {
                 InstKind::Load { ptr, .. } | InstKind::AtomicFAdd { ptr, .. } => shadowed.contains(*ptr),
-                InstKind::Call { args, .. } => args.iter().any(|a| shadowed.contains(*a)),
+                InstKind::Call { callee, args, .. } => {
+                    args.iter().any(|a| shadowed.contains(*a))
+                        || matches!(callee, Callee::Direct(name) if facts.reaches_active_globals(name))
+                }
                 _ => false,
             };
             if from_memory || flows_from(module, func, kind).iter().any(|v| varied.contains(*v)) {
