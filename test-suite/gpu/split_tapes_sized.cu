@@ -30,6 +30,17 @@
 // RUN: python3 %S/../bin/ptx-to-host.py %t.O0.grad.ll | sed -e 's/@malloc(/@emu_counted_malloc(/g' -e 's/@free(/@emu_counted_free(/g' > %t.O0.host.ll
 // RUN: %clang -x c -O1 -pthread -DZYG_HOST_DRIVER -I %include %s -x ir %t.O0.host.ll -lm -o %t.O0.exe
 // RUN: %t.O0.exe | FileCheck %s
+// Through the pass plugin (the device side of the one-command build, libdevice linked), at
+// -O0 for sm_80 and -O2 for sm_90: the size kernel stores a constant at -O2.
+// RUN: %clangxx -x cuda --cuda-path=%t.cuda --cuda-gpu-arch=sm_80 --cuda-device-only -Wno-unknown-cuda-version -fpass-plugin=%plugin -O0 -S %s -o %t.p0.ptx
+// RUN: %ptxas -arch=sm_80 %t.p0.ptx -o %t.p0.cubin
+// RUN: %clangxx -x cuda --cuda-path=%t.cuda --cuda-gpu-arch=sm_90 --cuda-device-only -Wno-unknown-cuda-version -fpass-plugin=%plugin -O2 -S %s -o %t.p2.ptx
+// RUN: %ptxas -arch=sm_90 %t.p2.ptx -o %t.p2.cubin
+// RUN: FileCheck %s --check-prefix=PTX < %t.p2.ptx
+// PTX-NOT: __enzyme_
+// PTX-LABEL: .entry tape_size(
+// PTX: st.global.b64 {{.*}}, {{[1-9][0-9]*}};
+// PTX-NOT: __enzyme_
 // CHECK-NOT: FAIL
 // CHECK: ALL OK
 #ifndef ZYG_HOST_DRIVER

@@ -9,10 +9,11 @@
 // never written out of bounds. (A constant size too small is an error when zyg runs:
 // errors/split_mode_caller_tape.c.)
 // SMALL-NOT: ALL OK
-// SMALL: zyg: runtime error: `__enzyme_augmentfwd` of `path` writes its tape to memory (`enzyme_tape`) whose size (`enzyme_allocated`) is smaller than the tape
+// SMALL: tape of [[N:[0-9]+]] bytes
+// SMALL: zyg: runtime error: `__enzyme_augmentfwd` of `path` writes its tape to memory (`enzyme_tape`) of [[GIVEN:[0-9]+]] bytes (`enzyme_allocated`), smaller than the tape, which takes [[N]]: allocate the bytes `__enzyme_augmentsize` gives
 // SMALL-NOT: forward done
 // REVERSE: forward done
-// REVERSE: zyg: runtime error: `__enzyme_reverse` of `path` reads its tape from memory (`enzyme_tape`) whose size (`enzyme_allocated`) is smaller than the tape
+// REVERSE: zyg: runtime error: `__enzyme_reverse` of `path` reads its tape from memory (`enzyme_tape`) of {{[0-9]+}} bytes (`enzyme_allocated`), smaller than the tape, which takes {{[0-9]+}}:
 // ALIGN-NOT: ALL OK
 // ALIGN: zyg: runtime error: `__enzyme_augmentfwd` of `path` writes its tape to memory (`enzyme_tape`) that is not aligned for the tape
 #include <stdlib.h>
@@ -36,6 +37,8 @@ volatile size_t shrink = 8, offset = 4;
 int main(void) {
     double x[4] = {0.4, -0.7, 1.1, 0.2}, dx[4] = {0};
     size_t size = __enzyme_augmentsize((void *)path, enzyme_dup, enzyme_const);
+    printf("tape of %zu bytes\n", size);
+    fflush(stdout);
     char *memory = malloc(2 * size);
 #if CASE == 1
     size_t given = size - shrink, rev = size;

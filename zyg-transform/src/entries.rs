@@ -71,7 +71,7 @@ impl Differentiator<'_> {
             Entry::AugmentedInto | Entry::ReverseFrom => {
                 // The caller's memory and its size, the last two parameters.
                 let (tape, size) = (all[all.len() - 2], all[all.len() - 1]);
-                let checks = self.caller_tape_checks(func, kind);
+                let checks = self.caller_tape_checks(func, kind, &name);
                 check_caller_tape(&mut c, &generated.tape_ty, tape, size, &checks);
                 tape
             }
@@ -168,24 +168,27 @@ impl Differentiator<'_> {
     /// The helpers that stop the program where the caller's tape memory is too small or
     /// misaligned, with what each says (one per message, `abort_helper_for`): on a GPU
     /// they trap.
-    fn caller_tape_checks(&mut self, func: &Function, kind: Entry) -> CallerTapeChecks {
+    fn caller_tape_checks(&mut self, func: &Function, kind: Entry, entry_name: &str) -> CallerTapeChecks {
         let (entry, marker) = match kind {
             Entry::AugmentedInto => ("__enzyme_augmentfwd", "writes its tape to"),
             _ => ("__enzyme_reverse", "reads its tape from"),
         };
+        // A `printf` format: the bytes given and needed fill in the two `%llu`.
         let small = format!(
-            "zyg: runtime error: `{entry}` of `{}` {marker} memory (`enzyme_tape`) whose size (`enzyme_allocated`) \
-             is smaller than the tape: allocate the bytes `__enzyme_augmentsize` gives for the same function and \
-             activity markers, and pass that size.\n",
-            func.name
+            "zyg: runtime error: `{entry}` of `{}` {marker} memory (`enzyme_tape`) of %llu bytes (`enzyme_allocated`), \
+             smaller than the tape, which takes %llu: allocate the bytes `__enzyme_augmentsize` gives for the same \
+             function and activity markers, and pass that size.\n",
+            func.name.replace('%', "%%")
         );
+        let too_small = format!("{entry_name}.too_small");
+        self.output.push(size_check_helper(too_small.clone(), &small, self.gpu));
         let misaligned = format!(
             "zyg: runtime error: `{entry}` of `{}` {marker} memory (`enzyme_tape`) that is not aligned for the tape: \
              give memory aligned as `malloc`'s or `cudaMalloc`'s is, or at an offset that is a multiple of the \
              size `__enzyme_augmentsize` gives (which is a multiple of the tape's alignment).\n",
             func.name
         );
-        CallerTapeChecks { too_small: self.abort_helper_for(small), misaligned: self.abort_helper_for(misaligned) }
+        CallerTapeChecks { too_small, misaligned: self.abort_helper_for(misaligned) }
     }
 
     fn finish_entry(
@@ -203,6 +206,38 @@ impl Differentiator<'_> {
     }
 }
 
+/// `void NAME(i64 given, i64 needed)`: where `given < needed`, prints `format` with both
+/// (`dprintf` to standard error) and aborts; on a GPU, traps. Internal and small: inlined,
+/// it folds away where both are constants and `given` is enough.
+fn size_check_helper(name: String, format: &str, gpu: bool) -> Function {
+    let mut f = Function::new(name, Signature::new(vec![Type::I64, Type::I64], Type::Void));
+    f.linkage = Linkage::Internal;
+    let (given, needed) = (f.params[0], f.params[1]);
+    let entry = f.create_block(Some("entry".into()));
+    let fail = f.create_block(Some("too_small".into()));
+    let ok = f.create_block(Some("ok".into()));
+    let mut c = Cursor::at_end(&mut f, entry);
+    let small = c.icmp(IntPred::Ult, given, needed);
+    c.cond_br(small, fail, ok);
+    c.switch_to(ok);
+    c.ret(None);
+    c.switch_to(fail);
+    if !gpu {
+        let bytes: Vec<Constant> = format.bytes().chain([0]).map(|b| Constant::int(8, i128::from(b))).collect();
+        let n = bytes.len();
+        let text = c.constant(Constant::Vector(bytes));
+        let buffer = c.alloca(Type::Vector(n as u32, std::sync::Arc::new(Type::I8)));
+        c.store(text, buffer);
+        let fd = c.i32(2);
+        let dprintf = Signature { params: vec![Type::I32, Type::PTR], ret: Type::I32, variadic: true };
+        c.call("dprintf", dprintf, vec![fd, buffer, given, needed]);
+        c.call("abort", Signature::new(vec![], Type::Void), vec![]);
+    }
+    c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
+    c.emit(zyg_ir::InstKind::Unreachable, Type::Void);
+    f
+}
+
 /// The names of the helpers `caller_tape_checks` gives.
 struct CallerTapeChecks {
     too_small: String,
@@ -217,8 +252,7 @@ struct CallerTapeChecks {
 /// is a constant large enough and `tape` is known to be aligned.
 fn check_caller_tape(c: &mut Cursor, tape_ty: &Type, tape: Value, size: Value, checks: &CallerTapeChecks) {
     let needed = c.size_of(tape_ty);
-    let too_small = c.icmp(IntPred::Ult, size, needed);
-    c.call(&checks.too_small, Signature::new(vec![Type::I1], Type::Void), vec![too_small]);
+    c.call(&checks.too_small, Signature::new(vec![Type::I64, Type::I64], Type::Void), vec![size, needed]);
     // The offset of a tape after a byte, `{ i8, tape }`, is its ABI alignment.
     let padded = Type::structure(vec![Type::I8, tape_ty.clone()]);
     let null = c.constant(Constant::Null(0));
