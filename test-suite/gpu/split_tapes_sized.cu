@@ -22,6 +22,8 @@
 // RUN: python3 %S/../bin/ptx-to-host.py %t.grad.ll | sed -e 's/@malloc(/@emu_counted_malloc(/g' -e 's/@free(/@emu_counted_free(/g' > %t.host.ll
 // RUN: %clang -x c -O1 -pthread -DZYG_HOST_DRIVER -I %include %s -x ir %t.host.ll -lm -o %t.exe
 // RUN: %t.exe | FileCheck %s
+// A size too small (given at run time) stops the kernel: a trap, SIGILL on the emulated grid.
+// RUN: not --crash %t.exe too-small
 // And at -O0:
 // RUN: %clang -x cuda --cuda-path=%t.cuda --cuda-gpu-arch=sm_70 --cuda-device-only -nocudalib -Wno-unknown-cuda-version -O0 -S -emit-llvm %s -o %t.O0.ll
 // RUN: %zyg grad %t.O0.ll -o %t.O0.grad.ll
@@ -148,10 +150,19 @@ static void round_of(int m, char *tapes, unsigned long long size, int expect_mal
     check_close("no tape freed", tapes_freed, 0, 0, 0);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    (void)argv;
     unsigned long long size = 0;
     EMU_LAUNCH(1, 1, tape_size(&size));
     printf("tape of %llu bytes per thread\n", size);
+    if (argc > 1) {
+        // Each thread's tape 8 bytes short: the first thread traps before writing its tape.
+        static float theta[2] = {0.7f, -0.4f}, dtheta[2], x[N * 4], out[N];
+        char *small = malloc(N * size);
+        EMU_LAUNCH(3, 8, fwd_kernel(theta, dtheta, x, 4, N, small, size - 8, out));
+        printf("FAIL: not stopped\n");
+        return 0;
+    }
     check_close("tape holds a stack's first chunk", size >= 512, 1, 0, 0);
     char *tapes = malloc(N * size);
     arena_lo = tapes;
