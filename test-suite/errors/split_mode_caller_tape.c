@@ -20,6 +20,8 @@
 // RUN: not %zyg grad %t.7.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=SIZETYPE
 // RUN: %clang -O0 -g -DCASE=8 -S -emit-llvm %s -o %t.8.ll
 // RUN: not %zyg grad %t.8.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=SIZEDUP
+// RUN: %clang -O0 -g -DCASE=9 -S -emit-llvm %s -o %t.9.ll
+// RUN: not %zyg grad %t.9.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not test -e %t.out.ll
 #include <stddef.h>
 extern int enzyme_allocated, enzyme_tape, enzyme_dup, enzyme_const;
@@ -64,6 +66,10 @@ int main(void) {
 #elif CASE == 8
     // SIZEDUP: in `main` at {{.*}}split_mode_caller_tape.c:[[@LINE+1]]:{{[0-9]+}}: parameter 1 of `path` is marked `dup` but is not a pointer
     r = __enzyme_augmentsize((void *)path, enzyme_dup, enzyme_dup);
+#elif CASE == 9
+    // An `int` size is sign-extended as C passes it: -1 is too small, not 2^64 - 1.
+    // NEGATIVE: in `main` at {{.*}}split_mode_caller_tape.c:[[@LINE+1]]:{{[0-9]+}}: the tape memory given with `enzyme_allocated, -1` is too small
+    r = __enzyme_augmentfwd((void *)path, enzyme_allocated, -1, enzyme_tape, tape, x, dx, enzyme_const, 4);
 #endif
     return (int)r;
 }

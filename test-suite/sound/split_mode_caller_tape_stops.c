@@ -1,6 +1,7 @@
 // RUN: not %grad-run -O0 %s %t.small -DCASE=1 2>&1 | FileCheck %s --check-prefix=SMALL
 // RUN: not %grad-run -O2 %s %t.small -DCASE=1 2>&1 | FileCheck %s --check-prefix=SMALL
 // RUN: not %grad-run -O2 %s %t.rev -DCASE=2 2>&1 | FileCheck %s --check-prefix=REVERSE
+// RUN: not %grad-run -O0 %s %t.neg -DCASE=4 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not %grad-run -O0 %s %t.align -DCASE=3 2>&1 | FileCheck %s --check-prefix=ALIGN
 // RUN: not %grad-run -O2 %s %t.align -DCASE=3 2>&1 | FileCheck %s --check-prefix=ALIGN
 // Tape memory the caller allocated (`enzyme_allocated, SIZE`, `enzyme_tape, PTR`) whose size
@@ -14,6 +15,7 @@
 // SMALL-NOT: forward done
 // REVERSE: forward done
 // REVERSE: zyg: runtime error: `__enzyme_reverse` of `path` reads its tape from memory (`enzyme_tape`) of {{[0-9]+}} bytes (`enzyme_allocated`), smaller than the tape, which takes {{[0-9]+}}:
+// NEGATIVE: zyg: runtime error: `__enzyme_augmentfwd` of `path` writes its tape to memory (`enzyme_tape`) of -8 bytes (`enzyme_allocated`), smaller than the tape
 // ALIGN-NOT: ALL OK
 // ALIGN: zyg: runtime error: `__enzyme_augmentfwd` of `path` writes its tape to memory (`enzyme_tape`) that is not aligned for the tape
 #include <stdlib.h>
@@ -46,9 +48,14 @@ int main(void) {
 #elif CASE == 2
     size_t given = size, rev = size - shrink;
     char *tape = memory;
-#else
+#elif CASE == 3
     size_t given = size, rev = size;
     char *tape = memory + offset;
+#else
+    // An `int` size that went negative: sign-extended as C passes it, too small.
+    int given = -(int)shrink;
+    size_t rev = size;
+    char *tape = memory;
 #endif
     double r = __enzyme_augmentfwd((void *)path, enzyme_allocated, given, enzyme_tape, tape, x, dx, enzyme_const, 4);
     printf("forward done %g\n", r);

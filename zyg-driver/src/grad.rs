@@ -808,10 +808,14 @@ fn request_targets(
 /// runs). The tape's bytes are its allocation size by the module's data layout, the number
 /// `__enzyme_augmentsize` folds to.
 fn check_allocated_size(module: &inkwell::module::Module<'_>, r: &callsite::Request, tape: &Type, path: &Path) -> Result<()> {
-    let given = r.extra.last().copied().flatten().and_then(|a| a.value()).and_then(zyg_ir::llvm::values::constant_unsigned);
+    // Sign-extended, as the call passes it: a negative `int` is too small.
+    let given = match r.extra.last().copied().flatten().and_then(|a| a.value()) {
+        Some(inkwell::values::BasicValueEnum::IntValue(v)) => v.get_sign_extended_constant(),
+        _ => None,
+    };
     let needed = zyg_ir::llvm::allocation_size(module, tape);
     match given {
-        Some(given) if given < needed => Err(DriverError::Request {
+        Some(given) if given < 0 || (given as u64) < needed => Err(DriverError::Request {
             path: path.to_path_buf(),
             message: format!(
                 "{}: the tape memory given with `enzyme_allocated, {given}` is too small: the tape of `{}` with this \

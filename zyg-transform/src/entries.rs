@@ -173,10 +173,10 @@ impl Differentiator<'_> {
             Entry::AugmentedInto => ("__enzyme_augmentfwd", "writes its tape to"),
             _ => ("__enzyme_reverse", "reads its tape from"),
         };
-        // A `printf` format: the bytes given and needed fill in the two `%llu`.
+        // A `printf` format: the bytes given and needed fill in the two `%lld`.
         let small = format!(
-            "zyg: runtime error: `{entry}` of `{}` {marker} memory (`enzyme_tape`) of %llu bytes (`enzyme_allocated`), \
-             smaller than the tape, which takes %llu: allocate the bytes `__enzyme_augmentsize` gives for the same \
+            "zyg: runtime error: `{entry}` of `{}` {marker} memory (`enzyme_tape`) of %lld bytes (`enzyme_allocated`), \
+             smaller than the tape, which takes %lld: allocate the bytes `__enzyme_augmentsize` gives for the same \
              function and activity markers, and pass that size.\n",
             func.name.replace('%', "%%")
         );
@@ -206,7 +206,7 @@ impl Differentiator<'_> {
     }
 }
 
-/// `void NAME(i64 given, i64 needed)`: where `given < needed`, prints `format` with both
+/// `void NAME(i64 given, i64 needed)`: where `given < needed` (signed), prints `format` with both
 /// (`dprintf` to standard error) and aborts; on a GPU, traps. Internal and small: inlined,
 /// it folds away where both are constants and `given` is enough.
 fn size_check_helper(name: String, format: &str, gpu: bool) -> Function {
@@ -217,7 +217,8 @@ fn size_check_helper(name: String, format: &str, gpu: bool) -> Function {
     let fail = f.create_block(Some("too_small".into()));
     let ok = f.create_block(Some("ok".into()));
     let mut c = Cursor::at_end(&mut f, entry);
-    let small = c.icmp(IntPred::Ult, given, needed);
+    // Signed: a size passed as a negative `int` (sign-extended) is too small, not huge.
+    let small = c.icmp(IntPred::Slt, given, needed);
     c.cond_br(small, fail, ok);
     c.switch_to(ok);
     c.ret(None);
