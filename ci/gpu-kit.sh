@@ -12,9 +12,9 @@
 #   - examples/cuda's gradcheck, both variants (kernel.c and single-source kernel.cu, PTX
 #     loaded through the driver API);
 #   - examples/cuda-launch's fit (a gradient kernel launched with <<<>>>), at -O0 and -O2;
-#   - the GPU benchmarks of bench/gpu, when they exist (their own `build` and `run`).
-# `run` runs them all from the repository's root (the tree the device machine gets), with a
-# time limit each, and writes each one's output and a summary (OUTDIR/summary.txt); its exit
+#   - the GPU benchmarks of bench/gpu (ci/bench-gpu.sh's `build` and `run`).
+# `run` runs them all from the repository's root (the tree the device machine gets; carry
+# gpu-kit there), with a time limit each, and writes each one's output and a summary (OUTDIR/summary.txt); its exit
 # status is 1 when any of them failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,11 +46,8 @@ for line in sys.stdin:
     make -C examples/cuda-launch --no-print-directory clean all PLUGIN="$PWD/target/release/libzyg_plugin.so" OPT="-$opt" >/dev/null
     cp examples/cuda-launch/build/fit "$kit/bin/cuda-launch-fit-$opt"
   done
-  if [ -f bench/gpu/Makefile ]; then
-    make -C bench/gpu --no-print-directory PLUGIN="$PWD/target/release/libzyg_plugin.so" >/dev/null
-    mkdir -p "$kit/bench"
-    find bench/gpu/build -maxdepth 1 -type f -perm -u+x -exec cp {} "$kit/bench/" \;
-  fi
+  ZYG_PLUGIN="$PWD/target/release/libzyg_plugin.so" bash ci/bench-gpu.sh build "$PWD/$kit/bench" >/dev/null
+  rm -rf "$kit/bench/cuda-root"
   du -sh "$kit"
   ls "$kit"/*
 }
@@ -71,15 +68,10 @@ run() {
     [ "$status" -eq 0 ] || failed=1
     echo "$name: exit $status; $(grep -E 'skipped|ALL OK|FAIL|test result' "$out/$name.txt" | head -4 | tr '\n' ' ')" >>"$out/summary.txt"
   done
-  if [ -d "$kit/bench" ]; then
-    for exe in "$kit"/bench/*; do
-      name=$(basename "$exe")
-      status=0
-      timeout 300 "$exe" >"$out/bench-$name.txt" 2>&1 </dev/null || status=$?
-      [ "$status" -eq 0 ] || failed=1
-      echo "bench $name: exit $status; $(grep -E '^(bench|skipped|FAIL|PASS)' "$out/bench-$name.txt" | tr '\n' ' ')" >>"$out/summary.txt"
-    done
-  fi
+  status=0
+  bash ci/bench-gpu.sh run "$out/bench" "$kit/bench" >"$out/bench.txt" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || failed=1
+  echo "bench/gpu: exit $status; table in bench/gpu-results.md" >>"$out/summary.txt"
   cat "$out/gpu.txt" "$out/summary.txt"
   return "$failed"
 }

@@ -42,8 +42,16 @@ if ls "$HOME"/.local/lib/python3*/site-packages/nvidia/cu13/bin/fatbinary >/dev/
     make -C examples/cuda-launch --no-print-directory clean run PLUGIN="$PWD/target/release/libzyg_plugin.so" OPT="$opt" |
       grep -E '^(skipped|ALL OK|FAIL)'
   done
+  # The GPU benchmarks (bench/gpu/README.md): built as on their way to a GPU (the pass plugin,
+  # cubins for sm_70, 80 and 90, ptxas run by clang), at -O2 and -O0; without a driver or a
+  # GPU the run says it skipped and exits 0. Their gradients are checked on the emulated grid
+  # by the lit tests gpu/bench_*.cu.
+  for opt in -O0 -O2; do
+    ZYG_BENCH_OPT=$opt ZYG_PLUGIN="$PWD/target/release/libzyg_plugin.so" bash ci/bench-gpu.sh build "$PWD/target/bench-gpu$opt"
+  done
+  bash ci/bench-gpu.sh run "$PWD/target/bench-gpu-results" "$PWD/target/bench-gpu-O2" | tail -3
 else
-  echo "test: NVIDIA's fatbinary is not installed: examples/cuda-launch SKIPPED" >&2
+  echo "test: NVIDIA's fatbinary is not installed: examples/cuda-launch and bench/gpu SKIPPED" >&2
 fi
 # The Hessian example: Newton-CG with Hessian-vector products (forward over reverse), at -O0
 # and -O2; it checks the dense Hessian against finite differences and that Newton converges.

@@ -10,6 +10,9 @@
  *   __syncthreads() (a pthread barrier of the block) orders them as on a GPU, and shared
  *   memory (ptx-to-host.py makes it an ordinary global) is shared by the block's threads.
  *
+ * - emu_launch_threads_dynamic(GRID, BLOCK, BYTES, FN, ARG) is emu_launch_threads with BYTES
+ *   of dynamic shared memory (`extern __shared__`; what %dynamic_smem_size reads).
+ *
  * Before each block, shared memory is filled with NaN bytes, as a GPU gives no zeros there.
  * The thread index is thread-local; the block index and sizes are set before a block's
  * threads start. Atomics are the host's atomics. A kernel whose threads do not all reach
@@ -41,6 +44,9 @@ EMU_SREG(emu_sreg_tid_z, "tid.z", emu_tid_z)
 EMU_SREG(emu_sreg_ctaid_z, "ctaid.z", emu_ctaid_z)
 EMU_SREG(emu_sreg_ntid_z, "ntid.z", emu_ntid_z)
 EMU_SREG(emu_sreg_nctaid_z, "nctaid.z", emu_nctaid_z)
+/* The dynamic shared bytes of the launch (emu_launch_threads_dynamic; 0 otherwise). */
+static int emu_dynamic_smem_size;
+EMU_SREG(emu_sreg_dynamic_smem_size, "dynamic_smem_size", emu_dynamic_smem_size)
 
 /* The running block's barrier (emu_launch_threads only). */
 static pthread_barrier_t emu_block_barrier;
@@ -165,5 +171,21 @@ __attribute__((unused)) static void emu_launch_threads_2d(int gx, int gy, int bx
 /* The same for a one-dimensional grid. */
 __attribute__((unused)) static void emu_launch_threads(int grid, int block, void (*fn)(void *), void *arg) {
     emu_launch_threads_2d(grid, 1, block, 1, fn, arg);
+}
+
+/* The most dynamic shared bytes a launch may give (ptx-to-host.py's buffer; 0 without one). */
+long emu_dynamic_shared_capacity(void) __asm__("__emu_dynamic_shared_capacity");
+
+/* The same with BYTES of dynamic shared memory per block. */
+__attribute__((unused)) static void emu_launch_threads_dynamic(int grid, int block, int bytes, void (*fn)(void *),
+                                                               void *arg) {
+    if (bytes < 0 || bytes > emu_dynamic_shared_capacity()) {
+        fprintf(stderr, "FAIL: %d bytes of dynamic shared memory: the emulation has %ld\n", bytes,
+                emu_dynamic_shared_capacity());
+        exit(1);
+    }
+    emu_dynamic_smem_size = bytes;
+    emu_launch_threads(grid, block, fn, arg);
+    emu_dynamic_smem_size = 0;
 }
 #endif

@@ -726,6 +726,11 @@ fn export(
     } else {
         crate::header::render(&export_name, name, &func.sig.params, &spec.args)
     };
+    let text = if kernel && zyg_transform::dynamic_shared_reached(&read.module, name) {
+        crate::header::with_dynamic_shared_note(text, &export_name, name)
+    } else {
+        text
+    };
     // A kernel's tangent kernel returns nothing (a kernel's result is void) and takes no
     // `out` pointers: its tangents are written beside its results, as any shadow is.
     let wrapper = if kernel && !opts.forward {

@@ -45,6 +45,26 @@ fn opening(name: &str, what: &str) -> String {
     )
 }
 
+/// `header` with a comment before its prototype saying that `name`, the gradient or tangent
+/// kernel of `kernel`, keeps shadows in the second half of the dynamic shared memory it is
+/// launched with (`zyg_transform::dynamic_shared_reached`).
+pub fn with_dynamic_shared_note(header: String, name: &str, kernel: &str) -> String {
+    let twice = zyg_transform::DYNAMIC_LAUNCH_MULTIPLE;
+    let note = format!(
+        "/* `{name}` keeps the shadow of dynamic shared memory (`extern __shared__`) in the second half of its \
+         own: launch it with 2 * N bytes of dynamic shared memory where {kernel} is launched with N, N rounded \
+         up to a multiple of {half} (2 * N a non-zero multiple of {twice}); it stops (a trap) otherwise. */\n",
+        half = twice / 2,
+        kernel = described(kernel),
+    );
+    // Before the line of the prototype (a result struct comes before it).
+    let prototype = header.find(&format!(" {name}(")).and_then(|at| header[..at].rfind('\n'));
+    match prototype {
+        Some(at) => format!("{}{note}{}", &header[..at + 1], &header[at + 1..]),
+        None => header + &note,
+    }
+}
+
 const CLOSING: &str = "\n#ifdef __cplusplus\n}\n#endif\n#endif\n";
 
 /// The header for `name`, forward mode's export of `function(params)` with arguments
@@ -156,6 +176,14 @@ mod tests {
             h.contains("void g_fwd(void *arg0, void *d_arg0_0, void *d_arg0_1, void *d_arg0_2);") && !h.contains("struct"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn a_kernel_using_dynamic_shared_memory_says_how_to_launch_it() {
+        let h = render("k_grad", "k", &[Type::PTR], &[ArgActivity::Dup]);
+        let h = with_dynamic_shared_note(h, "k_grad", "k");
+        let note = h.find("launch it with 2 * N bytes of dynamic shared memory where `k` is launched with N").expect(&h);
+        assert!(note < h.find("void k_grad(").expect(&h) && h.ends_with("#endif\n#endif\n"), "{h}");
     }
 
     #[test]

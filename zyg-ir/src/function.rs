@@ -284,6 +284,14 @@ impl GlobalVar {
 }
 
 impl Module {
+    /// Whether the module's dynamic shared memory (`extern __shared__`) carries derivatives:
+    /// one of its names is an array of a type with floats that the program does not declare
+    /// inactive. Its shadow is then the second half of the dynamic region the launch gives
+    /// (which must be twice what the primal kernel needs).
+    pub fn differentiates_dynamic_shared(&self) -> bool {
+        self.globals.values().any(|g| g.is_dynamic_shared() && !g.inactive && g.ty.carries_derivative())
+    }
+
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
     }
@@ -300,15 +308,17 @@ impl Module {
 
     /// A global variable that may hold values with derivatives: written by the program
     /// (not `constant`) and of a type with floats in it, in the default address space or
-    /// in a GPU's shared memory (whose shadow is shared memory the gradient kernel zeroes).
-    /// Dynamic shared memory is not: its shadow would need a dynamic region of its own;
-    /// nor is a global the program declares inactive.
+    /// in a GPU's shared memory (whose shadow is shared memory the gradient kernel zeroes);
+    /// not a global the program declares inactive. Dynamic shared memory is one region
+    /// however many `extern __shared__` names it has (they all start at its start), so
+    /// either every name of it is active or none is: every one when one of them has floats
+    /// (`differentiates_dynamic_shared`).
     pub fn active_global(&self, name: &str) -> Option<&GlobalVar> {
         let holds_floats = |g: &&GlobalVar| {
-            !g.constant
-                && !g.inactive
-                && (g.addrspace == 0 || g.is_shared() && !g.is_dynamic_shared())
-                && g.ty.carries_derivative()
+            if g.is_dynamic_shared() {
+                return self.differentiates_dynamic_shared();
+            }
+            !g.constant && !g.inactive && (g.addrspace == 0 || g.is_shared()) && g.ty.carries_derivative()
         };
         // A pointer variable initialised to point at one (`double *cur = buf;`) has a shadow
         // too, pointing at that one's: a load through it reaches differentiated memory. So

@@ -500,8 +500,9 @@ impl<'p, 'a> Adjoint<'p, 'a> {
             let index = indices[self.lane];
             return Ok(Cursor::at_end(&mut self.adj, at).field_ptr(&tape_ty, self.tape, &[index]));
         }
-        if let Some(shadow) = self.plan.func.constant(ptr).and_then(crate::shadow_global) {
-            return Ok(self.adj.constant_value(shadow));
+        if let Some(global @ Constant::Global(..)) = self.plan.func.constant(ptr) {
+            let mut c = Cursor::at_end(&mut self.adj, at);
+            return Ok(crate::helpers::global_shadow(self.plan.module, &mut c, global).expect("a global"));
         }
         if self.plan.recompute.shadows.contains(&ptr) {
             let func = self.plan.func;

@@ -61,6 +61,7 @@ impl Differentiator<'_> {
         let block = w.create_block(Some("entry".into()));
         let all = w.params.clone();
         let mut c = Cursor::at_end(&mut w, block);
+        self.check_dynamic_launch(&mut c, spec);
         let tape = match kind {
             Entry::Gradient => c.alloca(generated.tape_ty.clone()),
             Entry::Augmented => {
@@ -122,6 +123,7 @@ impl Differentiator<'_> {
         let block = w.create_block(Some("entry".into()));
         let given = w.params.clone();
         let mut c = Cursor::at_end(&mut w, block);
+        self.check_dynamic_launch(&mut c, spec);
         self.zero_global_shadows(&mut c, spec);
         // The tangent function takes the arguments first, then the shadows and tangents.
         let mut args = deinterleave(&given, spec, has_tangent);
@@ -155,13 +157,27 @@ impl Differentiator<'_> {
             }
         } else {
             // Shared memory starts with whatever the block left there: the shadows of the
-            // shared arrays this spec uses are zeroed before anything adds into them.
-            let shared: Vec<(String, Type)> = gpu::shared_globals_reached(self.module, &spec.function)
-                .into_iter()
-                .filter_map(|name| self.shadow_globals.get_key_value(&helpers::shadow_global_name(&name)))
-                .map(|(name, g)| (name.clone(), g.ty.clone()))
+            // shared arrays this spec uses are zeroed before anything adds into them; the
+            // dynamic region's shadow half once, whichever of its names the spec uses.
+            let reached = gpu::shared_globals_reached(self.module, &spec.function);
+            let dynamic = reached.iter().any(|name| self.module.globals[name].is_dynamic_shared());
+            let shared: Vec<gpu::SharedShadow> = reached
+                .iter()
+                .filter_map(|name| self.shadow_globals.get_key_value(&helpers::shadow_global_name(name)))
+                .map(|(name, g)| gpu::SharedShadow::Fixed(name.clone(), g.ty.clone()))
+                .chain(dynamic.then_some(gpu::SharedShadow::Dynamic))
                 .collect();
-            gpu::zero_shared_shadows(c, &shared);
+            gpu::zero_shared_shadows(self.module, c, &shared);
+        }
+    }
+
+    /// On a GPU, where `spec` reaches differentiated dynamic shared memory: stops the kernel
+    /// unless it was launched with dynamic bytes its shadow half can use
+    /// (`gpu::check_dynamic_launch`). Every entry checks, the reverse one of split mode too
+    /// (its kernel may be launched apart from the augmented one's).
+    fn check_dynamic_launch(&self, c: &mut Cursor, spec: &Spec) {
+        if self.gpu && gpu::dynamic_shared_reached(self.module, &spec.function) {
+            gpu::check_dynamic_launch(c);
         }
     }
 

@@ -8,7 +8,7 @@ use crate::spec::Generated;
 use crate::{builder, memory, rules, shadows, Differentiator, Pullback, TransformError};
 use cranelift_entity::EntitySet;
 use std::collections::HashMap;
-use zyg_ir::{Constant, Function, Inst, Linkage, Signature, Type, Value};
+use zyg_ir::{Constant, Function, Inst, Linkage, Module, Signature, Type, Value};
 
 /// Generated primals and adjoints of at most this many instructions are marked
 /// `alwaysinline` (see `inlining_policy`).
@@ -37,6 +37,9 @@ impl Differentiator<'_> {
         let shadowed = activity.shadowed_globals(func).map(|(_, name)| name.to_string()).collect();
         for name in activity::with_pointed_at(self.module, shadowed) {
             let global = self.module.active_global(&name).expect("only active globals are shadowed");
+            if global.is_dynamic_shared() {
+                continue; // its shadow is the dynamic region's second half (`gpu::dynamic_shadow`)
+            }
             self.shadow_globals.insert(shadow_global_name(&name), zyg_ir::GlobalVar { constant: false, ..global.clone() });
         }
     }
@@ -295,6 +298,18 @@ pub fn shadow_global(global: &Constant) -> Option<Constant> {
     match global {
         Constant::Global(name, space) => Some(Constant::Global(shadow_global_name(name), *space)),
         _ => None,
+    }
+}
+
+/// The shadow of global variable `global`, a pointer operand of a function being
+/// differentiated: its shadow global, or for dynamic shared memory, which has none, the
+/// address computed at `c` (`gpu::dynamic_shadow`).
+pub(crate) fn global_shadow(module: &Module, c: &mut builder::Cursor, global: &Constant) -> Option<Value> {
+    match global {
+        Constant::Global(name, _) if module.globals.get(name).is_some_and(|g| g.is_dynamic_shared()) => {
+            Some(crate::gpu::dynamic_shadow(module, c))
+        }
+        _ => shadow_global(global).map(|shadow| c.constant(shadow)),
     }
 }
 

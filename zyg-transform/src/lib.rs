@@ -50,6 +50,7 @@ use cranelift_entity::{EntitySet, SecondaryMap};
 pub use custom::{CustomKind, CustomRule};
 pub use error::TransformError;
 pub use exports::{export_wrapper, kernel_export_wrapper, store_gradients_wrapper};
+pub use gpu::{dynamic_shared_reached, DYNAMIC_LAUNCH_MULTIPLE};
 use helpers::{inlining_policy, tape_size_function, verified};
 pub use helpers::{shadow_global, shadow_global_name};
 pub use reload::whole_entries;
@@ -459,7 +460,7 @@ impl<'m> Differentiator<'m> {
             Mode::Forward => recompute::Recompute::default(),
         };
         let thread_private = if self.gpu {
-            Some(gpu::thread_private_pointers(func))
+            Some(gpu::thread_private_pointers(self.module, func))
         } else {
             spec.parallel.then(|| rules::openmp::thread_private_pointers(func, &spec.private))
         };

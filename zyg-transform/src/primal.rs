@@ -308,11 +308,15 @@ pub(crate) fn read_returned_shadow(plan: &Plan, p: &mut Function, inst: Inst, sl
     shadows.insert(result, shadow);
 }
 
-/// The shadows of the globals the function uses: their shadow globals.
+/// The shadows of the globals the function uses: their shadow globals (dynamic shared
+/// memory's computed at the start of the entry block, where it dominates every use).
 pub(crate) fn global_shadows(plan: &Plan, p: &mut Function, shadows: &mut HashMap<Value, Value>) {
+    let entry = p.entry().expect("a function with a body");
+    let mut c = Cursor::at_start(p, entry);
     for (global, _) in plan.activity.shadowed_globals(plan.func) {
-        let shadow = plan.func.constant(global).and_then(crate::shadow_global).expect("a global");
-        shadows.insert(global, p.constant_value(shadow));
+        let constant = plan.func.constant(global).expect("a global");
+        let shadow = crate::helpers::global_shadow(plan.module, &mut c, constant).expect("a global");
+        shadows.insert(global, shadow);
     }
 }
 

@@ -11,6 +11,7 @@ use zyg_ir::{Function, GlobalVar, Module, Type};
 /// pointer bytes retyped (`types`), and the bodies zyg models library functions with
 /// (`rules::library`) added for those the module calls.
 pub fn normalize(module: &mut Module) {
+    crate::gpu::one_dynamic_region(module);
     types::retype_integer_copies(module);
     rules::library::add_models(module);
 }

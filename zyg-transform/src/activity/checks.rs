@@ -112,9 +112,10 @@ impl MemoryCheck<'_> {
     fn untraced_store(&self, ptr: Value) -> String {
         if let Some(name) = dynamic_shared(self.module, self.func, ptr) {
             return format!(
-                "an active value is stored to dynamic shared memory (`extern __shared__` @{name}); \
-                 that is not supported yet: its shadow would need a dynamic region of its own. \
-                 Use a shared array of fixed size"
+                "an active value is stored to dynamic shared memory (`extern __shared__` @{name}), which zyg \
+                 does not differentiate in this program: it is declared inactive, or none of its names is an \
+                 array of floats and no float is stored into it directly; declare it as one \
+                 (`extern __shared__ float {name}[]`), and launch the gradient with twice its dynamic bytes"
             );
         }
         "an active value is stored to memory that is not differentiated (a global or memory zyg \

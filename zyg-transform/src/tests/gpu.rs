@@ -4,7 +4,7 @@
 use super::common;
 
 use crate::gpu::thread_private_pointers;
-use zyg_ir::{Function, Module, Value};
+use zyg_ir::{Function, GlobalVar, Module, Type, Value};
 
 const KERNELS: &str = r#"
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -41,7 +41,16 @@ entry:
   %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
   %ty = call i32 () @llvm.nvvm.read.ptx.sreg.tid.y()
   %t64 = zext i32 %t to i64
-  %ps = getelementptr float, ptr addrspace(3) @buf, i64 %t64
+  %ps = getelementptr float, ptr addrspace(3) @buf2, i64 %t64
+  store float 1.0, ptr addrspace(3) %ps
+  ret void
+}
+
+define void @k4() {
+entry:
+  %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
+  %t64 = zext i32 %t to i64
+  %ps = getelementptr float, ptr addrspace(3) @dyn, i64 %t64
   store float 1.0, ptr addrspace(3) %ps
   ret void
 }
@@ -78,7 +87,12 @@ exit:
 "#;
 
 fn module() -> Module {
-    common::module_of(KERNELS)
+    let mut m = common::module_of(KERNELS);
+    let shared = |ty| GlobalVar { ty, constant: false, addrspace: 3, inactive: false, points_to: vec![] };
+    m.globals.insert("buf".into(), shared(Type::Array(256, std::sync::Arc::new(Type::F32))));
+    m.globals.insert("buf2".into(), shared(Type::Array(256, std::sync::Arc::new(Type::F32))));
+    m.globals.insert("dyn".into(), shared(Type::Array(0, std::sync::Arc::new(Type::F32))));
+    m
 }
 
 /// The results of the function's `getelementptr`s, in layout order.
@@ -90,7 +104,7 @@ fn geps(f: &Function) -> Vec<Value> {
 fn private_places_are_the_thread_index_into_an_object_or_tid_into_shared_memory() {
     let m = module();
     let f = m.function("k").expect("k");
-    let private = thread_private_pointers(f);
+    let private = thread_private_pointers(&m, f);
     let [px, ps, py, pz, pz1] = geps(f).try_into().expect("five geps");
     assert!(private.contains(px), "x[ctaid.x * ntid.x + tid.x] belongs to the thread");
     assert!(private.contains(ps), "shared buf[tid.x] belongs to the thread (one copy per block)");
@@ -103,15 +117,79 @@ fn private_places_are_the_thread_index_into_an_object_or_tid_into_shared_memory(
 fn tid_x_tells_no_threads_apart_in_a_kernel_that_reads_y() {
     let m = module();
     let f = m.function("k2").expect("k2");
-    assert!(thread_private_pointers(f).is_empty(), "tid.x does not tell the threads of a 2D block apart");
+    assert!(thread_private_pointers(&m, f).is_empty(), "tid.x does not tell the threads of a 2D block apart");
 }
 
 #[test]
 fn a_2d_index_is_private_where_col_is_below_the_row_width() {
     let m = module();
     let f = m.function("k3").expect("k3");
-    let private = thread_private_pointers(f);
+    let private = thread_private_pointers(&m, f);
     let [py0, px] = geps(f).try_into().expect("two geps");
     assert!(private.contains(px), "x[row * w + col] under `row < h && col < w` belongs to the thread");
     assert!(!private.contains(py0), "y[row * w + col] before the guard: col >= w wraps into the next row");
+}
+
+#[test]
+fn dynamic_shared_memory_is_never_private() {
+    // Its names alias (`extern __shared__ float a[]; extern __shared__ double b[];` start at
+    // the same place): `a[tid.x]` may be another thread's `b[tid.x / 2]`.
+    let m = module();
+    let f = m.function("k4").expect("k4");
+    assert!(thread_private_pointers(&m, f).is_empty(), "dyn[tid.x] may be touched through another name");
+}
+
+const CALLS: &str = r#"
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+
+define float @right(i64 %t) {
+entry:
+  %t1 = add i64 %t, i64 1
+  %p = getelementptr float, ptr addrspace(3) @buf, i64 %t1
+  %v = load float, ptr addrspace(3) %p
+  ret float %v
+}
+
+define void @own(ptr %x) {
+entry:
+  %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
+  %b = call i32 () @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %n = call i32 () @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %bn = mul i32 %n, i32 %b
+  %i = add i32 %t, i32 %bn
+  %i64 = sext i32 %i to i64
+  %px = getelementptr float, ptr %x, i64 %i64
+  store float 1.0, ptr %px
+  ret void
+}
+
+define void @k(ptr %x) {
+entry:
+  %t = call i32 () @llvm.nvvm.read.ptx.sreg.tid.x()
+  %t64 = zext i32 %t to i64
+  %ps = getelementptr float, ptr addrspace(3) @buf, i64 %t64
+  %v = load float, ptr addrspace(3) %ps
+  %r = call float (i64) @right(i64 %t64)
+  call void (ptr) @own(ptr %x)
+  ret void
+}
+"#;
+
+#[test]
+fn an_object_another_function_touches_is_nobody_s_own() {
+    let mut m = common::module_of(CALLS);
+    let buf = GlobalVar {
+        ty: Type::Array(64, std::sync::Arc::new(Type::F32)),
+        constant: false,
+        addrspace: 3,
+        inactive: false,
+        points_to: vec![],
+    };
+    m.globals.insert("buf".into(), buf);
+    let k = m.function("k").expect("k");
+    assert!(thread_private_pointers(&m, k).is_empty(), "buf[tid.x] here, buf[tid.x + 1] in a callee: a neighbour's too");
+    let own = m.function("own").expect("own");
+    assert!(thread_private_pointers(&m, own).is_empty(), "x[i] of a parameter: the caller may touch x elsewhere");
 }
