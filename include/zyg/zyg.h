@@ -2,8 +2,9 @@
  *
  * Requests: a call to a function whose name contains `__zyg_autodiff` (or Enzyme's
  * `__enzyme_autodiff`) asks zyg for a gradient; `__zyg_augmentfwd` and `__zyg_reverse` for
- * the halves of split mode. Declare a variant of your own for other result types (a struct
- * of gradients): `typedef struct { double dx, dy; } grad2; grad2 __zyg_autodiff2(void *, ...);`.
+ * the halves of split mode, `__zyg_augmentsize` for the size of its tape. Declare a variant
+ * of your own for other result types (a struct of gradients):
+ * `typedef struct { double dx, dy; } grad2; grad2 __zyg_autodiff2(void *, ...);`.
  *
  * Registrations keep their meaning under clang -O2/-O3 only if the optimiser leaves the
  * registered function's calls alone: it inlines small functions, and replaces the calls of
@@ -38,6 +39,10 @@ extern int enzyme_noret;           /* the result is not needed (zyg computes it 
 extern int enzyme_not_overwritten; /* accepted: zyg saves what the function overwrites */
 /* `zyg_tape_budget, (size_t)BYTES`: keep this request's tape small (zyg grad --tape-budget). */
 extern int zyg_tape_budget;
+/* Split mode with the tape in memory the caller allocated: `enzyme_allocated, SIZE,
+ * enzyme_tape, PTR` among both halves' arguments, SIZE the bytes `__zyg_augmentsize`
+ * (or `__enzyme_augmentsize`) gives for the function and the same activity markers. */
+extern int enzyme_allocated, enzyme_tape, zyg_allocated, zyg_tape;
 
 /* Entry points. */
 double __zyg_autodiff(void *, ...);
@@ -46,6 +51,7 @@ void __zyg_autodiff_void(void *, ...);
 void *__zyg_augmentfwd(void *, ...);
 double __zyg_reverse(void *, ...);
 void __zyg_reverse_void(void *, ...);
+__SIZE_TYPE__ __zyg_augmentsize(void *, ...);
 
 /* Frees the tape memory the calling thread keeps for its next gradients. The gradients'
  * tapes grow in 64 KiB chunks; a thread keeps the chunks its gradients gave back, up to

@@ -1,5 +1,6 @@
 // Call-level flags and markers zyg does not implement are refused, each with what it means;
-// an unknown `enzyme_` marker is named with the markers zyg knows.
+// an unknown `enzyme_` marker is named with the markers zyg knows, and split mode's
+// `enzyme_tape` and `enzyme_allocated` are refused one without the other.
 // RUN: rm -f %t.out.ll
 // RUN: %clang -O0 -g -DCASE=1 -S -emit-llvm %s -o %t.1.ll
 // RUN: not %zyg grad %t.1.ll -o %t.out.ll 2>&1 | FileCheck %s --check-prefix=WIDTH
@@ -61,7 +62,9 @@ int main(void) {
     d = __enzyme_autodiff((void *)f, enzyme_strong_zero, x);
 #elif CASE == 7
     void *t = __enzyme_augmentfwd((void *)f, x);
-    // TAPE: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: the marker `enzyme_tape` passes split mode's tape through a pointer
+    // Enzyme also reads `enzyme_tape` alone as a pointer to a variable holding a heap tape;
+    // zyg reads it only as tape memory the caller allocated, with its size, and says so.
+    // TAPE: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: `enzyme_tape, pointer` without `enzyme_allocated, size`: zyg reads it as tape memory the caller allocated, and needs its size
     d = __enzyme_reverse((void *)f, x, 1.0, enzyme_tape, &t);
 #elif CASE == 8
     void *t = __enzyme_augmentfwd((void *)f, x);
@@ -77,7 +80,7 @@ int main(void) {
     // DUPRET: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: the marker `enzyme_dup_return` asks for the shadow of a returned pointer
     d = __enzyme_autodiff((void *)f, enzyme_dup_return, x);
 #elif CASE == 12
-    // ALLOCATED: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: the marker `enzyme_allocated` gives the size of tape memory the caller allocated for split mode
+    // ALLOCATED: in `main` at {{.*}}entry_flags_refused.c:[[@LINE+1]]:{{[0-9]+}}: `enzyme_allocated, size` gives the size of the tape memory the caller allocated, and `enzyme_tape, pointer` must give the memory; give both
     void *t = __enzyme_augmentfwd((void *)f, enzyme_allocated, 64, x);
     d = t != 0;
 #endif

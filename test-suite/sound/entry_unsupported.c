@@ -42,7 +42,7 @@ int main(void) {
     // DENSE: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_todense` asks for a sparse-to-dense conversion, which zyg does not support yet
     d += __enzyme_todense((void *)f) != 0;
 #elif CASE == 6
-    // OTHER: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_iter` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_fwddiff`, `__enzyme_augmentfwd` and `__enzyme_reverse`
+    // OTHER: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__enzyme_iter` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_fwddiff`, `__enzyme_augmentfwd`, `__enzyme_reverse` and `__enzyme_augmentsize`
     d += __enzyme_iter(d, 1.0);
 #elif CASE == 7
     // ZYG: in `main` at {{.*}}entry_unsupported.c:[[@LINE+1]]:{{[0-9]+}}: `__zyg_gradient` is not an entry point zyg implements

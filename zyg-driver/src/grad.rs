@@ -463,6 +463,10 @@ fn differentiate_round(
         refuse_global_passed_as_dup(r, target, &read.module, path)?;
         let spec = Spec { width: r.width, ..Spec::new(target.clone(), r.kinds.clone()) };
         grads.push(diff.entry(&spec, r.entry).map_err(|e| transform_error(e, &read, path))?);
+        if matches!(r.entry, zyg_transform::Entry::AugmentedInto | zyg_transform::Entry::ReverseFrom) {
+            let tape = diff.tape_type(&spec).map_err(|e| transform_error(e, &read, path))?;
+            check_allocated_size(module, r, &tape, path)?;
+        }
     }
     let exported = match export {
         Some(name) => Some(self::export(module, &mut diff, &read, name, opts, path)?),
@@ -553,7 +557,9 @@ fn whole_targets(requests: &[callsite::Request], targets: &[String], export: Opt
     let split: Vec<&String> = requests
         .iter()
         .zip(targets)
-        .filter(|(r, _)| matches!(r.entry, Entry::Augmented | Entry::Reverse))
+        .filter(|(r, _)| {
+            matches!(r.entry, Entry::Augmented | Entry::Reverse | Entry::AugmentedInto | Entry::ReverseFrom | Entry::TapeSize)
+        })
         .map(|(_, t)| t)
         .collect();
     let mut whole: Vec<String> =
@@ -802,6 +808,30 @@ fn request_targets(
     Ok(targets)
 }
 
+/// Split mode's tape in the caller's memory (`enzyme_allocated, SIZE`): a SIZE known now
+/// that is smaller than the tape is an error here (the entry checks other sizes when it
+/// runs). The tape's bytes are its allocation size by the module's data layout, the number
+/// `__enzyme_augmentsize` folds to.
+fn check_allocated_size(module: &inkwell::module::Module<'_>, r: &callsite::Request, tape: &Type, path: &Path) -> Result<()> {
+    // Sign-extended, as the call passes it: a negative `int` is too small.
+    let given = match r.extra.last().copied().flatten().and_then(|a| a.value()) {
+        Some(inkwell::values::BasicValueEnum::IntValue(v)) => v.get_sign_extended_constant(),
+        _ => None,
+    };
+    let needed = zyg_ir::llvm::allocation_size(module, tape);
+    match given {
+        Some(given) if given < 0 || (given as u64) < needed => Err(DriverError::Request {
+            path: path.to_path_buf(),
+            message: format!(
+                "{}: the tape memory given with `enzyme_allocated, {given}` is too small: the tape of `{}` with this \
+                 activity takes {needed} bytes (what `__enzyme_augmentsize` gives for it); allocate and pass that size",
+                r.place, r.function
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// A global variable passed as a `dup` argument and also used by name by the function
 /// (or its callees): its adjoint would be split between the shadow the request passes and
 /// the global's own shadow (`__zyg_shadow_NAME`), so each would hold part of the gradient.
@@ -919,7 +949,10 @@ fn wide_wrappers(requests: &[callsite::Request], grads: &[Gradient]) -> Vec<Opti
         .iter()
         .zip(grads)
         .map(|(r, g)| match &g.sig.ret {
-            Type::Struct(fields) if r.entry != zyg_transform::Entry::Augmented && fields.len() > WIDE_GRADIENT => {
+            Type::Struct(fields)
+                if !matches!(r.entry, zyg_transform::Entry::Augmented | zyg_transform::Entry::AugmentedInto)
+                    && fields.len() > WIDE_GRADIENT =>
+            {
                 Some(zyg_transform::store_gradients_wrapper(&format!("{}.into", g.name), g))
             }
             _ => None,

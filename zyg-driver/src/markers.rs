@@ -23,6 +23,12 @@ pub enum Marker {
     /// `zyg_tape_budget, BYTES`: this request's tape should stay small (`zyg grad
     /// --tape-budget`); the integer constant follows.
     TapeBudget,
+    /// `enzyme_allocated, SIZE`: split mode's tape goes in memory the caller allocated, of
+    /// SIZE bytes (an integer, constant or not), given by `enzyme_tape`.
+    Allocated,
+    /// `enzyme_tape, PTR`: where split mode's tape is written or read (with
+    /// `enzyme_allocated`).
+    Tape,
 }
 
 /// The flags zyg implements or accepts.
@@ -65,8 +71,6 @@ const FLAGS: &[(&str, Flag)] = &[
 /// Markers zyg does not implement yet: what each asks for, and what to do instead.
 const REFUSED: &[(&str, &str)] = &[
     ("enzyme_byref", "passes an argument through a pointer to it (with its size in bytes); pass the value itself instead"),
-    ("enzyme_allocated", "gives the size of tape memory the caller allocated for split mode; `__enzyme_augmentfwd` returns a tape on the heap instead, which `__enzyme_reverse` frees"),
-    ("enzyme_tape", "passes split mode's tape through a pointer; pass the tape `__enzyme_augmentfwd` returned as the reverse call's last argument instead"),
     ("enzyme_interface", "gives the dynamic interface of Enzyme's probabilistic programming, which zyg does not implement"),
     ("enzyme_interleave", "puts every shadow after all the primal arguments; put each shadow right after its pointer instead"),
     ("enzyme_primal_return", "asks the request to return the function's own result too; call the function itself for its value instead"),
@@ -97,6 +101,8 @@ pub fn classify(name: &str) -> Option<Result<Marker, String>> {
         "enzyme_width" | "zyg_width" => return Some(Ok(Marker::Width)),
         "enzyme_dupv" | "enzyme_dupnoneedv" | "zyg_dupv" | "zyg_dupnoneedv" => return Some(Ok(Marker::StridedDup)),
         "zyg_tape_budget" => return Some(Ok(Marker::TapeBudget)),
+        "enzyme_allocated" | "zyg_allocated" => return Some(Ok(Marker::Allocated)),
+        "enzyme_tape" | "zyg_tape" => return Some(Ok(Marker::Tape)),
         _ => {}
     }
     if let Some((_, why)) = REFUSED.iter().find(|(m, _)| *m == name) {
@@ -107,7 +113,8 @@ pub fn classify(name: &str) -> Option<Result<Marker, String>> {
             "`{name}` is not a marker zyg knows: the activity markers are `enzyme_out`, `enzyme_const`, `enzyme_dup` \
              and `enzyme_dupnoneed` (or `zyg_...`), vector mode's `enzyme_width`, `enzyme_dupv` and \
              `enzyme_dupnoneedv`, the flags `enzyme_const_return`, `enzyme_active_return`, `enzyme_noret`, \
-             `enzyme_nofree` and `enzyme_not_overwritten`, and `zyg_tape_budget`"
+             `enzyme_nofree` and `enzyme_not_overwritten`, split mode's `enzyme_allocated` and `enzyme_tape`, \
+             and `zyg_tape_budget`"
         ))
     })
 }
@@ -123,6 +130,8 @@ mod tests {
         assert_eq!(classify("enzyme_const_return").unwrap(), Ok(Marker::Flag(Flag::ConstReturn)));
         assert_eq!(classify("enzyme_width").unwrap(), Ok(Marker::Width));
         assert_eq!(classify("enzyme_dupnoneedv").unwrap(), Ok(Marker::StridedDup));
+        assert_eq!(classify("enzyme_allocated").unwrap(), Ok(Marker::Allocated));
+        assert_eq!(classify("enzyme_tape").unwrap(), Ok(Marker::Tape));
         assert!(classify("enzyme_byref").unwrap().unwrap_err().contains("pointer to it"));
         assert!(classify("enzyme_dupx").unwrap().unwrap_err().contains("not a marker zyg knows"));
         assert!(classify("weights").is_none());

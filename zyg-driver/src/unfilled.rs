@@ -23,7 +23,6 @@ const UNSUPPORTED: &[(&str, &str, &str)] = &[
     ("fwdsplit", "split forward mode", FORWARD_ADVICE),
     ("batch", "a batched (vectorised) call", "call the function once per input instead"),
     ("todense", "a sparse-to-dense conversion", "differentiate code on dense arrays instead"),
-    ("augmentsize", "the size of split mode's tape", "`__enzyme_augmentfwd` returns a tape on the heap, so no size is needed"),
     ("truncate", "floating-point truncation", "compute in the precision you want instead"),
 ];
 
@@ -41,8 +40,8 @@ fn unsupported(name: &str) -> String {
         Some((_, what, advice)) => format!("`{name}` asks for {what}, which zyg does not support yet; {advice}"),
         None => format!(
             "`{name}` is not an entry point zyg implements: zyg fills in `__enzyme_autodiff`, `__enzyme_fwddiff`, \
-             `__enzyme_augmentfwd` and `__enzyme_reverse` (and their `__zyg_` spellings), and \
-             `__zyg_release_tape_cache`; the rest of Enzyme's API is not supported yet"
+             `__enzyme_augmentfwd`, `__enzyme_reverse` and `__enzyme_augmentsize` (and their `__zyg_` spellings), \
+             and `__zyg_release_tape_cache`; the rest of Enzyme's API is not supported yet"
         ),
     }
 }

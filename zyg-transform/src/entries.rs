@@ -2,12 +2,16 @@
 //! its tape on the stack and then the adjoint, seeding the result's adjoint with 1;
 //! split mode's `Entry::Augmented` runs the primal with its tape on the heap and hands the
 //! tape back, and `Entry::Reverse` runs the adjoint on such a tape and frees it.
-//! `Entry::Forward` calls forward mode's tangent function and returns the result's tangent.
+//! `Entry::AugmentedInto` and `Entry::ReverseFrom` do the same with a tape in memory the
+//! caller allocated, of the size `Entry::TapeSize` gives, which the reverse half leaves to
+//! the caller. `Entry::Forward` calls forward mode's tangent function and returns the
+//! result's tangent.
 
 use crate::builder::Cursor;
+use crate::helpers::tape_size_function;
 use crate::spec::{ArgActivity, Entry, Generated, Gradient, Spec};
 use crate::{activity, gpu, helpers, Differentiator, TransformError};
-use zyg_ir::{Constant, Function, Linkage, Signature, Type, Value};
+use zyg_ir::{BinOp, CastOp, Constant, Function, IntPred, Linkage, Signature, Type, Value};
 
 impl Differentiator<'_> {
     /// An entry point for `spec` (see `Entry`), generated on first request.
@@ -39,9 +43,18 @@ impl Differentiator<'_> {
             Entry::Gradient => "grad",
             Entry::Augmented => "augmented",
             Entry::Reverse => "reverse",
+            Entry::AugmentedInto => "augmented_into",
+            Entry::ReverseFrom => "reverse_from",
+            Entry::TapeSize => "augmentsize",
             Entry::Forward => unreachable!("forward_entry"),
         };
         let name = format!("{}.{}.{word}.{}", spec.function, self.namespace, spec.suffix());
+        if kind == Entry::TapeSize {
+            let mut w = tape_size_function(&generated);
+            w.name = name.clone();
+            let sig = w.sig.clone();
+            return self.finish_entry(spec, kind, w, name, sig);
+        }
         let (sig, given) = entry_signature(func, spec, &generated, kind);
         let mut w = Function::new(name.clone(), sig.clone());
         w.linkage = Linkage::Internal;
@@ -56,12 +69,19 @@ impl Differentiator<'_> {
                 c.call("malloc", Signature::new(vec![Type::I64], Type::PTR), vec![size]).expect("malloc returns")
             }
             Entry::Reverse => *all.last().expect("the tape parameter"),
-            Entry::Forward => unreachable!("forward_entry"),
+            Entry::AugmentedInto | Entry::ReverseFrom => {
+                // The caller's memory and its size, the last two parameters.
+                let (tape, size) = (all[all.len() - 2], all[all.len() - 1]);
+                let checks = self.caller_tape_checks(func, kind, &name);
+                check_caller_tape(&mut c, &generated.tape_ty, tape, size, &checks);
+                tape
+            }
+            Entry::Forward | Entry::TapeSize => unreachable!("handled above"),
         };
-        if kind != Entry::Reverse {
+        if !matches!(kind, Entry::Reverse | Entry::ReverseFrom) {
             self.zero_global_shadows(&mut c, spec);
             let result = call_primal(&mut c, func, spec, &generated, &all[..given], tape);
-            if kind == Entry::Augmented {
+            if matches!(kind, Entry::Augmented | Entry::AugmentedInto) {
                 // The tape is opaque to the caller, handed back to the reverse entry.
                 let out = match result {
                     Some(r) => {
@@ -75,8 +95,10 @@ impl Differentiator<'_> {
                 return self.finish_entry(spec, kind, w, name, sig);
             }
         }
-        let dret = (kind == Entry::Reverse).then(|| all[given]);
+        let dret = matches!(kind, Entry::Reverse | Entry::ReverseFrom).then(|| all[given]);
         let grads = call_adjoint(&mut c, func, spec, &generated, tape, dret);
+        // The adjoint has freed what the tape's stacks took beyond it; a tape on the heap
+        // goes too, the caller's memory stays the caller's.
         if kind == Entry::Reverse {
             c.free(tape);
         }
@@ -159,6 +181,32 @@ impl Differentiator<'_> {
         }
     }
 
+    /// The helpers that stop the program where the caller's tape memory is too small or
+    /// misaligned, with what each says (one per message, `abort_helper_for`): on a GPU
+    /// they trap.
+    fn caller_tape_checks(&mut self, func: &Function, kind: Entry, entry_name: &str) -> CallerTapeChecks {
+        let (entry, marker) = match kind {
+            Entry::AugmentedInto => ("__enzyme_augmentfwd", "writes its tape to"),
+            _ => ("__enzyme_reverse", "reads its tape from"),
+        };
+        // A `printf` format: the bytes given and needed fill in the two `%lld`.
+        let small = format!(
+            "zyg: runtime error: `{entry}` of `{}` {marker} memory (`enzyme_tape`) of %lld bytes (`enzyme_allocated`), \
+             smaller than the tape, which takes %lld: allocate the bytes `__enzyme_augmentsize` gives for the same \
+             function and activity markers, and pass that size.\n",
+            func.name.replace('%', "%%")
+        );
+        let too_small = format!("{entry_name}.too_small");
+        self.output.push(size_check_helper(too_small.clone(), &small, self.gpu));
+        let misaligned = format!(
+            "zyg: runtime error: `{entry}` of `{}` {marker} memory (`enzyme_tape`) that is not aligned for the tape: \
+             give memory aligned as `malloc`'s or `cudaMalloc`'s is, or at an offset that is a multiple of the \
+             size `__enzyme_augmentsize` gives (which is a multiple of the tape's alignment).\n",
+            func.name
+        );
+        CallerTapeChecks { too_small, misaligned: self.abort_helper_for(misaligned) }
+    }
+
     fn finish_entry(
         &mut self,
         spec: &Spec,
@@ -174,21 +222,89 @@ impl Differentiator<'_> {
     }
 }
 
+/// `void NAME(i64 given, i64 needed)`: where `given < needed` (signed), prints `format` with both
+/// (`dprintf` to standard error) and aborts; on a GPU, traps. Internal and small: inlined,
+/// it folds away where both are constants and `given` is enough.
+fn size_check_helper(name: String, format: &str, gpu: bool) -> Function {
+    let mut f = Function::new(name, Signature::new(vec![Type::I64, Type::I64], Type::Void));
+    f.linkage = Linkage::Internal;
+    let (given, needed) = (f.params[0], f.params[1]);
+    let entry = f.create_block(Some("entry".into()));
+    let fail = f.create_block(Some("too_small".into()));
+    let ok = f.create_block(Some("ok".into()));
+    let mut c = Cursor::at_end(&mut f, entry);
+    // Signed: a size passed as a negative `int` (sign-extended) is too small, not huge.
+    let small = c.icmp(IntPred::Slt, given, needed);
+    c.cond_br(small, fail, ok);
+    c.switch_to(ok);
+    c.ret(None);
+    c.switch_to(fail);
+    if !gpu {
+        let bytes: Vec<Constant> = format.bytes().chain([0]).map(|b| Constant::int(8, i128::from(b))).collect();
+        let n = bytes.len();
+        let text = c.constant(Constant::Vector(bytes));
+        let buffer = c.alloca(Type::Vector(n as u32, std::sync::Arc::new(Type::I8)));
+        c.store(text, buffer);
+        let fd = c.i32(2);
+        let dprintf = Signature { params: vec![Type::I32, Type::PTR], ret: Type::I32, variadic: true };
+        c.call("dprintf", dprintf, vec![fd, buffer, given, needed]);
+        c.call("abort", Signature::new(vec![], Type::Void), vec![]);
+    }
+    c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
+    c.emit(zyg_ir::InstKind::Unreachable, Type::Void);
+    f
+}
+
+/// The names of the helpers `caller_tape_checks` gives.
+struct CallerTapeChecks {
+    too_small: String,
+    misaligned: String,
+}
+
+/// Stops the program (through `checks`' helpers) where the caller's memory `tape` of
+/// `size` bytes cannot hold a tape of type `tape_ty`: fewer bytes than its allocation size
+/// (what `Entry::TapeSize` returns: the same expression, so the two agree however LLVM lays
+/// the type out), or an address that is not a multiple of its ABI alignment (the primal's
+/// stores assume it, and a GPU faults on a misaligned access). Both fold away where `size`
+/// is a constant large enough and `tape` is known to be aligned.
+fn check_caller_tape(c: &mut Cursor, tape_ty: &Type, tape: Value, size: Value, checks: &CallerTapeChecks) {
+    let needed = c.size_of(tape_ty);
+    c.call(&checks.too_small, Signature::new(vec![Type::I64, Type::I64], Type::Void), vec![size, needed]);
+    // The offset of a tape after a byte, `{ i8, tape }`, is its ABI alignment.
+    let padded = Type::structure(vec![Type::I8, tape_ty.clone()]);
+    let null = c.constant(Constant::Null(0));
+    let at = c.field_ptr(&padded, null, &[1]);
+    let align = c.cast(CastOp::PtrToInt, at, Type::I64);
+    let one = c.i64(1);
+    let mask = c.binary(BinOp::Sub, align, one);
+    let address = c.cast(CastOp::PtrToInt, tape, Type::I64);
+    let low = c.binary(BinOp::And, address, mask);
+    let zero = c.i64(0);
+    let misaligned = c.icmp(IntPred::Ne, low, zero);
+    c.call(&checks.misaligned, Signature::new(vec![Type::I1], Type::Void), vec![misaligned]);
+}
+
 /// An entry's signature, and how many of its parameters are the request's arguments (each
 /// `dup` one followed by its shadow, as at Enzyme's call sites); `Entry::Reverse` takes the
-/// result's adjoint (if the result carries one) and the tape after them.
+/// result's adjoint (if the result carries one) and the tape after them, the entries with
+/// the caller's memory (`AugmentedInto`, `ReverseFrom`) take its pointer and size last.
 fn entry_signature(func: &Function, spec: &Spec, generated: &Generated, kind: Entry) -> (Signature, usize) {
     let mut params = interleaved_params(func, spec, has_shadow);
     let given = params.len();
     let ret = match kind {
-        Entry::Gradient | Entry::Reverse => generated.adjoint_sig.ret.clone(),
-        Entry::Augmented if func.sig.ret.is_void() => Type::PTR,
-        Entry::Augmented => Type::structure(vec![Type::PTR, func.sig.ret.clone()]),
-        Entry::Forward => unreachable!("forward_entry"),
+        Entry::Gradient | Entry::Reverse | Entry::ReverseFrom => generated.adjoint_sig.ret.clone(),
+        Entry::Augmented | Entry::AugmentedInto if func.sig.ret.is_void() => Type::PTR,
+        Entry::Augmented | Entry::AugmentedInto => Type::structure(vec![Type::PTR, func.sig.ret.clone()]),
+        Entry::Forward | Entry::TapeSize => unreachable!("no request arguments"),
     };
-    if kind == Entry::Reverse {
+    if matches!(kind, Entry::Reverse | Entry::ReverseFrom) {
         params.extend(generated.adjoint_sig.params.get(1).cloned());
         params.push(Type::PTR);
+    }
+    match kind {
+        Entry::AugmentedInto => params.extend([Type::PTR, Type::I64]),
+        Entry::ReverseFrom => params.push(Type::I64),
+        _ => {}
     }
     (Signature::new(params, ret), given)
 }

@@ -229,7 +229,7 @@ impl Differentiator<'_> {
     }
 
     /// The helper that prints `message` and stops the program, added once per message.
-    fn abort_helper_for(&mut self, message: String) -> String {
+    pub(crate) fn abort_helper_for(&mut self, message: String) -> String {
         if let Some(name) = self.abort_helpers.get(&message) {
             return name.clone();
         }

@@ -262,6 +262,12 @@ impl<'m> Differentiator<'m> {
         self.entry(spec, Entry::Gradient)
     }
 
+    /// The type of the tape `spec`'s primal writes (generating it on first request): split
+    /// mode's tape in memory the caller allocated holds one (`Entry::AugmentedInto`).
+    pub fn tape_type(&mut self, spec: &Spec) -> Result<Type, TransformError> {
+        Ok(self.ensure(spec)?.tape_ty)
+    }
+
     fn function(&self, name: &str) -> Result<&'m Function, TransformError> {
         self.module.function(name).ok_or_else(|| TransformError {
             diagnostic: zyg_ir::Diagnostic {

@@ -127,6 +127,19 @@ pub enum Entry {
     Augmented,
     /// Split mode, reverse: `(args, [result's adjoint], tape) -> gradients`; frees the tape.
     Reverse,
+    /// Split mode, forward, into memory the caller allocated (Enzyme's `enzyme_allocated,
+    /// size, enzyme_tape, ptr`): `(args, ptr, i64 size) -> ptr` or `{ ptr, result }`, the
+    /// caller's pointer back. The program stops where `size` is smaller than the tape
+    /// (`TapeSize`) or `ptr` is not aligned for it.
+    AugmentedInto,
+    /// Split mode, reverse, from the caller's memory: `(args, [result's adjoint], ptr, i64
+    /// size) -> gradients`, checked as `AugmentedInto`; the caller keeps the memory (the
+    /// stacks' chunks beyond the tape are freed as by `Reverse`).
+    ReverseFrom,
+    /// `() -> i64`: the bytes of the tape `AugmentedInto` writes for the same spec
+    /// (`__enzyme_augmentsize`), the tape type's allocation size, which LLVM folds to a
+    /// constant with the module's data layout.
+    TapeSize,
     /// Forward mode: `(args) -> { the result's tangent }`, each `dup` argument followed by
     /// its shadow and each `active` one by its tangent (`__enzyme_fwddiff`).
     Forward,

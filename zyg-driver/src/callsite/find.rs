@@ -53,12 +53,23 @@ struct Arguments<'ctx> {
     width: u32,
     /// `zyg_tape_budget`'s bytes.
     tape_budget: Option<u64>,
+    /// `enzyme_allocated`'s size and `enzyme_tape`'s pointer: split mode's tape in memory
+    /// the caller allocated.
+    allocated: Option<Argument<'ctx>>,
+    tape: Option<Argument<'ctx>>,
 }
 
 impl<'ctx> Arguments<'ctx> {
     fn read(args: &[Argument<'ctx>]) -> std::result::Result<Self, String> {
-        let mut out =
-            Arguments { items: Default::default(), flags: Vec::new(), markers: Vec::new(), width: 1, tape_budget: None };
+        let mut out = Arguments {
+            items: Default::default(),
+            flags: Vec::new(),
+            markers: Vec::new(),
+            width: 1,
+            tape_budget: None,
+            allocated: None,
+            tape: None,
+        };
         let mut args = args.iter().copied();
         let mut width_given = false;
         while let Some(a) = args.next() {
@@ -84,6 +95,14 @@ impl<'ctx> Arguments<'ctx> {
                             }
                             width_given = true;
                         }
+                        Marker::Allocated => {
+                            let size = args.next().filter(|n| marker(*n).is_none());
+                            out.allocated = Some(caller_tape_operand(size, out.allocated, "enzyme_allocated")?);
+                        }
+                        Marker::Tape => {
+                            let memory = args.next().filter(|n| marker(*n).is_none());
+                            out.tape = Some(caller_tape_operand(memory, out.tape, "enzyme_tape")?);
+                        }
                         Marker::TapeBudget => {
                             let n = args.next().and_then(|n| n.value()).and_then(zyg_ir::llvm::values::constant_unsigned);
                             match n {
@@ -103,6 +122,42 @@ impl<'ctx> Arguments<'ctx> {
         Ok(out)
     }
 
+    /// The entry a split-mode request with `enzyme_allocated` and `enzyme_tape` asks for:
+    /// its half with the tape in the caller's memory; `entry` itself without them.
+    fn caller_tape_entry(&self, entry: Entry) -> std::result::Result<Entry, String> {
+        let wrong_entry = |what: &str| {
+            format!(
+                "{what} gives split mode's tape memory, and {} keeps no tape for the caller; give it to \
+                 `__enzyme_augmentfwd` and `__enzyme_reverse`",
+                match entry {
+                    Entry::TapeSize => "`__enzyme_augmentsize`, which takes only activity markers,",
+                    Entry::Forward => "forward mode",
+                    _ => "a gradient request",
+                }
+            )
+        };
+        match (self.allocated.is_some(), self.tape.is_some(), entry) {
+            (false, false, _) => Ok(entry),
+            (_, _, Entry::Gradient | Entry::Forward | Entry::TapeSize) => {
+                Err(wrong_entry(if self.allocated.is_some() { "`enzyme_allocated`" } else { "`enzyme_tape`" }))
+            }
+            (true, true, Entry::Augmented) => Ok(Entry::AugmentedInto),
+            (true, true, _) => Ok(Entry::ReverseFrom),
+            (true, false, _) => Err("`enzyme_allocated, size` gives the size of the tape memory the caller allocated, \
+                                     and `enzyme_tape, pointer` must give the memory; give both"
+                .into()),
+            // Enzyme also reads `enzyme_tape` alone as a pointer to a variable holding a
+            // tape on the heap; zyg refuses it rather than guess which of the two a pointer
+            // is (reading a heap tape's address as the tape would be silently wrong).
+            (false, true, _) => Err("`enzyme_tape, pointer` without `enzyme_allocated, size`: zyg reads it as tape \
+                                     memory the caller allocated, and needs its size: give `enzyme_allocated` and the \
+                                     bytes (those `__enzyme_augmentsize` gives) in both halves; for a tape on the heap, \
+                                     which `__enzyme_augmentfwd` returns, pass the tape itself as the reverse call's \
+                                     last argument"
+                .into()),
+        }
+    }
+
     /// The activity marker that comes next, taken, if one does.
     fn next_marker(&mut self) -> Option<Activity> {
         let kind = self.items.front()?.1?;
@@ -118,6 +173,24 @@ impl<'ctx> Arguments<'ctx> {
             Some((_, Some(_))) => Err(format!("two activity markers in a row before {what}")),
             None => Ok(None),
         }
+    }
+}
+
+/// The value after `enzyme_allocated` (an integer, the size) or `enzyme_tape` (a pointer,
+/// the memory), given at most once.
+fn caller_tape_operand<'ctx>(
+    given: Option<Argument<'ctx>>,
+    before: Option<Argument<'ctx>>,
+    marker: &str,
+) -> std::result::Result<Argument<'ctx>, String> {
+    let (what, fits): (&str, fn(&inkwell::values::BasicValueEnum<'_>) -> bool) = match marker {
+        "enzyme_allocated" => ("the size in bytes of the tape memory, an integer", |v| v.is_int_value()),
+        _ => ("a pointer to the tape memory", |v| v.is_pointer_value()),
+    };
+    match given {
+        _ if before.is_some() => Err(format!("`{marker}` is given twice")),
+        Some(v) if v.value().is_some_and(|v| fits(&v)) => Ok(v),
+        _ => Err(format!("`{marker}` must be followed by {what}")),
     }
 }
 
@@ -141,6 +214,30 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
     let result_memory = calls::sret_parameter_type(first);
     let params = &parameter_types(first)[usize::from(result_memory.is_some())..];
     let mut rest = Arguments::read(&args[if sret.is_some() { 2 } else { 1 }..]).map_err(fail)?;
+    let entry = rest.caller_tape_entry(entry).map_err(fail)?;
+    if entry == Entry::TapeSize {
+        let kinds = size_request_kinds(&mut rest, params, &function).map_err(fail)?;
+        // The tape `__enzyme_augmentfwd` writes: refused where it is refused.
+        result_seed(Entry::Augmented, &[], &function, return_type(first), result_memory).map_err(fail)?;
+        return Ok(Request {
+            call,
+            entry,
+            extra: Vec::new(),
+            function,
+            kinds,
+            values: Vec::new(),
+            shadows: Vec::new(),
+            width: 1,
+            tape_budget: None,
+            sret,
+            markers: rest.markers,
+            place,
+            callbacks: Vec::new(),
+            seed: None,
+            result_memory,
+            unwind: None,
+        });
+    }
     let width = rest.width;
     let tape_budget = rest.tape_budget;
     if tape_budget.is_some() && entry == Entry::Forward {
@@ -156,7 +253,15 @@ pub(super) fn parse_request<'ctx>(call: CallSiteValue<'ctx>, entry: Entry, path:
              `__enzyme_autodiff` only so far, not in split mode; make one request per direction"
         )));
     }
-    let extra = if entry == Entry::Reverse { reverse_extras(&mut rest, ret, &function).map_err(fail)? } else { Vec::new() };
+    let caller_tape = matches!(entry, Entry::AugmentedInto | Entry::ReverseFrom);
+    let mut extra = if matches!(entry, Entry::Reverse | Entry::ReverseFrom) {
+        reverse_extras(&mut rest, ret, &function, !caller_tape).map_err(fail)?
+    } else {
+        Vec::new()
+    };
+    if caller_tape {
+        extra.extend([rest.tape, rest.allocated]);
+    }
     if !rest.items.is_empty() {
         return Err(fail(format!("too many arguments for `{function}`, which takes {}", params.len())));
     }
@@ -298,12 +403,14 @@ fn read_parameters<'ctx>(
     Ok(out)
 }
 
-/// The reverse half's last arguments: the result's adjoint (for a float result) and the
-/// tape; with `enzyme_const_return` the adjoint is zero (`None`) and not passed.
+/// The reverse half's last arguments: the result's adjoint (for a float result) and, when
+/// `tape` (not given by `enzyme_tape`), the tape; with `enzyme_const_return` the adjoint is
+/// zero (`None`) and not passed.
 fn reverse_extras<'ctx>(
     rest: &mut Arguments<'ctx>,
     ret: Option<BasicTypeEnum<'ctx>>,
     function: &str,
+    tape: bool,
 ) -> std::result::Result<Vec<Option<Argument<'ctx>>>, String> {
     let mut extra = Vec::new();
     let constant = rest.flags.contains(&Flag::ConstReturn);
@@ -311,16 +418,60 @@ fn reverse_extras<'ctx>(
         extra.push(None);
     }
     let takes_adjoint = ret.is_some_and(is_float) && !constant;
-    for _ in 0..usize::from(takes_adjoint) + 1 {
+    for _ in 0..usize::from(takes_adjoint) + usize::from(tape) {
         match rest.next_value("the reverse call's last arguments")? {
             Some(v) => extra.push(Some(v)),
             None => {
-                let what = if takes_adjoint { "the result's adjoint and the tape" } else { "the tape" };
+                let what = match (takes_adjoint, tape) {
+                    (true, true) => "the result's adjoint and the tape",
+                    (true, false) => "the result's adjoint",
+                    _ => "the tape",
+                };
                 return Err(format!("the reverse call for `{function}` must end with {what}"));
             }
         }
     }
     Ok(extra)
+}
+
+/// `__enzyme_augmentsize(f, markers...)`: the activity of each of `f`'s parameters, one
+/// marker each and nothing else (the size depends on the activity, not on values).
+fn size_request_kinds(
+    rest: &mut Arguments<'_>,
+    params: &[std::result::Result<BasicTypeEnum<'_>, String>],
+    function: &str,
+) -> std::result::Result<Vec<ArgActivity>, String> {
+    let takes = || {
+        format!(
+            "`__enzyme_augmentsize` takes an activity marker (`enzyme_dup`, `enzyme_const`, `enzyme_out`...) for \
+             each of the {} parameters of `{function}`, as its `__enzyme_augmentfwd` call gives them, and no values",
+            params.len()
+        )
+    };
+    if rest.width > 1 || rest.tape_budget.is_some() {
+        return Err(takes());
+    }
+    let mut kinds = Vec::new();
+    for (i, pty) in params.iter().enumerate() {
+        let kind = match rest.items.pop_front() {
+            Some((_, Some((kind, false)))) => kind,
+            _ => return Err(takes()),
+        };
+        let pty = pty.as_ref().map_err(|text| format!("parameter {i} of `{function}` is a `{text}`"))?;
+        match kind {
+            ArgActivity::Dup if !pty.is_pointer_type() => {
+                return Err(format!("parameter {i} of `{function}` is marked `dup` but is not a pointer"))
+            }
+            ArgActivity::Active if !is_float(*pty) => {
+                return Err(format!("parameter {i} of `{function}` is marked `out` but is not a floating-point value"))
+            }
+            _ => kinds.push(kind),
+        }
+    }
+    if !rest.items.is_empty() {
+        return Err(takes());
+    }
+    Ok(kinds)
 }
 
 /// Whether a request may pass `value` for a parameter of type `param`: a value of the same
@@ -366,7 +517,8 @@ fn result_seed(
     }
     if flags.contains(&Flag::NoFree) && entry != Entry::Gradient {
         return Err("the flag `enzyme_nofree` keeps the tape alive after the reverse call; zyg does not support it \
-                    yet: zyg's reverse half frees the tape"
+                    yet: zyg's reverse half consumes the tape (frees a tape on the heap; empties a tape in the \
+                    caller's memory, which can then take the next forward call's)"
             .into());
     }
     let result = memory.or(ret);
@@ -418,7 +570,7 @@ fn result_seed(
         }
         // The parameter the result memory is passed in must go: a wrapper allocates it.
         Entry::Gradient if memory.is_some() => Some(ResultSeed::None),
-        Entry::Reverse if aggregate && !constant => {
+        Entry::Reverse | Entry::ReverseFrom if aggregate && !constant => {
             return Err(format!(
                 "`{function}` returns `{shown}`: the reverse half takes the result's adjoint only for a float result; \
                  pass `enzyme_const_return` if the result needs no adjoint, or return the outputs through a `dup` \

@@ -31,8 +31,10 @@ pub struct Request<'ctx> {
     pub call: CallSiteValue<'ctx>,
     /// What it asks for: a gradient, or split mode's forward or reverse half.
     pub entry: Entry,
-    /// The reverse half's extra arguments: the result's adjoint (for float results; `None`
-    /// for zero, with `enzyme_const_return`), the tape.
+    /// The split-mode halves' extra arguments: the reverse half's result adjoint (for float
+    /// results; `None` for zero, with `enzyme_const_return`), then the tape, or, for a tape
+    /// in the caller's memory (`Entry::AugmentedInto`, `Entry::ReverseFrom`), its pointer
+    /// and size (`enzyme_tape`, `enzyme_allocated`).
     pub extra: Vec<Option<Argument<'ctx>>>,
     pub function: String,
     /// `const` arguments that are functions (callbacks), by parameter index: the function is
@@ -80,6 +82,8 @@ pub fn request_entry(name: &str) -> Option<Entry> {
         Some(Entry::Gradient)
     } else if has("augmentfwd") {
         Some(Entry::Augmented)
+    } else if has("augmentsize") {
+        Some(Entry::TapeSize)
     } else if has("reverse") {
         Some(Entry::Reverse)
     } else if has("fwddiff") {

@@ -171,8 +171,10 @@ fn build_replacement<'ctx>(
         args.push(convert(b, v, *p)?.into());
     }
     let made = built(b.build_call(target.function, &args, ""))?;
-    if request.entry == Entry::Augmented {
-        return augmented_result(b, request.call, made);
+    match request.entry {
+        Entry::Augmented | Entry::AugmentedInto => return augmented_result(b, request, made),
+        Entry::TapeSize => return size_result(b, request.call, made),
+        _ => {}
     }
     let made = made.try_as_basic_value().basic();
     let grads_ty = match target.through.or(made.map(|m| m.get_type())) {
@@ -332,16 +334,25 @@ fn entry_alloca<'ctx>(call: CallSiteValue<'ctx>, ty: BasicTypeEnum<'ctx>) -> Bui
 }
 
 /// The forward half returns the tape, or `{ tape, result }`: give the call what it declared.
+/// With the tape in the caller's memory the call may also be declared to return the result
+/// alone (the tape is where the caller put it).
 fn augmented_result<'ctx>(
     b: &Builder<'ctx>,
-    call: CallSiteValue<'ctx>,
+    request: &Request<'ctx>,
     made: CallSiteValue<'ctx>,
 ) -> Built<Option<BasicValueEnum<'ctx>>> {
+    let call = request.call;
     let want = call.try_as_basic_value().basic().map(|v| v.get_type());
     let made = made.try_as_basic_value().basic();
     Ok(match (want, made) {
         (None, _) => None,
         (Some(want), Some(made)) if want == made.get_type() => Some(made),
+        (Some(want), Some(BasicValueEnum::StructValue(made)))
+            if request.entry == Entry::AugmentedInto && is_float(want) && made.get_type().count_fields() == 2 =>
+        {
+            let result = built(b.build_extract_value(made, 1, ""))?;
+            Some(convert(b, Argument::Value(result), want)?)
+        }
         (Some(BasicTypeEnum::PointerType(_)), Some(BasicValueEnum::StructValue(made))) => {
             Some(built(b.build_extract_value(made, 0, ""))?)
         }
@@ -362,6 +373,23 @@ fn augmented_result<'ctx>(
             ))
         }
     })
+}
+
+/// `__enzyme_augmentsize` returns the tape's bytes as the call declared it (`size_t`, `int`).
+fn size_result<'ctx>(
+    b: &Builder<'ctx>,
+    call: CallSiteValue<'ctx>,
+    made: CallSiteValue<'ctx>,
+) -> Built<Option<BasicValueEnum<'ctx>>> {
+    let want = call.try_as_basic_value().basic().map(|v| v.get_type());
+    match (want, made.try_as_basic_value().basic()) {
+        (None, _) => Ok(None),
+        (Some(want @ BasicTypeEnum::IntType(_)), Some(made)) => Ok(Some(convert(b, Argument::Value(made), want)?)),
+        (Some(want), _) => Err(format!(
+            "`__enzyme_augmentsize` gives the tape's size in bytes; declare it to return `size_t`, not `{}`",
+            type_text(want)
+        )),
+    }
 }
 
 /// Builds a value of the call's struct, array or vector type from the gradients. The C ABI

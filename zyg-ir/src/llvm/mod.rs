@@ -20,8 +20,8 @@ pub mod writer;
 
 pub use asm::known_inline_asm_to_instructions;
 pub use module::{
-    append_to_used, debug_info_version, delete_unused_function, erase_function_metadata, find_type, function_named, parse_ir,
-    parse_llvm_options, string_attribute_value, FoundType,
+    allocation_size, append_to_used, debug_info_version, delete_unused_function, erase_function_metadata, find_type,
+    function_named, parse_ir, parse_llvm_options, string_attribute_value, FoundType,
 };
 pub use raw::{find_global, global_name, take_message, unnamed_globals, value_name};
 pub use rewrite::{

@@ -297,3 +297,17 @@ pub fn append_to_used<'ctx>(module: &Module<'ctx>, globals: &[inkwell::values::G
     used.set_section(Some("llvm.metadata"));
     used.set_initializer(&array.as_basic_value_enum());
 }
+
+/// The bytes a value of zyg-ir type `ty` takes in memory by `module`'s data layout: its
+/// allocation size, the distance `getelementptr ty, ptr null, 1` folds to (split mode's
+/// tape size, `__enzyme_augmentsize`, is compared with the caller's at compile time so).
+pub fn allocation_size(module: &Module<'_>, ty: &crate::Type) -> u64 {
+    use inkwell::llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
+    // SAFETY: the module and its context are alive; the type is made in that context, and
+    // the data layout is the module's own (not freed here).
+    unsafe {
+        let m = module.as_mut_ptr();
+        let lty = super::raw::llvm_type(LLVMGetModuleContext(m), ty);
+        LLVMABISizeOfType(LLVMGetModuleDataLayout(m), lty)
+    }
+}
