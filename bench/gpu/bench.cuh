@@ -204,6 +204,32 @@ static void bench_check(const char *name, const char *what, double ad, double fd
         bench_failures++;
 }
 
+// Checks gradient g of `loss` at x along three random directions against central
+// differences (bench_check). The directions are biased (0.5 plus a symmetric part): the
+// loss then changes in proportion to x's length, not its square root, above float noise.
+template <class Loss>
+static void bench_directions(const char *name, const std::vector<float> &x, const std::vector<float> &g, Loss loss,
+                             Rng &rng) {
+    const size_t n = x.size();
+    for (int dir = 0; dir < 3; dir++) {
+        double h = 1e-3;
+        std::vector<float> xp(n), xm(n);
+        double ad = 0, scale = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = 0.5 + rng.sym();
+            xp[i] = (float)(x[i] + h * v);
+            xm[i] = (float)(x[i] - h * v);
+            double veff = ((double)xp[i] - xm[i]) / (2 * h);
+            ad += g[i] * veff;
+            scale += fabs(g[i] * veff);
+        }
+        double fd = (loss(xp) - loss(xm)) / (2 * h);
+        char what[64];
+        snprintf(what, sizeof what, "direction %d vs central difference", dir);
+        bench_check(name, what, ad, fd, 1e-3 * scale, 1e-3);
+    }
+}
+
 // Compares two gradients elementwise (zyg's with the hand-written one): the largest
 // difference relative to the largest magnitude.
 static void bench_compare(const char *name, const char *what, const std::vector<float> &a, const std::vector<float> &b,

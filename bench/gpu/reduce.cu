@@ -90,23 +90,7 @@ int main(int argc, char **argv) {
             l += (double)seed[b] * out[b];
         return l;
     };
-    for (int dir = 0; dir < 3; dir++) {
-        double h = 1e-3;
-        std::vector<float> xp(n), xm(n);
-        double ad = 0, scale = 0;
-        for (int i = 0; i < n; i++) {
-            double v = 0.5 + rng.sym(); // biased: the loss changes in proportion to n, not sqrt(n)
-            xp[i] = (float)(x[i] + h * v);
-            xm[i] = (float)(x[i] - h * v);
-            double veff = ((double)xp[i] - xm[i]) / (2 * h);
-            ad += g[i] * veff;
-            scale += fabs(g[i] * veff);
-        }
-        double fd = (loss(xp) - loss(xm)) / (2 * h);
-        char what[64];
-        snprintf(what, sizeof what, "direction %d vs central difference", dir);
-        bench_check("reduce", what, ad, fd, 1e-3 * scale, 1e-3);
-    }
+    bench_directions("reduce", x, g, loss, rng);
     upload(d_x, x);
 
     Timing tp = bench_time("primal", o, [] {}, primal);

@@ -105,23 +105,7 @@ int main(int argc, char **argv) {
             l += (double)seed[p] * out[p];
         return l;
     };
-    for (int dir = 0; dir < 3; dir++) {
-        double hstep = 1e-3;
-        std::vector<float> up(n), um(n);
-        double ad = 0, scale = 0;
-        for (size_t p = 0; p < n; p++) {
-            double v = 0.5 + rng.sym(); // biased: the loss changes in proportion to n, not sqrt(n)
-            up[p] = (float)(u[p] + hstep * v);
-            um[p] = (float)(u[p] - hstep * v);
-            double veff = ((double)up[p] - um[p]) / (2 * hstep);
-            ad += g[p] * veff;
-            scale += fabs(g[p] * veff);
-        }
-        double fd = (loss(up) - loss(um)) / (2 * hstep);
-        char what[64];
-        snprintf(what, sizeof what, "direction %d vs central difference", dir);
-        bench_check("stencil2d", what, ad, fd, 1e-3 * scale, 1e-3);
-    }
+    bench_directions("stencil2d", u, g, loss, rng);
     upload(d_u, u);
 
     Timing tp = bench_time("primal", o, [] {}, primal);
