@@ -187,11 +187,36 @@ impl Gpu {
         block: impl Into<Dim3>,
         args: &[&dyn KernelArg],
     ) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { self.launch_with_shared(kernel, grid, block, 0, args) }
+    }
+
+    /// [`Gpu::launch`], with `shared_bytes` bytes of dynamic shared memory per block (the
+    /// size of a kernel's `extern __shared__` array). A gradient (or tangent) kernel zyg
+    /// made of a kernel that uses dynamic shared memory keeps its shadow in a second half:
+    /// launch it with twice the primal's bytes, N a multiple of 16 (`zyg grad --header`
+    /// states it; the kernel traps otherwise).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Gpu::launch`]; and the kernel must not index its dynamic shared memory
+    /// beyond `shared_bytes`.
+    pub unsafe fn launch_with_shared(
+        &self,
+        kernel: &Kernel,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        shared_bytes: u32,
+        args: &[&dyn KernelArg],
+    ) -> Result<()> {
         let kinds: Vec<ArgKind> = args.iter().map(|a| a.kind()).collect();
         kernel.entry.check_args(&kinds)?;
         let (grid, block) = (grid.into(), block.into());
-        let cfg =
-            cu::LaunchConfig { grid_dim: (grid.0, grid.1, grid.2), block_dim: (block.0, block.1, block.2), shared_mem_bytes: 0 };
+        let cfg = cu::LaunchConfig {
+            grid_dim: (grid.0, grid.1, grid.2),
+            block_dim: (block.0, block.1, block.2),
+            shared_mem_bytes: shared_bytes,
+        };
         let mut builder = self.stream.launch_builder(&kernel.function);
         for a in args {
             a.push(&mut builder);

@@ -218,3 +218,35 @@ fn blocksum_gradient_on_gpu() {
         check(&format!("dx[{i}] (through the shared shadow)"), dx[i], want, 1.0, 1e-5, 1e-6);
     }
 }
+
+#[test]
+fn dynamic_shared_gradient_on_gpu() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let module = module(&gpu);
+    let (primal, grad) = (module.kernel("dynsum").unwrap(), module.kernel("dynsum_grad").unwrap());
+    let x = spread(-0.8, 0.7, 6);
+    let blocks = GRID as usize;
+    let seed: Vec<f32> = (0..blocks).map(|b| 0.5 + 0.125 * (b % 8) as f32).collect();
+    let n = N as i32;
+    let bytes = BLOCK * 4; // a float per thread: a multiple of 16
+                           // The primal with its own bytes.
+    let x_d = DeviceBuffer::from_slice(&gpu, &x).unwrap();
+    let mut y_d = DeviceBuffer::<f32>::zeros(&gpu, blocks).unwrap();
+    unsafe { gpu.launch_with_shared(&primal, GRID, BLOCK, bytes, &[&x_d, &y_d, &n]).unwrap() };
+    let y = y_d.to_vec().unwrap();
+    // The gradient with twice as many (its shadow is the second half).
+    let dx_d = DeviceBuffer::<f32>::zeros(&gpu, N).unwrap();
+    y_d.copy_from(&vec![f32::NAN; blocks]).unwrap();
+    let dy_d = DeviceBuffer::from_slice(&gpu, &seed).unwrap();
+    unsafe { gpu.launch_with_shared(&grad, GRID, BLOCK, 2 * bytes, &[&x_d, &dx_d, &y_d, &dy_d, &n]).unwrap() };
+    let (dx, y_again) = (dx_d.to_vec().unwrap(), y_d.to_vec().unwrap());
+    for b in 0..blocks {
+        let sum: f64 = x[b * BLOCK as usize..((b + 1) * BLOCK as usize).min(N)].iter().map(|&v| v as f64 * v as f64).sum();
+        check(&format!("y[{b}] (primal)"), y[b], sum, sum, 1e-5, 1e-6);
+        check(&format!("y[{b}] (gradient's primal)"), y_again[b], sum, sum, 1e-5, 1e-6);
+    }
+    for i in 0..N {
+        let want = 2.0 * x[i] as f64 * seed[i / BLOCK as usize] as f64;
+        check(&format!("dx[{i}] (through the dynamic shared shadow)"), dx[i], want, 1.0, 1e-5, 1e-6);
+    }
+}

@@ -25,7 +25,7 @@ fn reads_the_kernels_of_zygs_ptx() {
     assert_eq!(ptx::target(&text), Some((7, 0)));
     let entries = ptx::entries(&text).unwrap();
     let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-    for k in ["saxpy_sin", "stencil", "horner", "saxpy_sin_grad", "stencil_grad", "horner_grad"] {
+    for k in ["saxpy_sin", "stencil", "horner", "saxpy_sin_grad", "stencil_grad", "horner_grad", "dynsum", "dynsum_grad"] {
         assert!(names.contains(&k), "{k} missing from {names:?}");
     }
     // saxpy_sin_grad(float a, x, dx, y, dy, int n, float *da): each dup pointer followed by

@@ -6,6 +6,8 @@
 //   horner:    a per-thread loop over coefficients every thread reads (a tape, atomics)
 //   blocksum:  a tree reduction in shared memory with a barrier per step (a shared shadow
 //              the gradient kernel zeroes, atomic adds into it, the barriers replayed)
+//   dynsum:    the same reduction in dynamic shared memory (`extern __shared__`), whose
+//              shadow is the second half of a launch with twice the bytes
 float sinf(float);
 float expf(float);
 float tanhf(float);
@@ -49,4 +51,21 @@ __attribute__((nvptx_kernel)) void blocksum(const float *x, float *y, int n) {
     }
     if (t == 0)
         y[__nvvm_read_ptx_sreg_ctaid_x()] = partial[0];
+}
+
+/* Dynamic shared memory: blockDim.x floats at launch (the gradient: twice as many bytes). */
+__attribute__((address_space(3))) extern float dynamic_partial[];
+
+__attribute__((nvptx_kernel)) void dynsum(const float *x, float *y, int n) {
+    int t = __nvvm_read_ptx_sreg_tid_x();
+    int i = TID();
+    dynamic_partial[t] = i < n ? x[i] * x[i] : 0.0f;
+    __syncthreads();
+    for (int s = __nvvm_read_ptx_sreg_ntid_x() / 2; s > 0; s /= 2) {
+        if (t < s)
+            dynamic_partial[t] += dynamic_partial[t + s];
+        __syncthreads();
+    }
+    if (t == 0)
+        y[__nvvm_read_ptx_sreg_ctaid_x()] = dynamic_partial[0];
 }
