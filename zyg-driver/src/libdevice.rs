@@ -69,14 +69,13 @@ pub(crate) const INTRINSICS: &[&str] = &[
     "atan2",
 ];
 
-/// Points math calls at libdevice and links it in (its functions internal, so the
-/// optimiser keeps only those used); whether it linked anything.
-pub fn link<'ctx>(context: impl AsContextRef<'ctx>, module: &Module<'ctx>, path: &Path, given: Option<&Path>) -> Result<bool> {
-    if !point_calls(module) {
-        return Ok(false);
+/// Points math calls at libdevice and links it in where they need it (its functions
+/// internal, so the optimiser keeps only those used).
+pub fn link<'ctx>(context: impl AsContextRef<'ctx>, module: &Module<'ctx>, path: &Path, given: Option<&Path>) -> Result<()> {
+    if point_calls(module) {
+        link_bitcode(context, module, path, given)?;
     }
-    link_bitcode(context, module, path, given)?;
-    Ok(true)
+    Ok(())
 }
 
 /// Points calls of C math functions, and of LLVM math intrinsics NVPTX cannot lower, at
@@ -122,7 +121,12 @@ pub fn is_linked(module: &Module<'_>) -> bool {
 /// Links libdevice's bitcode into `module`, its functions internal and given the module's
 /// GPU attributes (`target-cpu`, `target-features`), as clang gives its own copies, so that
 /// they can be inlined.
-fn link_bitcode<'ctx>(context: impl AsContextRef<'ctx>, module: &Module<'ctx>, path: &Path, given: Option<&Path>) -> Result<()> {
+pub fn link_bitcode<'ctx>(
+    context: impl AsContextRef<'ctx>,
+    module: &Module<'ctx>,
+    path: &Path,
+    given: Option<&Path>,
+) -> Result<()> {
     let file = match given.map(Path::to_path_buf).or_else(find) {
         Some(f) => f,
         None => {

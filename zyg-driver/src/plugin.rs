@@ -224,10 +224,8 @@ fn after_gpu_gradients(module: &Module<'_>, machine: &inkwell::targets::TargetMa
         return Ok(());
     }
     crate::libdevice::release_math(module);
-    if crate::libdevice::is_linked(module) {
-        crate::libdevice::link(module.get_context(), module, path, None)?;
-    } else {
-        crate::libdevice::point_calls(module);
+    if crate::libdevice::point_calls(module) && crate::libdevice::is_linked(module) {
+        crate::libdevice::link_bitcode(module.get_context(), module, path, None)?;
     }
     run_passes(module, machine, path, "deadargelim,globaldce")
 }

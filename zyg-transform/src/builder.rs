@@ -361,6 +361,21 @@ impl<'f> Cursor<'f> {
         self.cast(CastOp::PtrToInt, end, Type::I64)
     }
 
+    /// The ABI alignment of `ty` as an i64: the offset of a `ty` after a byte in a struct,
+    /// `{ i8, ty }`, by the same idiom as `size_of`.
+    pub fn align_of(&mut self, ty: &Type) -> Value {
+        let padded = Type::structure(vec![Type::I8, ty.clone()]);
+        let null = self.constant(Constant::Null(0));
+        let at = self.field_ptr(&padded, null, &[1]);
+        self.cast(CastOp::PtrToInt, at, Type::I64)
+    }
+
+    /// Stops the program here (`llvm.trap`; the block ends unreachable).
+    pub fn trap(&mut self) {
+        self.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
+        self.emit(InstKind::Unreachable, Type::Void);
+    }
+
     pub fn extract(&mut self, agg: Value, index: u32) -> Value {
         let ty = self.func.ty(agg).field(index).cloned().expect("extractvalue index in range");
         self.value(InstKind::ExtractValue { agg, indices: vec![index] }, ty)

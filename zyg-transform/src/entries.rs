@@ -239,19 +239,7 @@ fn size_check_helper(name: String, format: &str, gpu: bool) -> Function {
     c.switch_to(ok);
     c.ret(None);
     c.switch_to(fail);
-    if !gpu {
-        let bytes: Vec<Constant> = format.bytes().chain([0]).map(|b| Constant::int(8, i128::from(b))).collect();
-        let n = bytes.len();
-        let text = c.constant(Constant::Vector(bytes));
-        let buffer = c.alloca(Type::Vector(n as u32, std::sync::Arc::new(Type::I8)));
-        c.store(text, buffer);
-        let fd = c.i32(2);
-        let dprintf = Signature { params: vec![Type::I32, Type::PTR], ret: Type::I32, variadic: true };
-        c.call("dprintf", dprintf, vec![fd, buffer, given, needed]);
-        c.call("abort", Signature::new(vec![], Type::Void), vec![]);
-    }
-    c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
-    c.emit(zyg_ir::InstKind::Unreachable, Type::Void);
+    crate::shadows::stop_with_message(&mut c, format, &[given, needed], gpu);
     f
 }
 
@@ -270,11 +258,7 @@ struct CallerTapeChecks {
 fn check_caller_tape(c: &mut Cursor, tape_ty: &Type, tape: Value, size: Value, checks: &CallerTapeChecks) {
     let needed = c.size_of(tape_ty);
     c.call(&checks.too_small, Signature::new(vec![Type::I64, Type::I64], Type::Void), vec![size, needed]);
-    // The offset of a tape after a byte, `{ i8, tape }`, is its ABI alignment.
-    let padded = Type::structure(vec![Type::I8, tape_ty.clone()]);
-    let null = c.constant(Constant::Null(0));
-    let at = c.field_ptr(&padded, null, &[1]);
-    let align = c.cast(CastOp::PtrToInt, at, Type::I64);
+    let align = c.align_of(tape_ty);
     let one = c.i64(1);
     let mask = c.binary(BinOp::Sub, align, one);
     let address = c.cast(CastOp::PtrToInt, tape, Type::I64);

@@ -284,8 +284,7 @@ pub fn check_dynamic_launch(c: &mut Cursor) {
     let (trap, ok) = (c.func.create_block(None), c.func.create_block(None));
     c.cond_br(bad, trap, ok);
     c.switch_to(trap);
-    c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
-    c.emit(InstKind::Unreachable, Type::Void);
+    c.trap();
     c.switch_to(ok);
 }
 

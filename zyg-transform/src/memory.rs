@@ -321,8 +321,7 @@ fn element_loop(
             let is_whole = c.icmp(IntPred::Eq, rest, zero);
             c.cond_br(is_whole, check, bad);
             c.switch_to(bad);
-            c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
-            c.emit(InstKind::Unreachable, Type::Void);
+            c.trap();
         }
         None => c.br(check),
     }

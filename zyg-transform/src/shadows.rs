@@ -167,18 +167,30 @@ pub fn abort_helper(name: String, message: &str, gpu: bool) -> Function {
     c.switch_to(ok);
     c.ret(None);
     c.switch_to(fail);
+    stop_with_message(&mut c, message, &[], gpu);
+    f
+}
+
+/// Stops the program at `c`: on the CPU, `message` goes to standard error first (as it is,
+/// or as a `printf` format filled in with `args`), then `abort`; on a GPU, a trap.
+pub(crate) fn stop_with_message(c: &mut Cursor, message: &str, args: &[Value], gpu: bool) {
     if !gpu {
-        let bytes: Vec<Constant> = message.bytes().map(|b| Constant::int(8, i128::from(b))).collect();
+        // A format is read up to its NUL; plain text is written by its length.
+        let nul = (!args.is_empty()).then_some(0);
+        let bytes: Vec<Constant> = message.bytes().chain(nul).map(|b| Constant::int(8, i128::from(b))).collect();
         let n = bytes.len();
         let text = c.constant(Constant::Vector(bytes));
         let buffer = c.alloca(Type::Vector(n as u32, std::sync::Arc::new(Type::I8)));
         c.store(text, buffer);
         let fd = c.i32(2);
-        let len = c.i64(n as i64);
-        c.call("write", Signature::new(vec![Type::I32, Type::PTR, Type::I64], Type::I64), vec![fd, buffer, len]);
+        if args.is_empty() {
+            let len = c.i64(n as i64);
+            c.call("write", Signature::new(vec![Type::I32, Type::PTR, Type::I64], Type::I64), vec![fd, buffer, len]);
+        } else {
+            let dprintf = Signature { params: vec![Type::I32, Type::PTR], ret: Type::I32, variadic: true };
+            c.call("dprintf", dprintf, [fd, buffer].into_iter().chain(args.iter().copied()).collect());
+        }
         c.call("abort", Signature::new(vec![], Type::Void), vec![]);
     }
-    c.call("llvm.trap", Signature::new(vec![], Type::Void), vec![]);
-    c.emit(InstKind::Unreachable, Type::Void);
-    f
+    c.trap();
 }
